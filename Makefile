@@ -1,0 +1,28 @@
+# The two commands: `make run` (site with seed content) and `make test` (the whole suite).
+PYTHON ?= python3.12
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+export DATABASE_URL_TEST ?= postgres://postgres@127.0.0.1:5432/curriculum
+
+.PHONY: install run test lint bench worker
+
+$(VENV)/.installed: requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	PORT=$(PORT) scripts/run.sh
+
+test: install
+	scripts/test.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy attention curriculum
+
+worker: install
+	$(BIN)/celery -A curriculum worker --beat --loglevel=info

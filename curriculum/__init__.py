@@ -1,0 +1,5 @@
+"""The Django side of the curriculum CMS."""
+
+from .celery import app as celery_app
+
+__all__ = ["celery_app"]

@@ -1,0 +1,1 @@
+"""The domain layer: the rules of the course. Admin, views, API, commands and tasks call these."""

@@ -1,0 +1,600 @@
+"""Chapter and book files (content-format.md): validation with every error and its path,
+import in one transaction per file, and export to the same form.
+
+A file that breaks a rule is refused whole and nothing is written.
+"""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.db import transaction
+
+import attention
+from curriculum.models import (
+    ApparatusLink,
+    Book,
+    Chapter,
+    Figure,
+    Notation,
+    Problem,
+    Proposition,
+    Solution,
+    StrandItem,
+)
+from curriculum.models.course import CODE_RE, NUMERAL_RE
+
+from .documents import chapter_document
+from .gate import chapter_lock
+from .ladder import LEVELS, MATHEMATICS, STRAND_CODES
+from .markup import math_errors
+from .selectors import chapter_with_parts
+from .svg import svg_errors
+from .verification import verdict_request
+
+CHAPTER_KEYS = (
+    "code", "book", "number", "title", "author", "thesis", "summary", "maturity", "spine",
+    "state", "before_you_start", "problem_statement", "strands", "figures", "apparatus",
+    "notation", "propositions", "problems",
+)
+REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
+BOOK_KEYS = ("numeral", "title", "slug", "description")
+SLUG_RE = r"^[a-z0-9][a-z0-9_-]*$"
+DEFAULT_TOLERANCE = {"rtol": 1e-6, "atol": 1e-9}
+
+
+class ChapterFileError(Exception):
+    """A refused file: every error, each as `path: message`."""
+
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        super().__init__("\n".join(errors))
+
+
+# ---------------------------------------------------------------- YAML
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 reads 1e-6 as a string; authors mean a number, as YAML 1.2 says."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$"),
+    list("-+0123456789."),
+)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _represent_list(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
+    flow = all(isinstance(v, int | float | list) and not isinstance(v, bool) or
+               isinstance(v, bool) for v in value) and value != [] and not any(
+        isinstance(v, dict) for v in value)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(list, _represent_list)
+
+
+def load_yaml(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
+        problem = getattr(error, "problem", None) or str(error)
+        raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
+
+
+def dump_yaml(document: Any) -> str:
+    return yaml.dump(
+        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
+    )
+
+
+# ---------------------------------------------------------------- validation
+
+
+@dataclass
+class _Checker:
+    errors: list[str] = field(default_factory=list)
+
+    def error(self, path: str, message: str) -> None:
+        self.errors.append(f"{path}: {message}")
+
+    def mapping(self, value: Any, path: str, allowed: tuple[str, ...],
+                required: tuple[str, ...] = ()) -> dict:
+        if not isinstance(value, dict):
+            self.error(path, f"expected a mapping, got {_kind(value)}")
+            return {}
+        for key in value:
+            if key not in allowed:
+                self.error(f"{path}.{key}" if path else str(key),
+                           f"unknown key (allowed: {', '.join(allowed)})")
+        for key in required:
+            if key not in value:
+                self.error(f"{path}.{key}" if path else key, "is required")
+        return value
+
+    def text(self, holder: dict, key: str, path: str, *, required: bool = False,
+             markdown: bool = False, nullable: bool = False) -> str | None:
+        value = holder.get(key)
+        where = f"{path}.{key}" if path else key
+        if value is None:
+            if required:
+                if key in holder:
+                    self.error(where, "must not be empty")
+                return ""
+            return None if nullable else ""
+        if not isinstance(value, str):
+            self.error(where, f"expected text, got {_kind(value)}")
+            return ""
+        if required and not value.strip():
+            self.error(where, "must not be empty")
+        if markdown:
+            for problem in math_errors(value):
+                self.error(where, problem)
+        return value
+
+    def integer(self, holder: dict, key: str, path: str, *, default: int = 0,
+                minimum: int = 0) -> int:
+        value = holder.get(key, default)
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.error(where, f"expected a whole number, got {_kind(value)}")
+            return default
+        if value < minimum:
+            self.error(where, f"must be at least {minimum}, got {value}")
+        return value
+
+    def boolean(self, holder: dict, key: str, path: str) -> bool:
+        value = holder.get(key, False)
+        if not isinstance(value, bool):
+            self.error(f"{path}.{key}", f"expected true or false, got {_kind(value)}")
+            return False
+        return value
+
+    def sequence(self, holder: dict, key: str, path: str) -> list:
+        value = holder.get(key, [])
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.error(f"{path}.{key}" if path else key, f"expected a list, got {_kind(value)}")
+            return []
+        return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, int | float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 30 else value[:27] + "..."
+        return f"text ({shown!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _numeral(value: Any) -> str:
+    """`book: 0` and `label: 4` are read as numbers by YAML; they mean the text."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def validate_chapter(document: Any, *, known_books: set[str], known_entries: set[str],
+                     released: bool = False) -> dict:
+    """Check a chapter document; return it cleaned, or raise ChapterFileError with every error."""
+    c = _Checker()
+    doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
+    if not doc:
+        raise ChapterFileError(c.errors)
+    clean: dict[str, Any] = {}
+    code = doc.get("code")
+    if not isinstance(code, str) or not re.match(CODE_RE, code):
+        c.error("code", f"expected a code such as II.4 or 0.LA.01, got {_kind(code)}")
+    clean["code"] = code
+    book = _numeral(doc.get("book"))
+    if not isinstance(book, str) or not re.match(NUMERAL_RE, book):
+        c.error("book", f'expected a book numeral such as II or "0", got {_kind(book)}')
+    elif book not in known_books:
+        c.error("book", f"Book {book} does not exist; import its book file first or with it")
+    elif isinstance(code, str) and not code.startswith(f"{book}."):
+        c.error("code", f"a chapter of Book {book} has a code starting {book}.")
+    clean["book"] = book
+    clean["number"] = c.integer(doc, "number", "", minimum=1)
+    clean["title"] = c.text(doc, "title", "", required=True)
+    for key in ("author",):
+        clean[key] = c.text(doc, key, "")
+    for key in ("thesis", "summary", "before_you_start", "problem_statement"):
+        clean[key] = c.text(doc, key, "", markdown=True)
+    maturity = doc.get("maturity")
+    if maturity not in LEVELS:
+        c.error("maturity", f"expected one of {', '.join(LEVELS)}, got {_kind(maturity)}")
+    clean["maturity"] = maturity
+    spine = doc.get("spine", MATHEMATICS)
+    if spine not in STRAND_CODES:
+        c.error("spine", f"expected one of {', '.join(STRAND_CODES)}, got {_kind(spine)}")
+    clean["spine"] = spine
+    state = doc.get("state", Chapter.State.DRAFT)
+    allowed_states = ["draft", "in_progress"] + (["published"] if released else [])
+    if state not in allowed_states:
+        hint = " (published is reached only by publishing)" if state == "published" else ""
+        c.error("state", f"expected one of {', '.join(allowed_states)}, got {_kind(state)}{hint}")
+    clean["state"] = state
+    clean["strands"] = _strands(c, doc, maturity)
+    clean["figures"] = _figures(c, doc)
+    clean["apparatus"] = _apparatus(c, doc, known_entries, code)
+    clean["notation"] = _notation(c, doc)
+    clean["propositions"] = _propositions(c, doc)
+    clean["problems"] = _problems(c, doc)
+    if c.errors:
+        raise ChapterFileError(c.errors)
+    return clean
+
+
+def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
+    strands = c.mapping(doc.get("strands", {}), "strands", STRAND_CODES)
+    present = [k for k in strands if k in STRAND_CODES]
+    if present and present != [k for k in STRAND_CODES if k in present]:
+        c.error("strands", f"expected the strands in the order {', '.join(STRAND_CODES)}")
+    clean = {}
+    for kind in STRAND_CODES:
+        path = f"strands.{kind}"
+        if kind not in strands:
+            if strands or "strands" in doc:
+                c.error(path, "is required (all five strands, in order)")
+            clean[kind] = {"target": 0, "items": []}
+            continue
+        allowed = ("target",) if kind == MATHEMATICS else ("target", "items")
+        strand = c.mapping(strands[kind], path, allowed, ("target",))
+        target = c.integer(strand, "target", path) if "target" in strand else 0
+        if kind == MATHEMATICS:
+            level = LEVELS.get(maturity)
+            if level and target != level.problems:
+                c.error(f"{path}.target", f"at {level.code} the mathematics target is "
+                        f"{level.problems} ({level.worked} worked + {level.exercises} exercises),"
+                        f" got {target}")
+            clean[kind] = {"target": target}
+            continue
+        items = []
+        for i, raw in enumerate(c.sequence(strand, "items", path)):
+            ipath = f"{path}.items[{i}]"
+            item = c.mapping(raw, ipath, ("title", "body", "published"), ("title",))
+            items.append({
+                "title": c.text(item, "title", ipath, required=True),
+                "body": c.text(item, "body", ipath, markdown=True),
+                "published": c.boolean(item, "published", ipath),
+            })
+        clean[kind] = {"target": target, "items": items}
+    return clean
+
+
+def _figures(c: _Checker, doc: dict) -> list:
+    figures, labels = [], set()
+    for i, raw in enumerate(c.sequence(doc, "figures", "")):
+        path = f"figures[{i}]"
+        figure = c.mapping(raw, path, ("label", "caption", "alt", "svg"),
+                           ("label", "caption", "alt", "svg"))
+        label = _numeral(figure.get("label"))
+        if not isinstance(label, str) or not label.strip():
+            c.error(f"{path}.label", f"expected a label such as \"4\", got {_kind(label)}")
+        elif label in labels:
+            c.error(f"{path}.label", f"figure {label} appears twice")
+        labels.add(label)
+        svg = c.text(figure, "svg", path, required=True)
+        for problem in svg_errors(svg or ""):
+            c.error(f"{path}.svg", problem)
+        figures.append({
+            "label": label,
+            "caption": c.text(figure, "caption", path, required=True, markdown=True),
+            "alt": c.text(figure, "alt", path, required=True),
+            "svg": svg,
+        })
+    return figures
+
+
+def _apparatus(c: _Checker, doc: dict, known_entries: set[str], code: Any) -> list:
+    codes = []
+    for i, entry in enumerate(c.sequence(doc, "apparatus", "")):
+        path = f"apparatus[{i}]"
+        if not isinstance(entry, str) or not entry.startswith("0."):
+            c.error(path, f"expected a Book 0 code such as 0.LA.01, got {_kind(entry)}")
+        elif entry == code:
+            c.error(path, "a chapter cannot lean on itself")
+        elif entry not in known_entries:
+            c.error(path, f"no Book 0 entry {entry} exists")
+        elif entry in codes:
+            c.error(path, f"{entry} is listed twice")
+        codes.append(entry)
+    return codes
+
+
+def _notation(c: _Checker, doc: dict) -> list:
+    rows = []
+    for i, raw in enumerate(c.sequence(doc, "notation", "")):
+        path = f"notation[{i}]"
+        row = c.mapping(raw, path, ("symbol", "meaning"), ("symbol", "meaning"))
+        rows.append({
+            "symbol": c.text(row, "symbol", path, required=True),
+            "meaning": c.text(row, "meaning", path, required=True, markdown=True),
+        })
+    return rows
+
+
+def _propositions(c: _Checker, doc: dict) -> list:
+    props, numbers = [], set()
+    keys = ("number", "title", "statement", "proof", "proof_published")
+    for i, raw in enumerate(c.sequence(doc, "propositions", "")):
+        path = f"propositions[{i}]"
+        prop = c.mapping(raw, path, keys, ("number", "title", "statement"))
+        number = c.integer(prop, "number", path, minimum=1)
+        if number in numbers:
+            c.error(f"{path}.number", f"Prop. {number} appears twice")
+        numbers.add(number)
+        proof = c.text(prop, "proof", path, markdown=True, nullable=True)
+        published = c.boolean(prop, "proof_published", path)
+        if published and not (proof or "").strip():
+            c.error(f"{path}.proof_published", "a proof can be published only once written")
+        props.append({
+            "number": number,
+            "title": c.text(prop, "title", path, required=True, markdown=True),
+            "statement": c.text(prop, "statement", path, required=True, markdown=True),
+            "proof": proof,
+            "proof_published": published,
+        })
+    return props
+
+
+def _problems(c: _Checker, doc: dict) -> list:
+    problems, keys_seen = [], set()
+    keys = ("key", "kind", "variant", "statement", "operation", "inputs", "ask", "tolerance",
+            "solution")
+    for i, raw in enumerate(c.sequence(doc, "problems", "")):
+        path = f"problems[{i}]"
+        prob = c.mapping(raw, path, keys, ("key", "kind", "variant", "statement", "operation",
+                                          "inputs", "ask"))
+        key = prob.get("key")
+        if not isinstance(key, str) or not re.match(SLUG_RE, key):
+            c.error(f"{path}.key", f"expected a short key such as p1, got {_kind(key)}")
+        elif key in keys_seen:
+            c.error(f"{path}.key", f"problem key {key} appears twice")
+        keys_seen.add(key)
+        kind = prob.get("kind")
+        if kind not in Problem.Kind.values:
+            c.error(f"{path}.kind", f"expected worked or exercise, got {_kind(kind)}")
+        variant = prob.get("variant")
+        if not isinstance(variant, str) or not re.match(SLUG_RE, variant):
+            c.error(f"{path}.variant", f"expected a short name such as mha-output, got "
+                                       f"{_kind(variant)}")
+        operation, inputs, ask = prob.get("operation"), prob.get("inputs"), prob.get("ask")
+        if "operation" in prob and "inputs" in prob and "ask" in prob:
+            for problem in attention.check(operation, inputs, ask):
+                c.error(f"{path}.{problem.path}", problem.message)
+        tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
+        problems.append({
+            "key": key,
+            "kind": kind,
+            "variant": variant,
+            "statement": c.text(prob, "statement", path, required=True, markdown=True),
+            "operation": operation,
+            "inputs": inputs,
+            "ask": ask,
+            "tolerance": tolerance,
+            "solution": _solution(c, prob, path),
+        })
+    return problems
+
+
+def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
+    tolerance = c.mapping(raw, path, ("rtol", "atol"), ("rtol", "atol"))
+    clean = dict(DEFAULT_TOLERANCE)
+    for key in ("rtol", "atol"):
+        value = tolerance.get(key, clean[key])
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+            c.error(f"{path}.{key}", f"expected a number at least 0, got {_kind(value)}")
+        else:
+            clean[key] = float(value)
+    return clean
+
+
+def _solution(c: _Checker, prob: dict, path: str) -> dict | None:
+    if prob.get("solution") is None:
+        return None
+    spath = f"{path}.solution"
+    solution = c.mapping(prob["solution"], spath, ("steps", "answer", "published"), ("answer",))
+    answer = solution.get("answer")
+    for problem in attention.answer_problems(answer):
+        c.error(f"{spath}.answer", problem)
+    return {
+        "steps": c.text(solution, "steps", spath, markdown=True),
+        "answer": answer,
+        "published": c.boolean(solution, "published", spath),
+    }
+
+
+def validate_book(document: Any, path: str = "") -> dict:
+    c = _Checker()
+    book = c.mapping(document, path, BOOK_KEYS, ("numeral", "title", "slug"))
+    numeral = _numeral(book.get("numeral"))
+    if not isinstance(numeral, str) or not re.match(NUMERAL_RE, numeral):
+        c.error(f"{path}.numeral" if path else "numeral",
+                f'expected a roman numeral or "0", got {_kind(numeral)}')
+    slug = book.get("slug")
+    if not isinstance(slug, str) or not re.match(SLUG_RE, slug):
+        c.error(f"{path}.slug" if path else "slug", f"expected a slug, got {_kind(slug)}")
+    clean = {
+        "numeral": numeral,
+        "title": c.text(book, "title", path, required=True),
+        "slug": slug,
+        "description": c.text(book, "description", path, markdown=True),
+    }
+    if c.errors:
+        raise ChapterFileError(c.errors)
+    return clean
+
+
+# ---------------------------------------------------------------- import
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    kind: str  # "chapter" or "books"
+    label: str
+    created: bool
+    enqueued: int = 0
+
+
+def is_book_document(document: Any) -> bool:
+    return isinstance(document, dict) and ("books" in document or "numeral" in document)
+
+
+def books_import(*, document: Any, dry_run: bool = False) -> ImportResult:
+    if "books" in document:
+        c = _Checker()
+        c.mapping(document, "", ("books",))
+        raw_books = c.sequence(document, "books", "")
+        if c.errors:
+            raise ChapterFileError(c.errors)
+    else:
+        raw_books = [document]
+    books, errors = [], []
+    for i, raw in enumerate(raw_books):
+        try:
+            books.append(validate_book(raw, f"books[{i}]" if "books" in document else ""))
+        except ChapterFileError as error:
+            errors.extend(error.errors)
+    if errors:
+        raise ChapterFileError(errors)
+    with transaction.atomic():
+        created = False
+        for book in books:
+            _, made = Book.objects.update_or_create(numeral=book["numeral"], defaults=book)
+            created = created or made
+        transaction.set_rollback(dry_run)
+    return ImportResult("books", ", ".join(f"Book {b['numeral']}" for b in books), created)
+
+
+def chapter_import(*, document: Any, dry_run: bool = False,
+                   expected_code: str | None = None) -> ImportResult:
+    """Create or update the working copy of one chapter from a document; all or nothing."""
+    code = document.get("code") if isinstance(document, dict) else None
+    if expected_code is not None and code != expected_code:
+        raise ChapterFileError([f"code: the document is for {code!r}, not {expected_code}"])
+    existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
+    clean = validate_chapter(
+        document,
+        known_books=set(Book.objects.values_list("numeral", flat=True)),
+        known_entries=set(Chapter.objects.filter(code__startswith="0.")
+                          .values_list("code", flat=True)),
+        released=bool(existing and existing.releases.exists()),
+    )
+    with transaction.atomic():
+        chapter = _write_chapter(clean, existing)
+        enqueued = _write_problems(chapter, clean["problems"])
+        transaction.set_rollback(dry_run)
+    return ImportResult("chapter", clean["code"], existing is None, enqueued)
+
+
+def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
+    if existing is not None:
+        chapter_lock(chapter_id=existing.pk)
+    fields = {k: clean[k] for k in ("number", "title", "author", "thesis", "summary",
+                                    "maturity", "spine", "state", "before_you_start",
+                                    "problem_statement")}
+    fields.update({f"{kind}_target": clean["strands"][kind]["target"]
+                   for kind in STRAND_CODES if kind != MATHEMATICS})
+    fields["book"] = Book.objects.get(numeral=clean["book"])
+    chapter, _ = Chapter.objects.update_or_create(code=clean["code"], defaults=fields)
+    chapter.strand_items.all().delete()
+    StrandItem.objects.bulk_create(
+        StrandItem(chapter=chapter, strand=kind, position=i, **item)
+        for kind in STRAND_CODES if kind != MATHEMATICS
+        for i, item in enumerate(clean["strands"][kind]["items"])
+    )
+    chapter.figures.all().delete()
+    Figure.objects.bulk_create(Figure(chapter=chapter, position=i, **f)
+                               for i, f in enumerate(clean["figures"]))
+    chapter.apparatus_links.all().delete()
+    entries = Chapter.objects.in_bulk(clean["apparatus"], field_name="code")
+    ApparatusLink.objects.bulk_create(
+        ApparatusLink(chapter=chapter, entry=entries[code], position=i)
+        for i, code in enumerate(clean["apparatus"])
+    )
+    chapter.notation.all().delete()
+    Notation.objects.bulk_create(Notation(chapter=chapter, position=i, **row)
+                                 for i, row in enumerate(clean["notation"]))
+    chapter.propositions.all().delete()
+    Proposition.objects.bulk_create(Proposition(chapter=chapter, **p)
+                                    for p in clean["propositions"])
+    return chapter
+
+
+def _write_problems(chapter: Chapter, problems: list[dict]) -> int:
+    """Problems are matched by key, so an unchanged problem keeps its verdict."""
+    chapter.problems.exclude(key__in=[p["key"] for p in problems]).delete()
+    enqueued = 0
+    for position, clean in enumerate(problems):
+        problem, _ = Problem.objects.update_or_create(
+            chapter=chapter,
+            key=clean["key"],
+            defaults={
+                "kind": clean["kind"], "variant": clean["variant"],
+                "statement": clean["statement"], "operation": clean["operation"],
+                "inputs": clean["inputs"], "ask": clean["ask"],
+                "rtol": clean["tolerance"]["rtol"], "atol": clean["tolerance"]["atol"],
+                "position": position,
+            },
+        )
+        if clean["solution"] is None:
+            Solution.objects.filter(problem=problem).delete()
+            continue
+        solution, _ = Solution.objects.update_or_create(problem=problem,
+                                                        defaults=clean["solution"])
+        enqueued += verdict_request(solution=solution)
+    return enqueued
+
+
+def import_order(paths: list[Path]) -> list[Path]:
+    """Books first, then Book 0 entries, then chapters, so references resolve in one command."""
+
+    def rank(path: Path) -> int:
+        try:
+            document = load_yaml(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ChapterFileError):
+            return 3
+        if is_book_document(document):
+            return 0
+        code = document.get("code") if isinstance(document, dict) else None
+        return 1 if isinstance(code, str) and code.startswith("0.") else 2
+
+    return sorted(paths, key=rank)
+
+
+def file_import(*, text: str, dry_run: bool = False) -> ImportResult:
+    document = load_yaml(text)
+    if is_book_document(document):
+        return books_import(document=document, dry_run=dry_run)
+    return chapter_import(document=document, dry_run=dry_run)
+
+
+# ---------------------------------------------------------------- export
+
+
+def chapter_export(*, code: str) -> str:
+    return dump_yaml(chapter_document(chapter_with_parts(code=code)))

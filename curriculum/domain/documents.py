@@ -1,0 +1,82 @@
+"""A chapter as a document: the chapter-file form (content-format.md), built from its rows.
+
+Export, releases and the API all start from this one shape.
+"""
+
+from typing import Any
+
+from curriculum.models import Chapter
+
+from .counting import strand_target
+from .ladder import MATHEMATICS, STRAND_CODES
+
+
+def chapter_document(chapter: Chapter) -> dict[str, Any]:
+    """The chapter in file form; `chapter` must come from `selectors.chapters_with_parts`."""
+    return {
+        "code": chapter.code,
+        "book": chapter.book.numeral,
+        "number": chapter.number,
+        "title": chapter.title,
+        "author": chapter.author,
+        "thesis": chapter.thesis,
+        "summary": chapter.summary,
+        "maturity": chapter.maturity,
+        "spine": chapter.spine,
+        "state": chapter.state,
+        "before_you_start": chapter.before_you_start,
+        "problem_statement": chapter.problem_statement,
+        "strands": _strands(chapter),
+        "figures": [
+            {"label": f.label, "caption": f.caption, "alt": f.alt, "svg": f.svg}
+            for f in chapter.figures.all()
+        ],
+        "apparatus": [link.entry.code for link in chapter.apparatus_links.all()],
+        "notation": [{"symbol": n.symbol, "meaning": n.meaning} for n in chapter.notation.all()],
+        "propositions": [
+            {
+                "number": p.number,
+                "title": p.title,
+                "statement": p.statement,
+                "proof": p.proof,
+                "proof_published": p.proof_published,
+            }
+            for p in chapter.propositions.all()
+        ],
+        "problems": [_problem(p) for p in chapter.problems.all()],
+    }
+
+
+def _strands(chapter: Chapter) -> dict[str, Any]:
+    items: dict[str, list] = {code: [] for code in STRAND_CODES}
+    for item in chapter.strand_items.all():
+        items[item.strand].append(
+            {"title": item.title, "body": item.body, "published": item.published}
+        )
+    return {
+        code: {"target": strand_target(chapter, code)}
+        if code == MATHEMATICS
+        else {"target": strand_target(chapter, code), "items": items[code]}
+        for code in STRAND_CODES
+    }
+
+
+def _problem(problem) -> dict[str, Any]:
+    document = {
+        "key": problem.key,
+        "kind": problem.kind,
+        "variant": problem.variant,
+        "statement": problem.statement,
+        "operation": problem.operation,
+        "inputs": problem.inputs,
+        "ask": problem.ask,
+        "tolerance": {"rtol": problem.rtol, "atol": problem.atol},
+    }
+    solution = getattr(problem, "solution", None)
+    if solution is not None:
+        document["solution"] = {
+            "steps": solution.steps,
+            "answer": solution.answer,
+            "published": solution.published,
+        }
+    return document

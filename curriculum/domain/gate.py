@@ -1,0 +1,119 @@
+"""The publication gate: the one place that decides whether a chapter may be released.
+
+Like Wagtail's publish action, it is an object with `check()` then `execute()`, so admin,
+the command line and the API behave identically. `check()` lists every reason, never just
+the first. `execute()` re-checks under a row lock on the chapter, and every writer that can
+break the rule (deleting or editing problems and solutions) takes the same lock first, so
+two staff at once cannot produce a release that breaks it.
+"""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Max
+
+from curriculum.models import Chapter, Release
+
+from .counting import chapter_counts
+from .ladder import STRANDS
+from .selectors import chapters_with_parts
+from .snapshots import chapter_snapshot
+from .verification import verdict_state
+
+
+class PublishRefused(Exception):
+    def __init__(self, reasons: list[str]):
+        self.reasons = reasons
+        super().__init__("; ".join(reasons))
+
+
+class PublishForbidden(PermissionError):
+    pass
+
+
+def chapter_lock(*, chapter_id: int) -> Chapter:
+    """Lock the chapter row for the rest of the transaction; callers must be inside atomic()."""
+    return Chapter.objects.select_for_update().get(pk=chapter_id)
+
+
+def publish_reasons(chapter: Chapter) -> list[str]:
+    """Every rule the chapter breaks now; empty when it may be released."""
+    counts = chapter_counts(chapter)
+    level = counts.level
+    reasons = []
+    if counts.worked < level.worked:
+        reasons.append(
+            f"worked problems: {counts.worked} of {level.worked} required at {level.code} "
+            "are published and verified"
+        )
+    if counts.variants < level.variants:
+        reasons.append(
+            f"variants: the verified worked problems cover {counts.variants} distinct variants, "
+            f"{level.code} requires {level.variants}"
+        )
+    if counts.exercises < level.exercises:
+        reasons.append(
+            f"exercises: {counts.exercises} of {level.exercises} required at {level.code} "
+            "are published and verified"
+        )
+    for strand in counts.strands:
+        if not strand.met:
+            reasons.append(
+                f"strand {strand.kind}: {strand.done} of {strand.target} done "
+                f"({next(k.description for k in STRANDS if k.code == strand.kind)})"
+            )
+    for problem in chapter.problems.all():
+        solution = getattr(problem, "solution", None)
+        if solution is None:
+            reasons.append(f"problem {problem.key}: has no solution")
+        elif not solution.published:
+            reasons.append(f"problem {problem.key}: its solution is not published")
+        else:
+            state = verdict_state(solution)
+            if state != "verified":
+                reasons.append(f"problem {problem.key}: its answer is not verified ({state}"
+                               f"{_detail(solution) if state in ('mismatch', 'error') else ''})")
+    return reasons
+
+
+def _detail(solution) -> str:
+    verdict = solution.verdict
+    if verdict.status == "mismatch" and verdict.max_abs_error is not None:
+        return f": max abs error {verdict.max_abs_error:.3g}"
+    return f": {verdict.message}" if verdict.message else ""
+
+
+@dataclass
+class ChapterPublish:
+    chapter: Chapter
+    user: object | None = None
+
+    def check(self) -> list[str]:
+        reasons = []
+        if self.user is not None and not self.user.has_perm("curriculum.publish_chapter"):
+            reasons.append("you may edit chapters but not publish them (Editors publish)")
+        loaded = chapters_with_parts().get(pk=self.chapter.pk)
+        return reasons + publish_reasons(loaded)
+
+    def execute(self) -> Release:
+        if self.user is not None and not self.user.has_perm("curriculum.publish_chapter"):
+            raise PublishForbidden("you may edit chapters but not publish them (Editors publish)")
+        with transaction.atomic():
+            chapter_lock(chapter_id=self.chapter.pk)
+            loaded = chapters_with_parts().get(pk=self.chapter.pk)
+            reasons = publish_reasons(loaded)
+            if reasons:
+                raise PublishRefused(reasons)
+            Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
+            loaded.state = Chapter.State.PUBLISHED
+            last = loaded.releases.aggregate(n=Max("number"))["n"] or 0
+            return Release.objects.create(
+                chapter=loaded,
+                number=last + 1,
+                snapshot=chapter_snapshot(loaded),
+                created_by=self.user if getattr(self.user, "pk", None) else None,
+            )
+
+
+def chapter_publish(*, chapter: Chapter, user=None) -> Release:
+    return ChapterPublish(chapter=chapter, user=user).execute()

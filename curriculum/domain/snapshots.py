@@ -1,0 +1,116 @@
+"""The chapter as readers and API clients see it: the document, what is derived, rendered HTML.
+
+A release stores exactly this; the working copy of an in-progress chapter is built the same
+way. Unpublished items, proofs and solutions are left out unless a staff preview asks for them.
+"""
+
+from typing import Any
+
+from curriculum.models import Chapter, Solution
+
+from .counting import ChapterCounts, chapter_counts
+from .documents import chapter_document
+from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
+from .markup import render_many
+from .verification import verdict_state
+
+SNAPSHOT_FORMAT = 1
+ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
+STRANDS_HEADING = "How this chapter is built"
+
+
+def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> dict[str, Any]:
+    """`chapter` must come from `selectors.chapters_with_parts` (no queries are made here)."""
+    document = chapter_document(chapter)
+    counts = chapter_counts(chapter)
+    solutions = {p.key: getattr(p, "solution", None) for p in chapter.problems.all()}
+    if not include_unpublished:
+        _drop_unpublished(document)
+    for problem in document["problems"]:
+        problem["verification"] = _provenance(solutions[problem["key"]], problem)
+    snapshot = {
+        "format": SNAPSHOT_FORMAT,
+        **document,
+        "book_title": chapter.book.title,
+        "apparatus": [
+            {"code": link.entry.code, "title": link.entry.title}
+            for link in chapter.apparatus_links.all()
+        ],
+        "derived": _derived(chapter, counts),
+    }
+    _render(snapshot)
+    return snapshot
+
+
+def _drop_unpublished(document: dict[str, Any]) -> None:
+    for strand in document["strands"].values():
+        if "items" in strand:
+            strand["items"] = [i for i in strand["items"] if i["published"]]
+    for proposition in document["propositions"]:
+        if not proposition["proof_published"]:
+            proposition["proof"] = None
+    for problem in document["problems"]:
+        if not problem.get("solution", {}).get("published"):
+            problem.pop("solution", None)
+
+
+def _provenance(solution: Solution | None, problem: dict[str, Any]) -> dict[str, Any] | None:
+    if solution is None:
+        return None
+    verdict = getattr(solution, "verdict", None)
+    return {
+        "status": verdict_state(solution),
+        "max_abs_error": verdict.max_abs_error if verdict else None,
+        "max_rel_error": verdict.max_rel_error if verdict else None,
+        "tolerance": problem["tolerance"],
+        "engine_version": verdict.engine_version if verdict else "",
+        "decided_at": verdict.decided_at.isoformat() if verdict and verdict.decided_at else None,
+    }
+
+
+def _derived(chapter: Chapter, counts: ChapterCounts) -> dict[str, Any]:
+    level = counts.level
+    spine = chapter.spine
+    return {
+        "maturity_name": level.name,
+        "spine_sentence": SPINE_SENTENCES[spine],
+        "strands_sentence": STRANDS_SENTENCE.format(spine=spine.capitalize()),
+        "strands": [
+            {"kind": s.kind, "description": s.description, "done": s.done, "target": s.target}
+            for s in counts.strands
+        ],
+        "worked": {"done": counts.worked, "target": level.worked},
+        "variants": {"done": counts.variants, "target": level.variants},
+        "exercises": {"done": counts.exercises, "target": level.exercises},
+        "owes": counts.owes,
+        "debt_sentence": counts.debt_sentence,
+        "enforcement_sentence": ENFORCEMENT_SENTENCE if counts.owes else "",
+    }
+
+
+def _markdown_slots(snapshot: dict[str, Any]):
+    """Every (holder, key) whose value is author Markdown; HTML goes beside it as key_html."""
+    for key in ("thesis", "summary", "before_you_start", "problem_statement"):
+        yield snapshot, key
+    for strand in snapshot["strands"].values():
+        for item in strand.get("items", []):
+            yield item, "body"
+    for figure in snapshot["figures"]:
+        yield figure, "caption"
+    for row in snapshot["notation"]:
+        yield row, "meaning"
+    for proposition in snapshot["propositions"]:
+        yield proposition, "statement"
+        yield proposition, "proof"
+    for problem in snapshot["problems"]:
+        yield problem, "statement"
+        if "solution" in problem:
+            yield problem["solution"], "steps"
+
+
+def _render(snapshot: dict[str, Any]) -> None:
+    slots = list(_markdown_slots(snapshot))
+    for (holder, key), html in zip(
+        slots, render_many([holder[key] or "" for holder, key in slots]), strict=True
+    ):
+        holder[f"{key}_html"] = html

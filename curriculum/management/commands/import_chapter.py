@@ -1,0 +1,40 @@
+"""import_chapter FILE...: load chapter and book files, one transaction per file."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from curriculum.domain.chapter_files import ChapterFileError, file_import, import_order
+
+
+class Command(BaseCommand):
+    help = "Create or update chapters (and books) from YAML files; a bad file writes nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", type=Path)
+        parser.add_argument("--dry-run", action="store_true",
+                            help="validate and report, write nothing")
+
+    def handle(self, *args, files, dry_run, **options):
+        failed = 0
+        for file in import_order(files):
+            try:
+                result = file_import(text=file.read_text(encoding="utf-8"), dry_run=dry_run)
+            except OSError as error:
+                failed += 1
+                self.stderr.write(f"{file}: cannot read: {error.strerror}")
+            except UnicodeDecodeError:
+                failed += 1
+                self.stderr.write(f"{file}: not UTF-8 text")
+            except ChapterFileError as error:
+                failed += 1
+                self.stderr.write(f"{file}: refused, nothing written ({len(error.errors)} "
+                                  f"errors):")
+                for line in error.errors:
+                    self.stderr.write(f"  {line}")
+            else:
+                verb = "would import" if dry_run else ("created" if result.created else "updated")
+                queued = f", {result.enqueued} sent to the verifier" if result.enqueued else ""
+                self.stdout.write(f"{file}: {verb} {result.label}{queued}")
+        if failed:
+            raise CommandError(f"{failed} of {len(files)} files refused")

@@ -1,0 +1,35 @@
+"""publish_chapter CODE: run the gate; print the release number or every reason."""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from curriculum.domain.gate import ChapterPublish, PublishForbidden, PublishRefused
+from curriculum.models import Chapter
+
+
+class Command(BaseCommand):
+    help = "Publish a chapter: make a release if every rule holds, else list every reason."
+
+    def add_arguments(self, parser):
+        parser.add_argument("code")
+        parser.add_argument("--user", help="publish as this user (their permissions apply)")
+
+    def handle(self, *args, code, user, **options):
+        chapter = Chapter.objects.filter(code=code).first()
+        if chapter is None:
+            raise CommandError(f"no chapter {code}")
+        publisher = None
+        if user:
+            publisher = get_user_model().objects.filter(username=user).first()
+            if publisher is None:
+                raise CommandError(f"no user {user}")
+        try:
+            release = ChapterPublish(chapter=chapter, user=publisher).execute()
+        except PublishForbidden as error:
+            raise CommandError(str(error)) from error
+        except PublishRefused as refusal:
+            self.stderr.write(f"{code}: publish refused ({len(refusal.reasons)} reasons):")
+            for reason in refusal.reasons:
+                self.stderr.write(f"  - {reason}")
+            raise CommandError(f"{code} not published") from refusal
+        self.stdout.write(f"{code}: release {release.number}")

@@ -1,0 +1,20 @@
+"""The course as rows: books, chapters, their parts, problems, verdicts and releases."""
+
+from .course import ApparatusLink, Book, Chapter
+from .parts import Figure, Notation, Proposition, StrandItem
+from .problems import Problem, Solution, Verdict
+from .releases import Release
+
+__all__ = [
+    "ApparatusLink",
+    "Book",
+    "Chapter",
+    "Figure",
+    "Notation",
+    "Problem",
+    "Proposition",
+    "Release",
+    "Solution",
+    "StrandItem",
+    "Verdict",
+]

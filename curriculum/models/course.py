@@ -1,0 +1,124 @@
+"""Books and chapters, and the apparatus links from a chapter to Book 0 entries."""
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+
+from curriculum.domain.ladder import MATURITY_CHOICES, STRAND_CHOICES
+
+from .validators import validate_markdown
+
+NUMERAL_RE = r"^(0|[IVXLC]+)$"
+CODE_RE = r"^(0\.[A-Z]{2}\.\d{2}|[IVXLC]+\.\d+)$"
+ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+def numeral_value(numeral: str) -> int:
+    """Order books by value, so Book IX comes before Book X."""
+    total = 0
+    for here, after in zip(numeral, numeral[1:] + " ", strict=True):
+        value = ROMAN.get(here, 0)
+        total += -value if ROMAN.get(after, 0) > value else value
+    return total
+
+
+class Book(models.Model):
+    numeral = models.CharField(
+        max_length=10,
+        unique=True,
+        help_text='Roman numeral (I, II, …); "0" is the apparatus.',
+        validators=[RegexValidator(NUMERAL_RE, "a roman numeral (I, II, …), or 0")],
+    )
+    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    position = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(numeral__regex=NUMERAL_RE), name="book_numeral_roman_or_0"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Book {self.numeral}: {self.title}"
+
+    def save(self, *args, **kwargs):
+        self.position = numeral_value(self.numeral)
+        super().save(*args, **kwargs)
+
+    @property
+    def is_apparatus(self) -> bool:
+        return self.numeral == "0"
+
+
+class Chapter(models.Model):
+    class State(models.TextChoices):
+        DRAFT = "draft", "draft"
+        IN_PROGRESS = "in_progress", "in progress"
+        PUBLISHED = "published", "published"
+
+    book = models.ForeignKey(Book, on_delete=models.PROTECT, related_name="chapters")
+    code = models.CharField(max_length=20, unique=True, help_text="II.4, or 0.LA.01 in Book 0")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=200)
+    author = models.CharField(max_length=200, blank=True)
+    thesis = models.TextField(blank=True, help_text="The one-line claim.", validators=[validate_markdown])
+    summary = models.TextField(blank=True, help_text="The one-line problem.", validators=[validate_markdown])
+    maturity = models.CharField(max_length=2, choices=MATURITY_CHOICES, default="M0")
+    spine = models.CharField(max_length=20, choices=STRAND_CHOICES, default="mathematics")
+    state = models.CharField(max_length=20, choices=State.choices, default=State.DRAFT)
+    before_you_start = models.TextField(blank=True, validators=[validate_markdown])
+    problem_statement = models.TextField(blank=True, validators=[validate_markdown])
+    # Per-chapter strand targets; the mathematics target comes from the maturity ladder.
+    basics_target = models.PositiveIntegerField(default=0)
+    concept_target = models.PositiveIntegerField(default=0)
+    theory_target = models.PositiveIntegerField(default=0)
+    practice_target = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["book__position", "number", "code"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(code__regex=CODE_RE), name="chapter_code_form"),
+            models.CheckConstraint(
+                condition=models.Q(maturity__in=[c for c, _ in MATURITY_CHOICES]),
+                name="chapter_maturity_on_ladder",
+            ),
+        ]
+        permissions = [("publish_chapter", "Can publish a chapter (make a release)")]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.title}"
+
+    def clean(self) -> None:
+        if not re.match(CODE_RE, self.code or ""):
+            raise ValidationError({"code": "a book numeral, a dot and a number (II.4), or 0.LA.01"})
+        if self.book_id and not self.code.startswith(f"{self.book.numeral}."):
+            raise ValidationError({"code": f"a chapter of Book {self.book.numeral} has a code "
+                                           f"starting {self.book.numeral}."})
+
+
+class ApparatusLink(models.Model):
+    """A chapter leans on a Book 0 entry: a link, not a gate."""
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="apparatus_links")
+    entry = models.ForeignKey(Chapter, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "entry"], name="apparatus_once_per_chapter")
+        ]
+
+    def __str__(self) -> str:
+        return self.entry.code
+
+    def clean(self) -> None:
+        if self.entry_id and not self.entry.code.startswith("0."):
+            raise ValidationError({"entry": "apparatus links go to Book 0 entries"})

@@ -1,0 +1,92 @@
+"""The parts of a chapter a reader reads: strand items, figures, notation, propositions."""
+
+from django.db import models
+
+from curriculum.domain.ladder import MATHEMATICS, STRAND_CHOICES
+
+from .course import Chapter
+from .validators import validate_markdown, validate_svg
+
+# Mathematics has no items: its problems count.
+ITEM_STRAND_CHOICES = [(c, n) for c, n in STRAND_CHOICES if c != MATHEMATICS]
+
+
+class StrandItem(models.Model):
+    """One piece of teaching in a strand; it counts towards the strand once published."""
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="strand_items")
+    strand = models.CharField(max_length=20, choices=ITEM_STRAND_CHOICES)
+    title = models.CharField(max_length=200)
+    body = models.TextField(blank=True, validators=[validate_markdown])
+    published = models.BooleanField(default=False)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(strand__in=[c for c, _ in ITEM_STRAND_CHOICES]),
+                name="item_strand_is_not_mathematics",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Figure(models.Model):
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="figures")
+    label = models.CharField(max_length=20, help_text='Numbers the caption: "Fig. 4 — …".')
+    caption = models.TextField(validators=[validate_markdown])
+    alt = models.TextField(help_text="What the drawing shows, for readers who cannot see it.")
+    svg = models.TextField(
+        help_text="An SVG drawing; scripts and external references are refused.",
+        validators=[validate_svg],
+    )
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "label"], name="figure_label_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"Fig. {self.label}"
+
+
+class Notation(models.Model):
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="notation")
+    symbol = models.CharField(max_length=100)
+    meaning = models.TextField(validators=[validate_markdown])
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name_plural = "notation"
+
+    def __str__(self) -> str:
+        return self.symbol
+
+
+class Proposition(models.Model):
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="propositions")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    statement = models.TextField(validators=[validate_markdown])
+    proof = models.TextField(blank=True, null=True, validators=[validate_markdown])
+    proof_published = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "number"], name="proposition_number_once"),
+            models.CheckConstraint(
+                condition=models.Q(proof_published=False)
+                | (models.Q(proof__isnull=False) & ~models.Q(proof="")),
+                name="published_proof_is_written",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Prop. {self.number}"

@@ -1,0 +1,89 @@
+"""Problems, their solutions, and the verifier's verdict on each solution."""
+
+import attention
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from .course import Chapter
+from .validators import validate_markdown
+
+
+class Problem(models.Model):
+    class Kind(models.TextChoices):
+        WORKED = "worked", "worked problem"
+        EXERCISE = "exercise", "exercise"
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="problems")
+    key = models.SlugField(max_length=50, help_text="Stable within the chapter: p1, p2, …")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    variant = models.SlugField(max_length=80, help_text="The problem's kind; distinct ones count.")
+    statement = models.TextField(validators=[validate_markdown])
+    operation = models.CharField(max_length=60, help_text="The engine operation that checks it.")
+    inputs = models.JSONField(default=dict, help_text="Named scalars and matrices (JSON).")
+    ask = models.JSONField(default=dict, help_text='Which result: {"output": "out"}')
+    rtol = models.FloatField(default=1e-6)
+    atol = models.FloatField(default=1e-9)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "key"], name="problem_key_once"),
+            models.CheckConstraint(condition=models.Q(rtol__gte=0, atol__gte=0),
+                                   name="tolerance_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chapter.code} {self.key}"
+
+    def clean(self) -> None:
+        """The engine says whether the inputs fit the operation, before any worker sees them."""
+        errors: dict[str, list[str]] = {}
+        for problem in attention.check(self.operation, self.inputs, self.ask):
+            field = problem.path.split(".")[0]
+            field = field if field in ("operation", "inputs", "ask") else "__all__"
+            errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
+        if errors:
+            raise ValidationError(errors)
+
+
+class Solution(models.Model):
+    problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="solution")
+    steps = models.TextField(blank=True, validators=[validate_markdown])
+    answer = models.JSONField(help_text="Scalar, list, nested lists, or a mapping (JSON).")
+    published = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"solution to {self.problem}"
+
+    def clean(self) -> None:
+        if errors := attention.answer_problems(self.answer):
+            raise ValidationError({"answer": errors})
+
+
+class Verdict(models.Model):
+    """What the engine said of exactly one fingerprint of a solution and its problem."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        VERIFIED = "verified", "verified"
+        MISMATCH = "mismatch", "mismatch"
+        ERROR = "error", "error"
+
+    solution = models.OneToOneField(Solution, on_delete=models.CASCADE, related_name="verdict")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    fingerprint = models.CharField(max_length=64)
+    requested_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    max_abs_error = models.FloatField(null=True, blank=True)
+    max_rel_error = models.FloatField(null=True, blank=True)
+    engine_value = models.JSONField(null=True, blank=True)
+    engine_version = models.CharField(max_length=40, blank=True)
+    duration_ms = models.FloatField(null=True, blank=True)
+    message = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "requested_at"])]
+
+    def __str__(self) -> str:
+        return self.status

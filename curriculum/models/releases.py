@@ -1,0 +1,31 @@
+"""Releases: numbered, immutable snapshots of a chapter that readers and the API serve."""
+
+from django.conf import settings
+from django.db import models
+
+from .course import Chapter
+
+
+class Release(models.Model):
+    chapter = models.ForeignKey(Chapter, on_delete=models.PROTECT, related_name="releases")
+    number = models.PositiveIntegerField()
+    snapshot = models.JSONField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["chapter", "-number"]
+        get_latest_by = "number"
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "number"], name="release_number_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chapter.code} release {self.number}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise ValueError("a release is immutable; publish again to make a new one")
+        super().save(*args, **kwargs)

@@ -1,0 +1,16 @@
+"""Field validators shared by every writer that calls full_clean (admin, API)."""
+
+from django.core.exceptions import ValidationError
+
+from curriculum.domain.markup import math_errors
+from curriculum.domain.svg import svg_errors
+
+
+def validate_markdown(value: str) -> None:
+    if errors := math_errors(value or ""):
+        raise ValidationError(errors)
+
+
+def validate_svg(value: str) -> None:
+    if errors := svg_errors(value or ""):
+        raise ValidationError(errors)

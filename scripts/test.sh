@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole suite against the real PostgreSQL and Redis on this machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DATABASE_URL="${DATABASE_URL:-$DATABASE_URL_TEST}"
+export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
+for script in scripts/install-*.sh; do
+  [ -e "$script" ] && bash "$script"
+done
+exec .venv/bin/python -m pytest "$@"
