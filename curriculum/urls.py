@@ -1,8 +1,10 @@
-"""URLs: admin now; the readers' site and the API mount here too."""
+"""URLs: admin, the JSON API under /api/v1/, and the readers' site."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", include("curriculum.api.urls")),
+    path("", include("curriculum.site.urls")),
 ]
