@@ -13,7 +13,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", True)
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", "dev-only-insecure-key" if DEBUG else None)
+# Production (DJANGO_DEBUG=0) refuses to start without its own secret key.
+SECRET_KEY = env.str("DJANGO_SECRET_KEY") if not DEBUG else env.str(
+    "DJANGO_SECRET_KEY", "dev-only-insecure-key"
+)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
@@ -110,15 +113,27 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
+# A task is acknowledged only once it has finished, and a worker killed mid-task gives it back.
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env.int("VERIFY_TIME_LIMIT", 60)
 CELERY_TASK_SOFT_TIME_LIMIT = max(CELERY_TASK_TIME_LIMIT - 10, 5)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("VISIBILITY_TIMEOUT", 300)}
+# Publishing must fail fast when the broker is down: a save never waits on Redis; its verdict
+# stays pending and the sweep sends it once the broker is back.
+CELERY_BROKER_CONNECTION_TIMEOUT = env.float("VERIFY_BROKER_TIMEOUT", 1.0)
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2,
+}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # An unacknowledged task (its worker died) is handed out again after this many seconds.
+    "visibility_timeout": env.int("VISIBILITY_TIMEOUT", 300),
+    "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT,
+    "max_retries": 1,
+}
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
-VERIFY_SWEEP_AFTER_SECONDS = env.int("VERIFY_SWEEP_AFTER_SECONDS", 120)
+VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-verdicts": {
         "task": "curriculum.tasks.sweep_pending_verdicts",

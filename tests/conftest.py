@@ -48,3 +48,55 @@ def erin(db):
     user = User.objects.create_user("erin", password="erin-pass-9", is_staff=True)
     user.groups.add(Group.objects.get(name="Editors"))
     return user
+
+
+def problem(key: str, kind: str = "exercise", variant: str = "softmax-row", *,
+            scores=None, answer=None, published: bool = True) -> dict:
+    """A small softmax problem; the default answer is right."""
+    scores = scores if scores is not None else [[0.0, 0.0]]
+    return {
+        "key": key,
+        "kind": kind,
+        "variant": variant,
+        "statement": "Compute the softmax of the row $s$.",
+        "operation": "softmax",
+        "inputs": {"scores": scores},
+        "ask": {"output": "out"},
+        "tolerance": {"rtol": 1e-6, "atol": 1e-9},
+        "solution": {"steps": "Equal scores share the weight.",
+                     "answer": answer if answer is not None else [[0.5, 0.5]],
+                     "published": published},
+    }
+
+
+def sketch(code: str = "II.7", **overrides) -> dict:
+    """An M1 chapter document that passes the gate once its answers are verified."""
+    document = {
+        "code": code,
+        "book": "II",
+        "number": int(code.split(".")[1]),
+        "title": "A Sketch",
+        "author": "Test Author",
+        "thesis": "A claim.",
+        "summary": "A problem.",
+        "maturity": "M1",
+        "spine": "mathematics",
+        "state": "in_progress",
+        "before_you_start": "",
+        "problem_statement": "",
+        "strands": {
+            "basics": {"target": 1, "items": [{"title": "Word", "body": "Means.",
+                                                "published": True}]},
+            "concept": {"target": 0, "items": []},
+            "theory": {"target": 0, "items": []},
+            "mathematics": {"target": 3},
+            "practice": {"target": 0, "items": []},
+        },
+        "figures": [],
+        "apparatus": [],
+        "notation": [],
+        "propositions": [],
+        "problems": [problem("p1", "worked", "softmax-row"), problem("p2"), problem("p3")],
+    }
+    document.update(overrides)
+    return document

@@ -13,6 +13,7 @@ import yaml
 from django.db import transaction
 
 import attention
+from attention.answers import answer_problems
 from curriculum.models import (
     ApparatusLink,
     Book,
@@ -419,7 +420,7 @@ def _solution(c: _Checker, prob: dict, path: str) -> dict | None:
     spath = f"{path}.solution"
     solution = c.mapping(prob["solution"], spath, ("steps", "answer", "published"), ("answer",))
     answer = solution.get("answer")
-    for problem in attention.answer_problems(answer):
+    for problem in answer_problems(answer):
         c.error(f"{spath}.answer", problem)
     return {
         "steps": c.text(solution, "steps", spath, markdown=True),

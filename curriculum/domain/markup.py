@@ -1,40 +1,145 @@
-"""Author text to safe HTML: Markdown with $...$ and $$...$$ mathematics.
+"""Author text to safe HTML: Markdown with $...$ and $$...$$ mathematics typeset as MathML.
 
-Raw HTML in author text is escaped; output passes through nh3 with an explicit allowlist.
-Rendered HTML is cached by the source's hash, so pages never re-render unchanged text.
+Raw HTML in author text is escaped by the parser. Mathematics is typeset on the server by
+KaTeX (pinned in katex/package-lock.json, run by node) into MathML, which browsers show with
+no script. Everything then passes through nh3 with an explicit allowlist, so whatever KaTeX
+or Markdown emit, only these tags and attributes, and only http(s)/mailto links, reach a page.
+
+Each `render_many` call starts at most one node process, for the formulas no cache knows.
+Rendered text and typeset formulas are cached by hash: pages never re-render unchanged text.
 """
 
 import hashlib
-import html
+import json
+import subprocess
+from collections.abc import Iterator
+from html import escape
+from pathlib import Path
 
 import nh3
 from django.core.cache import cache
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-ALLOWED_TAGS = {
+KATEX_DIR = Path(__file__).resolve().parents[2] / "katex"
+KATEX_TIMEOUT_SECONDS = 60
+RENDER_VERSION = "katex-0.16.47/1"  # part of every cache key: bump when the output changes
+
+TEXT_TAGS = {
     "p", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a", "br", "hr",
     "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "span", "div",
 }
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "span": {"class"}, "div": {"class"}, "code": {"class"}}
+MATH_TAGS = {
+    "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace",
+    "msup", "msub", "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover",
+    "mtable", "mtr", "mtd", "mlabeledtr", "mstyle", "mpadded", "mphantom", "menclose",
+    "merror", "mprescripts", "mmultiscripts", "none",
+}
+MATH_ATTRIBUTES = {
+    "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace", "minsize", "maxsize",
+    "accent", "accentunder", "width", "height", "depth", "voffset", "columnalign", "rowalign",
+    "rowspacing", "columnspacing", "columnlines", "rowlines", "frame", "framespacing",
+    "scriptlevel", "displaystyle", "linethickness", "notation", "movablelimits", "symmetric",
+    "largeop", "mathcolor", "mathbackground", "equalrows", "equalcolumns", "side",
+}
+ALLOWED_TAGS = TEXT_TAGS | MATH_TAGS
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "span": {"class"},
+    "div": {"class"},
+    "code": {"class", "title"},
+    **{tag: MATH_ATTRIBUTES for tag in MATH_TAGS},
+    "math": MATH_ATTRIBUTES | {"xmlns", "display"},
+    "annotation": {"encoding"},
+}
 
 
-def _math(tex: str, options: dict) -> str:
-    return html.escape(tex)
+class MathUnavailable(RuntimeError):
+    """KaTeX could not be run (node missing, or scripts/install-katex.sh not yet run)."""
 
 
 def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).use(
-        dollarmath_plugin, renderer=_math, double_inline=True, allow_digits=False
+        dollarmath_plugin, double_inline=True, allow_digits=False, allow_labels=False
     )
 
 
 PARSER = _parser()
+DISPLAY_TYPES = {"math_block": True, "math_inline_double": True, "math_inline": False}
 
 
-def render_uncached(source: str) -> str:
+def _math_tokens(tokens: list[Token]) -> Iterator[Token]:
+    for token in tokens:
+        if token.type in DISPLAY_TYPES:
+            yield token
+        if token.children:
+            yield from _math_tokens(token.children)
+
+
+def _formula(token: Token) -> tuple[str, bool]:
+    return token.content.strip(), DISPLAY_TYPES[token.type]
+
+
+def formulas(source: str) -> list[tuple[str, bool]]:
+    """Each formula in the text as (TeX, display mode), in order."""
+    return [_formula(token) for token in _math_tokens(PARSER.parse(source))]
+
+
+# ---------------------------------------------------------------- KaTeX
+
+
+def _formula_key(formula: tuple[str, bool]) -> str:
+    tex, display = formula
+    digest = hashlib.sha256(f"{RENDER_VERSION}|{int(display)}|{tex}".encode()).hexdigest()
+    return f"tex:{digest}"
+
+
+def _katex(batch: list[tuple[str, bool]]) -> list[dict[str, str]]:
+    """One node process typesets the whole batch: each result is {"html"} or {"error"}."""
+    payload = json.dumps([{"tex": tex, "display": display} for tex, display in batch])
+    try:
+        done = subprocess.run(
+            ["node", str(KATEX_DIR / "render.js")], input=payload, capture_output=True,
+            text=True, timeout=KATEX_TIMEOUT_SECONDS, check=True, cwd=KATEX_DIR,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise MathUnavailable(
+            f"KaTeX did not run ({error}); run scripts/install-katex.sh"
+        ) from error
+    return json.loads(done.stdout)
+
+
+def typeset(batch: list[tuple[str, bool]]) -> dict[tuple[str, bool], dict[str, str]]:
+    """Typeset formulas, asking KaTeX only about those no cache holds."""
+    wanted = list(dict.fromkeys(batch))
+    keys = {formula: _formula_key(formula) for formula in wanted}
+    found = cache.get_many(keys.values())
+    missing = [formula for formula in wanted if keys[formula] not in found]
+    if missing:
+        fresh = dict(zip(missing, _katex(missing), strict=True))
+        cache.set_many({keys[f]: result for f, result in fresh.items()}, timeout=None)
+        found.update({keys[f]: result for f, result in fresh.items()})
+    return {formula: found[keys[formula]] for formula in wanted}
+
+
+def _math_html(formula: tuple[str, bool], result: dict[str, str], *, block: bool) -> str:
+    """A display formula gets its own box: a div on its own lines, a span inside a paragraph."""
+    tex, display = formula
+    if "html" in result and not display:
+        return result["html"]
+    if "html" in result:
+        tag = "div" if block else "span"
+        return f'<{tag} class="math-display">{result["html"]}</{tag}>'
+    return f'<code class="math-error" title="{escape(result["error"])}">{escape(tex)}</code>'
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _clean(html: str) -> str:
     return nh3.clean(
-        PARSER.render(source),
+        html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
@@ -42,19 +147,33 @@ def render_uncached(source: str) -> str:
     )
 
 
+def _render_fresh(sources: list[str]) -> list[str]:
+    """Parse every text, typeset all their formulas in one batch, then render and clean."""
+    parsed = [PARSER.parse(source) for source in sources]
+    math = [list(_math_tokens(tokens)) for tokens in parsed]
+    batch = [_formula(token) for tokens in math for token in tokens]
+    results = typeset(batch) if batch else {}
+    for token in (token for tokens in math for token in tokens):
+        formula = _formula(token)
+        token.content = _math_html(formula, results[formula], block=token.block)
+        token.type = "html_block" if token.block else "html_inline"
+    return [_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed]
+
+
 def _key(source: str) -> str:
-    return "md:" + hashlib.sha256(source.encode()).hexdigest()
+    return "md:" + hashlib.sha256(f"{RENDER_VERSION}|{source}".encode()).hexdigest()
 
 
 def render_many(sources: list[str]) -> list[str]:
-    """Render many texts with one cache round trip."""
-    keys = [_key(s) for s in sources if s]
-    found = cache.get_many(keys)
-    fresh = {_key(s): render_uncached(s) for s in sources if s and _key(s) not in found}
-    if fresh:
+    """Render many texts with one cache round trip and at most one KaTeX process."""
+    keys = {s: _key(s) for s in sources if s}
+    found = cache.get_many(keys.values())
+    missing = [s for s in dict.fromkeys(keys) if keys[s] not in found]
+    if missing:
+        fresh = {keys[s]: html for s, html in zip(missing, _render_fresh(missing), strict=True)}
         cache.set_many(fresh, timeout=None)
-    rendered = {**found, **fresh}
-    return [rendered[_key(s)] if s else "" for s in sources]
+        found.update(fresh)
+    return [found[keys[s]] if s else "" for s in sources]
 
 
 def render(source: str) -> str:
@@ -62,5 +181,13 @@ def render(source: str) -> str:
 
 
 def math_errors(source: str) -> list[str]:
-    """Formulas in the text that do not parse, each with its source."""
-    return []
+    """Formulas in the text that do not parse, each with its source and KaTeX's reason."""
+    found = formulas(source)
+    if not found:
+        return []
+    results = typeset(found)
+    return [
+        f"formula ${tex}$ does not parse: {results[(tex, display)]['error']}"
+        for tex, display in dict.fromkeys(found)
+        if "error" in results[(tex, display)]
+    ]

@@ -4,6 +4,7 @@ A release stores exactly this; the working copy of an in-progress chapter is bui
 way. Unpublished items, proofs and solutions are left out unless a staff preview asks for them.
 """
 
+import math
 from typing import Any
 
 from curriculum.models import Chapter, Solution
@@ -12,6 +13,7 @@ from .counting import ChapterCounts, chapter_counts
 from .documents import chapter_document
 from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
 from .markup import render_many
+from .svg import svg_inline
 from .verification import verdict_state
 
 SNAPSHOT_FORMAT = 1
@@ -60,12 +62,17 @@ def _provenance(solution: Solution | None, problem: dict[str, Any]) -> dict[str,
     verdict = getattr(solution, "verdict", None)
     return {
         "status": verdict_state(solution),
-        "max_abs_error": verdict.max_abs_error if verdict else None,
-        "max_rel_error": verdict.max_rel_error if verdict else None,
+        "max_abs_error": _finite(verdict.max_abs_error) if verdict else None,
+        "max_rel_error": _finite(verdict.max_rel_error) if verdict else None,
         "tolerance": problem["tolerance"],
         "engine_version": verdict.engine_version if verdict else "",
         "decided_at": verdict.decided_at.isoformat() if verdict and verdict.decided_at else None,
     }
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no infinity: an error too large to measure (shapes differ) is reported as null."""
+    return value if value is not None and math.isfinite(value) else None
 
 
 def _derived(chapter: Chapter, counts: ChapterCounts) -> dict[str, Any]:
@@ -114,3 +121,5 @@ def _render(snapshot: dict[str, Any]) -> None:
         slots, render_many([holder[key] or "" for holder, key in slots]), strict=True
     ):
         holder[f"{key}_html"] = html
+    for figure in snapshot["figures"]:
+        figure["svg_html"] = svg_inline(figure["svg"], alt=figure["alt"])

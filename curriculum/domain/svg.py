@@ -29,7 +29,10 @@ ATTRIBUTES = {
 }
 LOCAL_REF = re.compile(r"^#[A-Za-z_][\w.-]*$")
 URL_FUNC = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)")
+XML_NS = "http://www.w3.org/XML/1998/namespace"
 MAX_SVG_BYTES = 512 * 1024
+ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", XLINK_NS)
 
 
 def _local(name: str) -> tuple[str, str]:
@@ -39,32 +42,80 @@ def _local(name: str) -> tuple[str, str]:
     return "", name
 
 
-def svg_errors(source: str) -> list[str]:
-    """Every reason the drawing is refused; empty when it is a plain, self-contained SVG."""
+def _element_problem(element: ET.Element) -> str | None:
+    ns, tag = _local(element.tag) if isinstance(element.tag, str) else ("", "?")
+    if ns != SVG_NS or tag not in ELEMENTS:
+        return f"<{tag}> is not allowed in a figure"
+    return None
+
+
+def _attribute_problem(element: ET.Element, name: str, value: str) -> str | None:
+    tag = _local(element.tag)[1]
+    ans, attr = _local(name)
+    if ans == XML_NS:
+        attr = f"xml:{attr}"
+    if ans not in ("", XLINK_NS, XML_NS) or attr not in ATTRIBUTES:
+        return f"<{tag} {attr}> is not allowed (no event handlers or styles)"
+    if attr == "href" and not LOCAL_REF.match(value.strip()):
+        return f"<{tag} href={value!r}>: only links inside the drawing (#id)"
+    if any(not LOCAL_REF.match(ref) for _, ref in URL_FUNC.findall(value)):
+        return f"<{tag} {attr}={value!r}>: only url(#id) references"
+    return None
+
+
+def _parse(source: str) -> tuple[ET.Element | None, str | None]:
     if len(source.encode()) > MAX_SVG_BYTES:
-        return [f"an SVG may be at most {MAX_SVG_BYTES // 1024} KiB"]
+        return None, f"an SVG may be at most {MAX_SVG_BYTES // 1024} KiB"
     if re.search(r"<!DOCTYPE|<!ENTITY", source, re.IGNORECASE):
-        return ["an SVG may not declare a DOCTYPE or entities"]
+        return None, "an SVG may not declare a DOCTYPE or entities"
     try:
         root = ET.fromstring(source)
     except ET.ParseError as error:
-        return [f"not well-formed XML: {error}"]
+        return None, f"not well-formed XML: {error}"
     if root.tag != f"{{{SVG_NS}}}svg":
-        return [f'the root element must be <svg xmlns="{SVG_NS}">']
+        return None, f'the root element must be <svg xmlns="{SVG_NS}">'
+    return root, None
+
+
+def svg_errors(source: str) -> list[str]:
+    """Every reason the drawing is refused; empty when it is a plain, self-contained SVG."""
+    root, refusal = _parse(source)
+    if root is None:
+        return [refusal or "not an SVG"]
     errors = []
     for element in root.iter():
-        ns, tag = _local(element.tag) if isinstance(element.tag, str) else ("", "?")
-        if ns != SVG_NS or tag not in ELEMENTS:
-            errors.append(f"<{tag}> is not allowed in a figure")
+        if problem := _element_problem(element):
+            errors.append(problem)
             continue
-        for name, value in element.attrib.items():
-            ans, attr = _local(name)
-            if ans not in ("", XLINK_NS, "http://www.w3.org/XML/1998/namespace") or (
-                attr not in ATTRIBUTES
-            ):
-                errors.append(f"<{tag} {attr}> is not allowed (no event handlers or styles)")
-            elif attr == "href" and not LOCAL_REF.match(value.strip()):
-                errors.append(f"<{tag} href={value!r}>: only links inside the drawing (#id)")
-            elif any(not LOCAL_REF.match(ref) for _, ref in URL_FUNC.findall(value)):
-                errors.append(f"<{tag} {attr}={value!r}>: only url(#id) references")
+        errors.extend(
+            p for name, value in element.attrib.items()
+            if (p := _attribute_problem(element, name, value))
+        )
     return errors
+
+
+def _strip(element: ET.Element) -> None:
+    for child in list(element):
+        if _element_problem(child):
+            element.remove(child)
+        else:
+            _strip(child)
+    for name, value in list(element.attrib.items()):
+        if _attribute_problem(element, name, value):
+            del element.attrib[name]
+
+
+def svg_inline(source: str, *, alt: str) -> str:
+    """The drawing rebuilt from its allowlisted parts only, labelled with its alt text.
+
+    Validation already refused anything else at save; rebuilding means a row that bypassed
+    validation still cannot put a script or handler into a reader's page. Empty if unparsable.
+    """
+    root, _ = _parse(source)
+    if root is None:
+        return ""
+    _strip(root)
+    root.set("role", "img")
+    root.set("aria-label", alt)
+    root.attrib.pop("aria-labelledby", None)
+    return ET.tostring(root, encoding="unicode")

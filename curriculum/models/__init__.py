@@ -4,8 +4,10 @@ from .course import ApparatusLink, Book, Chapter
 from .parts import Figure, Notation, Proposition, StrandItem
 from .problems import Problem, Solution, Verdict
 from .releases import Release
+from .tokens import ApiToken
 
 __all__ = [
+    "ApiToken",
     "ApparatusLink",
     "Book",
     "Chapter",

@@ -1,6 +1,7 @@
 """Problems, their solutions, and the verifier's verdict on each solution."""
 
 import attention
+from attention.answers import answer_problems
 from django.core.exceptions import ValidationError
 from django.db import models
 
@@ -57,7 +58,7 @@ class Solution(models.Model):
         return f"solution to {self.problem}"
 
     def clean(self) -> None:
-        if errors := attention.answer_problems(self.answer):
+        if errors := answer_problems(self.answer):
             raise ValidationError({"answer": errors})
 
 

@@ -1,0 +1,50 @@
+"""API tokens: issue a secret once, keep only its digest, and resolve a bearer back to its user.
+
+A revoked token, or one whose user is inactive or no longer staff, resolves to nobody.
+"""
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.utils import timezone
+
+from curriculum.models import ApiToken
+
+TOKEN_PREFIX = "cur_"
+PREFIX_LENGTH = 12
+# Recording every use would turn each read into a write; once a minute is enough to audit.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def token_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def token_issue(*, user, name: str) -> tuple[ApiToken, str]:
+    """A new token for `user`; the secret is returned here and never stored."""
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user, name=name, prefix=secret[:PREFIX_LENGTH], digest=token_digest(secret)
+    )
+    return token, secret
+
+
+def token_revoke(*, token: ApiToken) -> None:
+    if token.revoked_at is None:
+        ApiToken.objects.filter(pk=token.pk, revoked_at=None).update(revoked_at=timezone.now())
+
+
+def token_user(*, secret: str):
+    """The active staff user behind a bearer secret, or None."""
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(digest=token_digest(secret), revoked_at=None)
+        .first()
+    )
+    if token is None or not (token.user.is_active and token.user.is_staff):
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user

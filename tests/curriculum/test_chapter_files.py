@@ -1,0 +1,183 @@
+"""Chapter files: the round trip, and bad files refused whole with every error and its path."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from curriculum.domain.chapter_files import ChapterFileError, chapter_export, file_import
+from curriculum.models import Chapter, Problem, StrandItem
+from tests.conftest import CONTENT, problem, sketch
+
+
+def import_text(text: str) -> None:
+    file_import(text=text)
+
+
+@pytest.mark.parametrize("code", ["II.4", "II.3", "0.LA.01", "0.MC.07"])
+def test_export_import_export_gives_the_same_text(seeded, code):
+    first = chapter_export(code=code)
+    import_text(first)
+    assert chapter_export(code=code) == first
+
+
+def test_export_says_what_the_file_says(seeded):
+    source = yaml.safe_load((CONTENT / "II" / "II.4.yaml").read_text())
+    exported = yaml.safe_load(chapter_export(code="II.4"))
+    assert exported == source
+
+
+def test_import_updates_the_working_copy_in_place(books):
+    import_text(yaml.safe_dump(sketch(), sort_keys=False))
+    import_text(yaml.safe_dump(sketch(title="Renamed"), sort_keys=False))
+    assert Chapter.objects.get(code="II.7").title == "Renamed"
+    assert Chapter.objects.count() == 3
+
+
+def refused(document, *, seeded_first=True) -> list[str]:
+    text = document if isinstance(document, str) else yaml.safe_dump(document, sort_keys=False)
+    with pytest.raises(ChapterFileError) as refusal:
+        import_text(text)
+    return refusal.value.errors
+
+
+def test_unknown_keys_are_errors(books):
+    doc = sketch(colour="blue")
+    doc["problems"][0]["hint"] = "x"
+    assert refused(doc) == [
+        "colour: unknown key (allowed: code, book, number, title, author, thesis, summary, "
+        "maturity, spine, state, before_you_start, problem_statement, strands, figures, "
+        "apparatus, notation, propositions, problems)",
+        "problems[0].hint: unknown key (allowed: key, kind, variant, statement, operation, "
+        "inputs, ask, tolerance, solution)",
+    ]
+
+
+def test_wrong_types_are_errors_with_their_paths(books):
+    doc = sketch(number="four", title=["x"])
+    doc["strands"]["basics"]["target"] = "eleven"
+    doc["strands"]["basics"]["items"][0]["published"] = "yes"
+    errors = refused(doc)
+    assert "number: expected a whole number, got text ('four')" in errors
+    assert "title: expected text, got a list" in errors
+    assert "strands.basics.target: expected a whole number, got text ('eleven')" in errors
+    assert "strands.basics.items[0].published: expected true or false, got text ('yes')" in errors
+
+
+def test_an_apparatus_code_that_does_not_exist_is_an_error(books):
+    assert refused(sketch(apparatus=["0.LA.01", "0.XX.99"])) == [
+        "apparatus[1]: no Book 0 entry 0.XX.99 exists"
+    ]
+
+
+def test_a_duplicate_problem_key_is_an_error(books):
+    doc = sketch()
+    doc["problems"].append(problem("p2"))
+    assert refused(doc) == ["problems[3].key: problem key p2 appears twice"]
+
+
+def test_a_malformed_matrix_is_an_error_naming_the_input(books):
+    doc = sketch()
+    doc["problems"][1]["inputs"]["scores"] = [[1.0, 2.0], [3.0]]
+    errors = refused(doc)
+    assert len(errors) == 1 and errors[0].startswith("problems[1].inputs.scores: ")
+
+
+def test_a_wrong_shape_names_what_was_expected(books):
+    doc = sketch(problems=[{
+        **problem("p1", "worked"),
+        "operation": "multi_head_attention",
+        "inputs": {"x": [[1, 0, 1, 0]], "w_q": [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]],
+                   "w_k": [[1, 0, 0, 0]] * 4, "w_v": [[1, 0, 0, 0]] * 4,
+                   "w_o": [[1, 0, 0, 0]] * 4, "heads": 2},
+    }])
+    assert "problems[0].inputs.w_q: expected 4x4 matrix, got 4x3" in refused(doc)
+
+
+def test_a_mathematics_target_off_the_ladder_is_an_error(books):
+    doc = sketch()
+    doc["strands"]["mathematics"] = {"target": 7}
+    assert refused(doc) == [
+        "strands.mathematics.target: at M1 the mathematics target is 3 (1 worked + 2 exercises),"
+        " got 7"
+    ]
+
+
+def test_state_published_is_reached_only_by_publishing(books):
+    assert refused(sketch(state="published")) == [
+        "state: expected one of draft, in_progress, got text ('published') "
+        "(published is reached only by publishing)"
+    ]
+
+
+def test_a_figure_with_a_script_is_refused(books):
+    doc = sketch(figures=[{"label": "1", "caption": "c", "alt": "a", "svg":
+                           '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script>'
+                           '<rect onclick="x()" width="1" height="1"/></svg>'}])
+    assert refused(doc) == [
+        "figures[0].svg: <script> is not allowed in a figure",
+        "figures[0].svg: <rect onclick> is not allowed (no event handlers or styles)",
+    ]
+
+
+def test_yaml_that_does_not_parse_says_where(books):
+    assert refused("code: II.7\ntitle: [unclosed\n")[0].startswith("line 3, column 1: not valid")
+
+
+def test_a_bad_file_writes_nothing_even_when_its_chapter_exists(books):
+    import_text(yaml.safe_dump(sketch(), sort_keys=False))
+    before = (Problem.objects.count(), StrandItem.objects.count())
+    doc = sketch(title="Changed")
+    doc["problems"][0]["kind"] = "lecture"
+    assert refused(doc) == ["problems[0].kind: expected worked or exercise, got text ('lecture')"]
+    assert Chapter.objects.get(code="II.7").title == "A Sketch"
+    assert (Problem.objects.count(), StrandItem.objects.count()) == before
+
+
+def test_every_error_is_reported_not_just_the_first(books):
+    doc = sketch(maturity="M9", spine="poetry", apparatus=["0.ZZ.01"])
+    doc["problems"][0]["kind"] = "quiz"
+    doc["problems"][1]["solution"]["answer"] = "half"
+    assert len(refused(doc)) >= 5
+
+
+def test_import_command_refuses_a_bad_file_and_imports_the_good_one(books, tmp_path, capsys):
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(yaml.safe_dump(sketch(), sort_keys=False))
+    bad.write_text(yaml.safe_dump(sketch(code="II.8", number=8, colour="red"), sort_keys=False))
+    with pytest.raises(CommandError, match="1 of 2 files refused"):
+        call_command("import_chapter", str(good), str(bad))
+    captured = capsys.readouterr()
+    assert f"{good}: created II.7" in captured.out
+    assert f"{bad}: refused, nothing written (1 errors):\n  colour: unknown key" in captured.err
+    assert not Chapter.objects.filter(code="II.8").exists()
+
+
+def test_dry_run_writes_nothing(books, tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(sketch(), sort_keys=False))
+    call_command("import_chapter", str(path), "--dry-run")
+    assert "would import II.7" in capsys.readouterr().out
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_chapter_can_come_with_its_book_in_one_import(db, tmp_path):
+    book = tmp_path / "book.yaml"
+    book.write_text("numeral: II\ntitle: Attention\nslug: attention\n")
+    chapter = tmp_path / "c.yaml"
+    chapter.write_text(yaml.safe_dump(sketch(), sort_keys=False))
+    call_command("import_chapter", str(chapter), str(book))
+    assert Chapter.objects.get(code="II.7").book.title == "Attention"
+
+
+def test_a_missing_file_is_a_clear_error(db, capsys):
+    with pytest.raises(CommandError):
+        call_command("import_chapter", str(Path("/nonexistent/x.yaml")))
+    assert "/nonexistent/x.yaml: cannot read" in capsys.readouterr().err
+
+
+def test_yaml_exponent_floats_are_numbers(books):
+    doc = yaml.safe_dump(sketch(), sort_keys=False).replace("rtol: 1.0e-06", "rtol: 1e-6")
+    import_text(doc)
+    assert Problem.objects.get(key="p1").rtol == 1e-6
