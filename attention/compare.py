@@ -1,0 +1,122 @@
+"""Tolerance comparison of a computed value with an expected answer from a chapter file."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention.errors import EngineInputError, InputProblem
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Outcome of ``compare``: ``ok`` plus the worst absolute and relative errors seen."""
+
+    ok: bool
+    max_abs_error: float
+    max_rel_error: float
+    message: str = ""
+
+
+def _numeric(expected: object, path: str) -> np.ndarray:
+    """The expected answer as a float array; anything non-numeric (or ragged) is refused."""
+
+    def bad(found: object) -> EngineInputError:
+        return EngineInputError(
+            [InputProblem(path, f"must be a number or a list of numbers, found {found!r}")]
+        )
+
+    def walk(node: object) -> None:
+        if isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+        elif isinstance(node, np.ndarray):
+            if node.dtype.kind not in "iuf":
+                raise bad(node.dtype)
+        elif isinstance(node, (bool, np.bool_)) or not isinstance(
+            node, (int, float, np.integer, np.floating)
+        ):
+            raise bad(node)
+
+    walk(expected)
+    try:
+        arr = np.asarray(expected, dtype=np.float64)
+    except ValueError as exc:
+        raise EngineInputError(
+            [InputProblem(path, "is ragged: its rows have different lengths")]
+        ) from exc
+    if not np.all(np.isfinite(arr)):
+        raise EngineInputError([InputProblem(path, "must be finite")])
+    return arr
+
+
+def _compare_arrays(
+    value: object, expected: np.ndarray, rtol: float, atol: float, label: str
+) -> Comparison:
+    prefix = f"{label}: " if label else ""
+    try:
+        got = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return Comparison(False, math.inf, math.inf, f"{prefix}value is not numeric")
+    if got.shape != expected.shape:
+        return Comparison(
+            False, math.inf, math.inf, f"{prefix}expected shape {expected.shape}, got {got.shape}"
+        )
+    if got.size == 0:
+        return Comparison(True, 0.0, 0.0, "")
+    if not np.all(np.isfinite(got)):
+        return Comparison(False, math.inf, math.inf, f"{prefix}value contains NaN or infinity")
+    diff = np.abs(got - expected)
+    nonzero = expected != 0
+    rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
+    ok = bool(np.all(diff <= atol + rtol * np.abs(expected)))
+    worst = float(diff.max())
+    return Comparison(
+        ok,
+        worst,
+        rel,
+        "" if ok else f"{prefix}differs by up to {worst:.3g} (rtol={rtol}, atol={atol})",
+    )
+
+
+def compare(value: object, expected: object, rtol: float = 1e-6, atol: float = 1e-9) -> Comparison:
+    """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
+
+    ``ok`` iff shapes match and every ``|v - e| <= atol + rtol * |e|`` (numpy.isclose semantics);
+    mappings are compared key by key and a missing or extra key is a mismatch. The relative error
+    is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when there are none).
+    """
+    if isinstance(expected, Mapping):
+        wanted = {str(k): _numeric(v, f"answer.{k}") for k, v in expected.items()}
+        if not isinstance(value, Mapping):
+            return Comparison(
+                False,
+                math.inf,
+                math.inf,
+                f"expected a mapping with keys {sorted(wanted)}, got a non-mapping value",
+            )
+        got = {str(k): v for k, v in value.items()}
+        messages = []
+        missing = sorted(set(wanted) - set(got))
+        extra = sorted(set(got) - set(wanted))
+        if missing:
+            messages.append(f"missing keys: {', '.join(missing)}")
+        if extra:
+            messages.append(f"unexpected keys: {', '.join(extra)}")
+        ok = not missing and not extra
+        worst_abs = math.inf if not ok else 0.0
+        worst_rel = math.inf if not ok else 0.0
+        for key in sorted(set(wanted) & set(got)):
+            part = _compare_arrays(got[key], wanted[key], rtol, atol, key)
+            ok &= part.ok
+            worst_abs = max(worst_abs, part.max_abs_error)
+            worst_rel = max(worst_rel, part.max_rel_error)
+            if part.message:
+                messages.append(part.message)
+        return Comparison(ok, worst_abs, worst_rel, "; ".join(messages))
+    if isinstance(value, Mapping):
+        return Comparison(False, math.inf, math.inf, "expected a number or array, got a mapping")
+    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "")

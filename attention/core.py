@@ -1,0 +1,280 @@
+"""Scaled dot-product and multi-head attention, vectorised over batch and heads.
+
+Queries are processed in blocks so the score matrix of one block stays small; under ``causal``
+a block only scores keys up to its own end, skipping the masked upper triangle entirely.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attention.errors import fail
+from attention.softmax import as_bool_mask, as_float_array, softmax_rows_inplace
+
+QUERY_BLOCK = 256
+"""Queries per block: large enough for efficient matmuls, small enough to stay cache-friendly."""
+
+
+def _result_dtype(*arrays: np.ndarray) -> np.dtype:
+    """float32 only when every operand is float32; anything else computes in float64."""
+    return np.result_type(*arrays)
+
+
+def _require_finite(name: str, arr: np.ndarray) -> None:
+    if not np.all(np.isfinite(arr)):
+        raise fail(name, "must be finite (no NaN or infinity)")
+
+
+def _check_rows_nonempty(mask: np.ndarray | None, causal: bool, rows: int, cols: int) -> None:
+    """Raise if any query row would have nothing to attend to (softmax would be undefined)."""
+    if mask is None:
+        if cols == 0:
+            raise fail("inputs.k", "there are no keys to attend to")
+        return
+    allowed = mask
+    if causal:
+        allowed = allowed & np.tri(rows, cols, dtype=bool)
+    empty = ~allowed.any(axis=-1)
+    if empty.any():
+        where = [int(i) for i in np.argwhere(empty)[0]]
+        suffix = (
+            ""
+            if len(where) == 1
+            else f" of batch {tuple(where[:-1]) if len(where) > 2 else where[0]}"
+        )
+        why = "mask and causal together allow" if causal else "mask allows"
+        raise fail(
+            "inputs.mask",
+            f"query row {where[-1]}{suffix} has nothing to attend to: the {why} no key",
+        )
+
+
+def attend(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: np.ndarray | None,
+    causal: bool,
+    block: int = QUERY_BLOCK,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Core kernel: ``softmax(q @ k^T, masked) @ v`` with ``q`` already scaled.
+
+    Shapes ``(..., T, dk)``, ``(..., S, dk)``, ``(..., S, dv)``; ``mask`` broadcastable to
+    ``(..., T, S)`` and already validated so that no row is empty. Weights are written straight
+    into the returned array and normalised in place to avoid extra passes over memory.
+    """
+    rows, cols = q.shape[-2], k.shape[-2]
+    lead = np.broadcast_shapes(
+        q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2]
+    )
+    dtype = _result_dtype(q, k, v)
+    alloc = np.zeros if causal else np.empty
+    weights = alloc(lead + (rows, cols), dtype=dtype)
+    out = np.empty(lead + (rows, v.shape[-1]), dtype=dtype)
+    q = np.broadcast_to(q, lead + q.shape[-2:])
+    # a contiguous k^T: BLAS is several times faster on it than on a transposed view
+    k_t = np.ascontiguousarray(np.swapaxes(np.broadcast_to(k, lead + k.shape[-2:]), -1, -2))
+    v = np.broadcast_to(v, lead + v.shape[-2:])
+    for start in range(0, rows, block):
+        stop = min(rows, start + block)
+        width = min(cols, stop) if causal else cols
+        scores = weights[..., start:stop, :width]
+        np.matmul(q[..., start:stop, :], k_t[..., :width], out=scores)
+        if causal and start < width:
+            # only the diagonal band of this block can contain keys later than the query
+            future = np.arange(start, width)[None, :] > np.arange(start, stop)[:, None]
+            np.copyto(scores[..., start:width], -np.inf, where=future)
+        if mask is not None:
+            np.copyto(scores, -np.inf, where=~mask[..., start:stop, :width])
+        softmax_rows_inplace(scores)
+        np.matmul(scores, v[..., :width, :], out=out[..., start:stop, :])
+    return out, weights
+
+
+def scaled_dot_product_attention(
+    q: object,
+    k: object,
+    v: object,
+    mask: object | None = None,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``softmax(q k^T / sqrt(d_k)) v`` with optional boolean mask (True = may attend).
+
+    ``q`` is ``(..., T, dk)``, ``k`` ``(..., S, dk)``, ``v`` ``(..., S, dv)``; leading batch
+    dimensions broadcast. ``causal`` lets query ``t`` see keys ``<= t`` and is ANDed with
+    ``mask``. Returns ``(out (..., T, dv), weights (..., T, S))``.
+    """
+    q_arr = as_float_array("inputs.q", q)
+    k_arr = as_float_array("inputs.k", k)
+    v_arr = as_float_array("inputs.v", v)
+    for name, arr in (("inputs.q", q_arr), ("inputs.k", k_arr), ("inputs.v", v_arr)):
+        if arr.ndim < 2:
+            raise fail(name, f"must be a matrix (at least 2 axes), got shape {arr.shape}")
+        _require_finite(name, arr)
+    if q_arr.shape[-1] != k_arr.shape[-1]:
+        raise fail(
+            "inputs.k", f"key width {k_arr.shape[-1]} differs from query width {q_arr.shape[-1]}"
+        )
+    if k_arr.shape[-2] != v_arr.shape[-2]:
+        raise fail("inputs.v", f"has {v_arr.shape[-2]} rows but k has {k_arr.shape[-2]}")
+    if not isinstance(causal, (bool, np.bool_)):
+        raise fail("inputs.causal", f"must be a boolean, got {causal!r}")
+    rows, cols = q_arr.shape[-2], k_arr.shape[-2]
+    try:
+        lead = np.broadcast_shapes(q_arr.shape[:-2], k_arr.shape[:-2], v_arr.shape[:-2])
+    except ValueError as exc:
+        raise fail("inputs", f"batch dimensions do not broadcast: {exc}") from exc
+    mask_arr = None
+    if mask is not None:
+        mask_arr = as_bool_mask("inputs.mask", mask)
+        try:
+            np.broadcast_shapes(mask_arr.shape, lead + (rows, cols))
+            if mask_arr.ndim < 2 or mask_arr.shape[-2:] != (rows, cols):
+                raise ValueError
+        except ValueError as exc:
+            raise fail(
+                "inputs.mask", f"expected {rows}x{cols} matrix, got shape {mask_arr.shape}"
+            ) from exc
+    _check_rows_nonempty(mask_arr, bool(causal), rows, cols)
+    dtype = _result_dtype(q_arr, k_arr, v_arr)
+    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1.0)
+    q_scaled = q_arr.astype(dtype) * scale
+    return attend(
+        q_scaled,
+        k_arr.astype(dtype, copy=False),
+        v_arr.astype(dtype, copy=False),
+        mask_arr,
+        bool(causal),
+    )
+
+
+def _validate_heads(heads: object, width: int) -> int:
+    if isinstance(heads, (bool, np.bool_)) or not isinstance(heads, (int, np.integer)):
+        raise fail("inputs.heads", f"must be a positive integer, got {heads!r}")
+    if heads < 1:
+        raise fail("inputs.heads", f"must be a positive integer, got {heads}")
+    if width % heads:
+        raise fail("inputs.heads", f"width {width} is not divisible by {heads} heads")
+    return int(heads)
+
+
+def _prepare_x(x: object) -> np.ndarray:
+    x_arr = as_float_array("inputs.x", x)
+    if x_arr.ndim not in (2, 3):
+        raise fail("inputs.x", f"must be (T, d) or (B, T, d), got shape {x_arr.shape}")
+    _require_finite("inputs.x", x_arr)
+    return x_arr
+
+
+def _prepare_weight(name: str, w: object, rows: int, cols: int) -> np.ndarray:
+    arr = as_float_array(f"inputs.{name}", w)
+    if arr.shape != (rows, cols):
+        got = "x".join(str(n) for n in arr.shape) if arr.ndim else "a scalar"
+        raise fail(f"inputs.{name}", f"expected {rows}x{cols} matrix, got {got}")
+    _require_finite(f"inputs.{name}", arr)
+    return arr
+
+
+def _prepare_mask(
+    mask: object | None, batched: bool, batch: int, seq: int, causal: object
+) -> np.ndarray | None:
+    """Return the mask as (B or 1, 1, T, T) so it broadcasts across heads."""
+    if not isinstance(causal, (bool, np.bool_)):
+        raise fail("inputs.causal", f"must be a boolean, got {causal!r}")
+    if mask is None:
+        return None
+    arr = as_bool_mask("inputs.mask", mask)
+    ok = arr.shape == (seq, seq) or (batched and arr.shape == (batch, seq, seq))
+    if not ok:
+        want = f"{seq}x{seq} matrix" + (f" or {batch}x{seq}x{seq} array" if batched else "")
+        raise fail(
+            "inputs.mask", f"expected {want}, got {'x'.join(map(str, arr.shape)) or 'a scalar'}"
+        )
+    _check_rows_nonempty(arr, bool(causal), seq, seq)
+    return arr.reshape((-1, 1, seq, seq))
+
+
+def _split_heads(proj: np.ndarray, heads: int) -> np.ndarray:
+    """(B, T, d) -> contiguous (B, h, T, d/h): head i is column slice [i*d/h, (i+1)*d/h)."""
+    b, t, d = proj.shape
+    return np.ascontiguousarray(proj.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3))
+
+
+def multi_head_attention(
+    x: object,
+    w_q: object,
+    w_k: object,
+    w_v: object,
+    w_o: object,
+    heads: int,
+    mask: object | None = None,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Multi-head self-attention of ``x`` (T, d) or (B, T, d); weights (d, d) applied as ``x @ w``.
+
+    Head ``i`` uses columns ``[i*d/h, (i+1)*d/h)`` of each projection; head outputs are
+    concatenated in order and mixed by ``w_o``. Returns ``(out, weights)`` with weights of shape
+    (h, T, T), or (B, h, T, T) for batched ``x``. All heads run in one batched matmul.
+    """
+    x_arr = _prepare_x(x)
+    batched = x_arr.ndim == 3
+    x3 = x_arr if batched else x_arr[None]
+    batch, seq, width = x3.shape
+    ws = [
+        _prepare_weight(n, w, width, width)
+        for n, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o))
+    ]
+    h = _validate_heads(heads, width)
+    mask_arr = _prepare_mask(mask, batched, batch, seq, causal)
+    if seq == 0:
+        raise fail("inputs.x", "must contain at least one token")
+    dtype = _result_dtype(x3, *ws)
+    x3 = x3.astype(dtype, copy=False)
+    w_q_a, w_k_a, w_v_a, w_o_a = (w.astype(dtype, copy=False) for w in ws)
+    dk = width // h
+    # fold 1/sqrt(dk) into the query weights: T*d multiplies instead of h*T*T
+    w_qkv = np.concatenate([w_q_a * dtype.type(1.0 / math.sqrt(dk)), w_k_a, w_v_a], axis=1)
+    qkv = x3 @ w_qkv
+    q = _split_heads(qkv[..., :width], h)
+    k = _split_heads(qkv[..., width : 2 * width], h)
+    v = _split_heads(qkv[..., 2 * width :], h)
+    head_out, weights = attend(q, k, v, mask_arr, bool(causal))
+    concat = head_out.transpose(0, 2, 1, 3).reshape(batch, seq, width)
+    out = concat @ w_o_a
+    if not batched:
+        return out[0], weights[0]
+    return out, weights
+
+
+def attention_head(
+    x: object,
+    w_q: object,
+    w_k: object,
+    w_v: object,
+    heads: int,
+    head: int,
+    mask: object | None = None,
+    causal: bool = False,
+) -> dict[str, np.ndarray]:
+    """One head of multi-head attention, for teaching: its q, k, v slices, weights and output."""
+    x_arr = _prepare_x(x)
+    width = x_arr.shape[-1]
+    ws = [
+        _prepare_weight(n, w, width, width) for n, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v))
+    ]
+    h = _validate_heads(heads, width)
+    if (
+        isinstance(head, (bool, np.bool_))
+        or not isinstance(head, (int, np.integer))
+        or not 0 <= head < h
+    ):
+        raise fail("inputs.head", f"must be an integer head index in 0..{h - 1}, got {head!r}")
+    dk = width // h
+    cols = slice(head * dk, (head + 1) * dk)
+    dtype = _result_dtype(x_arr, *ws)
+    x_arr = x_arr.astype(dtype, copy=False)
+    q, k, v = (x_arr @ w.astype(dtype, copy=False)[:, cols] for w in ws)
+    out, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+    return {"out": out, "weights": weights, "q": q, "k": k, "v": v}
