@@ -36,9 +36,24 @@ from .svg import svg_errors
 from .verification import verdict_request
 
 CHAPTER_KEYS = (
-    "code", "book", "number", "title", "author", "thesis", "summary", "maturity", "spine",
-    "state", "before_you_start", "problem_statement", "strands", "figures", "apparatus",
-    "notation", "propositions", "problems",
+    "code",
+    "book",
+    "number",
+    "title",
+    "author",
+    "thesis",
+    "summary",
+    "maturity",
+    "spine",
+    "state",
+    "before_you_start",
+    "problem_statement",
+    "strands",
+    "figures",
+    "apparatus",
+    "notation",
+    "propositions",
+    "problems",
 )
 REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
@@ -78,9 +93,14 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 
 
 def _represent_list(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
-    flow = all(isinstance(v, int | float | list) and not isinstance(v, bool) or
-               isinstance(v, bool) for v in value) and value != [] and not any(
-        isinstance(v, dict) for v in value)
+    flow = (
+        all(
+            isinstance(v, int | float | list) and not isinstance(v, bool) or isinstance(v, bool)
+            for v in value
+        )
+        and value != []
+        and not any(isinstance(v, dict) for v in value)
+    )
     return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
 
 
@@ -99,9 +119,7 @@ def load_yaml(text: str) -> Any:
 
 
 def dump_yaml(document: Any) -> str:
-    return yaml.dump(
-        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
-    )
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 # ---------------------------------------------------------------- validation
@@ -114,22 +132,33 @@ class _Checker:
     def error(self, path: str, message: str) -> None:
         self.errors.append(f"{path}: {message}")
 
-    def mapping(self, value: Any, path: str, allowed: tuple[str, ...],
-                required: tuple[str, ...] = ()) -> dict:
+    def mapping(
+        self, value: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()
+    ) -> dict:
         if not isinstance(value, dict):
             self.error(path, f"expected a mapping, got {_kind(value)}")
             return {}
         for key in value:
             if key not in allowed:
-                self.error(f"{path}.{key}" if path else str(key),
-                           f"unknown key (allowed: {', '.join(allowed)})")
+                self.error(
+                    f"{path}.{key}" if path else str(key),
+                    f"unknown key (allowed: {', '.join(allowed)})",
+                )
         for key in required:
             if key not in value:
                 self.error(f"{path}.{key}" if path else key, "is required")
         return value
 
-    def text(self, holder: dict, key: str, path: str, *, required: bool = False,
-             markdown: bool = False, nullable: bool = False) -> str | None:
+    def text(
+        self,
+        holder: dict,
+        key: str,
+        path: str,
+        *,
+        required: bool = False,
+        markdown: bool = False,
+        nullable: bool = False,
+    ) -> str | None:
         value = holder.get(key)
         where = f"{path}.{key}" if path else key
         if value is None:
@@ -148,8 +177,9 @@ class _Checker:
                 self.error(where, problem)
         return value
 
-    def integer(self, holder: dict, key: str, path: str, *, default: int = 0,
-                minimum: int = 0) -> int:
+    def integer(
+        self, holder: dict, key: str, path: str, *, default: int = 0, minimum: int = 0
+    ) -> int:
         value = holder.get(key, default)
         where = f"{path}.{key}" if path else key
         if isinstance(value, bool) or not isinstance(value, int):
@@ -198,8 +228,9 @@ def _numeral(value: Any) -> str:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-def validate_chapter(document: Any, *, known_books: set[str], known_entries: set[str],
-                     released: bool = False) -> dict:
+def validate_chapter(
+    document: Any, *, known_books: set[str], known_entries: set[str], released: bool = False
+) -> dict:
     """Check a chapter document; return it cleaned, or raise ChapterFileError with every error."""
     c = _Checker()
     doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
@@ -268,20 +299,25 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
         if kind == MATHEMATICS:
             level = LEVELS.get(maturity)
             if level and target != level.problems:
-                c.error(f"{path}.target", f"at {level.code} the mathematics target is "
-                        f"{level.problems} ({level.worked} worked + {level.exercises} exercises),"
-                        f" got {target}")
+                c.error(
+                    f"{path}.target",
+                    f"at {level.code} the mathematics target is "
+                    f"{level.problems} ({level.worked} worked + {level.exercises} exercises),"
+                    f" got {target}",
+                )
             clean[kind] = {"target": target}
             continue
         items = []
         for i, raw in enumerate(c.sequence(strand, "items", path)):
             ipath = f"{path}.items[{i}]"
             item = c.mapping(raw, ipath, ("title", "body", "published"), ("title",))
-            items.append({
-                "title": c.text(item, "title", ipath, required=True),
-                "body": c.text(item, "body", ipath, markdown=True),
-                "published": c.boolean(item, "published", ipath),
-            })
+            items.append(
+                {
+                    "title": c.text(item, "title", ipath, required=True),
+                    "body": c.text(item, "body", ipath, markdown=True),
+                    "published": c.boolean(item, "published", ipath),
+                }
+            )
         clean[kind] = {"target": target, "items": items}
     return clean
 
@@ -290,23 +326,26 @@ def _figures(c: _Checker, doc: dict) -> list:
     figures, labels = [], set()
     for i, raw in enumerate(c.sequence(doc, "figures", "")):
         path = f"figures[{i}]"
-        figure = c.mapping(raw, path, ("label", "caption", "alt", "svg"),
-                           ("label", "caption", "alt", "svg"))
+        figure = c.mapping(
+            raw, path, ("label", "caption", "alt", "svg"), ("label", "caption", "alt", "svg")
+        )
         label = _numeral(figure.get("label"))
         if not isinstance(label, str) or not label.strip():
-            c.error(f"{path}.label", f"expected a label such as \"4\", got {_kind(label)}")
+            c.error(f"{path}.label", f'expected a label such as "4", got {_kind(label)}')
         elif label in labels:
             c.error(f"{path}.label", f"figure {label} appears twice")
         labels.add(label)
         svg = c.text(figure, "svg", path, required=True)
         for problem in svg_errors(svg or ""):
             c.error(f"{path}.svg", problem)
-        figures.append({
-            "label": label,
-            "caption": c.text(figure, "caption", path, required=True, markdown=True),
-            "alt": c.text(figure, "alt", path, required=True),
-            "svg": svg,
-        })
+        figures.append(
+            {
+                "label": label,
+                "caption": c.text(figure, "caption", path, required=True, markdown=True),
+                "alt": c.text(figure, "alt", path, required=True),
+                "svg": svg,
+            }
+        )
     return figures
 
 
@@ -331,10 +370,12 @@ def _notation(c: _Checker, doc: dict) -> list:
     for i, raw in enumerate(c.sequence(doc, "notation", "")):
         path = f"notation[{i}]"
         row = c.mapping(raw, path, ("symbol", "meaning"), ("symbol", "meaning"))
-        rows.append({
-            "symbol": c.text(row, "symbol", path, required=True),
-            "meaning": c.text(row, "meaning", path, required=True, markdown=True),
-        })
+        rows.append(
+            {
+                "symbol": c.text(row, "symbol", path, required=True),
+                "meaning": c.text(row, "meaning", path, required=True, markdown=True),
+            }
+        )
     return rows
 
 
@@ -352,24 +393,36 @@ def _propositions(c: _Checker, doc: dict) -> list:
         published = c.boolean(prop, "proof_published", path)
         if published and not (proof or "").strip():
             c.error(f"{path}.proof_published", "a proof can be published only once written")
-        props.append({
-            "number": number,
-            "title": c.text(prop, "title", path, required=True, markdown=True),
-            "statement": c.text(prop, "statement", path, required=True, markdown=True),
-            "proof": proof,
-            "proof_published": published,
-        })
+        props.append(
+            {
+                "number": number,
+                "title": c.text(prop, "title", path, required=True, markdown=True),
+                "statement": c.text(prop, "statement", path, required=True, markdown=True),
+                "proof": proof,
+                "proof_published": published,
+            }
+        )
     return props
 
 
 def _problems(c: _Checker, doc: dict) -> list:
     problems, keys_seen = [], set()
-    keys = ("key", "kind", "variant", "statement", "operation", "inputs", "ask", "tolerance",
-            "solution")
+    keys = (
+        "key",
+        "kind",
+        "variant",
+        "statement",
+        "operation",
+        "inputs",
+        "ask",
+        "tolerance",
+        "solution",
+    )
     for i, raw in enumerate(c.sequence(doc, "problems", "")):
         path = f"problems[{i}]"
-        prob = c.mapping(raw, path, keys, ("key", "kind", "variant", "statement", "operation",
-                                          "inputs", "ask"))
+        prob = c.mapping(
+            raw, path, keys, ("key", "kind", "variant", "statement", "operation", "inputs", "ask")
+        )
         key = prob.get("key")
         if not isinstance(key, str) or not re.match(SLUG_RE, key):
             c.error(f"{path}.key", f"expected a short key such as p1, got {_kind(key)}")
@@ -381,24 +434,27 @@ def _problems(c: _Checker, doc: dict) -> list:
             c.error(f"{path}.kind", f"expected worked or exercise, got {_kind(kind)}")
         variant = prob.get("variant")
         if not isinstance(variant, str) or not re.match(SLUG_RE, variant):
-            c.error(f"{path}.variant", f"expected a short name such as mha-output, got "
-                                       f"{_kind(variant)}")
+            c.error(
+                f"{path}.variant", f"expected a short name such as mha-output, got {_kind(variant)}"
+            )
         operation, inputs, ask = prob.get("operation"), prob.get("inputs"), prob.get("ask")
         if "operation" in prob and "inputs" in prob and "ask" in prob:
             for problem in attention.check(operation, inputs, ask):
                 c.error(f"{path}.{problem.path}", problem.message)
         tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
-        problems.append({
-            "key": key,
-            "kind": kind,
-            "variant": variant,
-            "statement": c.text(prob, "statement", path, required=True, markdown=True),
-            "operation": operation,
-            "inputs": inputs,
-            "ask": ask,
-            "tolerance": tolerance,
-            "solution": _solution(c, prob, path),
-        })
+        problems.append(
+            {
+                "key": key,
+                "kind": kind,
+                "variant": variant,
+                "statement": c.text(prob, "statement", path, required=True, markdown=True),
+                "operation": operation,
+                "inputs": inputs,
+                "ask": ask,
+                "tolerance": tolerance,
+                "solution": _solution(c, prob, path),
+            }
+        )
     return problems
 
 
@@ -434,8 +490,10 @@ def validate_book(document: Any, path: str = "") -> dict:
     book = c.mapping(document, path, BOOK_KEYS, ("numeral", "title", "slug"))
     numeral = _numeral(book.get("numeral"))
     if not isinstance(numeral, str) or not re.match(NUMERAL_RE, numeral):
-        c.error(f"{path}.numeral" if path else "numeral",
-                f'expected a roman numeral or "0", got {_kind(numeral)}')
+        c.error(
+            f"{path}.numeral" if path else "numeral",
+            f'expected a roman numeral or "0", got {_kind(numeral)}',
+        )
     slug = book.get("slug")
     if not isinstance(slug, str) or not re.match(SLUG_RE, slug):
         c.error(f"{path}.slug" if path else "slug", f"expected a slug, got {_kind(slug)}")
@@ -491,8 +549,9 @@ def books_import(*, document: Any, dry_run: bool = False) -> ImportResult:
     return ImportResult("books", ", ".join(f"Book {b['numeral']}" for b in books), created)
 
 
-def chapter_import(*, document: Any, dry_run: bool = False,
-                   expected_code: str | None = None) -> ImportResult:
+def chapter_import(
+    *, document: Any, dry_run: bool = False, expected_code: str | None = None
+) -> ImportResult:
     """Create or update the working copy of one chapter from a document; all or nothing."""
     code = document.get("code") if isinstance(document, dict) else None
     if expected_code is not None and code != expected_code:
@@ -501,8 +560,9 @@ def chapter_import(*, document: Any, dry_run: bool = False,
     clean = validate_chapter(
         document,
         known_books=set(Book.objects.values_list("numeral", flat=True)),
-        known_entries=set(Chapter.objects.filter(code__startswith="0.")
-                          .values_list("code", flat=True)),
+        known_entries=set(
+            Chapter.objects.filter(code__startswith="0.").values_list("code", flat=True)
+        ),
         released=bool(existing and existing.releases.exists()),
     )
     with transaction.atomic():
@@ -515,22 +575,41 @@ def chapter_import(*, document: Any, dry_run: bool = False,
 def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
     if existing is not None:
         chapter_lock(chapter_id=existing.pk)
-    fields = {k: clean[k] for k in ("number", "title", "author", "thesis", "summary",
-                                    "maturity", "spine", "state", "before_you_start",
-                                    "problem_statement")}
-    fields.update({f"{kind}_target": clean["strands"][kind]["target"]
-                   for kind in STRAND_CODES if kind != MATHEMATICS})
+    fields = {
+        k: clean[k]
+        for k in (
+            "number",
+            "title",
+            "author",
+            "thesis",
+            "summary",
+            "maturity",
+            "spine",
+            "state",
+            "before_you_start",
+            "problem_statement",
+        )
+    }
+    fields.update(
+        {
+            f"{kind}_target": clean["strands"][kind]["target"]
+            for kind in STRAND_CODES
+            if kind != MATHEMATICS
+        }
+    )
     fields["book"] = Book.objects.get(numeral=clean["book"])
     chapter, _ = Chapter.objects.update_or_create(code=clean["code"], defaults=fields)
     chapter.strand_items.all().delete()
     StrandItem.objects.bulk_create(
         StrandItem(chapter=chapter, strand=kind, position=i, **item)
-        for kind in STRAND_CODES if kind != MATHEMATICS
+        for kind in STRAND_CODES
+        if kind != MATHEMATICS
         for i, item in enumerate(clean["strands"][kind]["items"])
     )
     chapter.figures.all().delete()
-    Figure.objects.bulk_create(Figure(chapter=chapter, position=i, **f)
-                               for i, f in enumerate(clean["figures"]))
+    Figure.objects.bulk_create(
+        Figure(chapter=chapter, position=i, **f) for i, f in enumerate(clean["figures"])
+    )
     chapter.apparatus_links.all().delete()
     entries = Chapter.objects.in_bulk(clean["apparatus"], field_name="code")
     ApparatusLink.objects.bulk_create(
@@ -538,11 +617,13 @@ def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
         for i, code in enumerate(clean["apparatus"])
     )
     chapter.notation.all().delete()
-    Notation.objects.bulk_create(Notation(chapter=chapter, position=i, **row)
-                                 for i, row in enumerate(clean["notation"]))
+    Notation.objects.bulk_create(
+        Notation(chapter=chapter, position=i, **row) for i, row in enumerate(clean["notation"])
+    )
     chapter.propositions.all().delete()
-    Proposition.objects.bulk_create(Proposition(chapter=chapter, **p)
-                                    for p in clean["propositions"])
+    Proposition.objects.bulk_create(
+        Proposition(chapter=chapter, **p) for p in clean["propositions"]
+    )
     return chapter
 
 
@@ -555,18 +636,21 @@ def _write_problems(chapter: Chapter, problems: list[dict]) -> int:
             chapter=chapter,
             key=clean["key"],
             defaults={
-                "kind": clean["kind"], "variant": clean["variant"],
-                "statement": clean["statement"], "operation": clean["operation"],
-                "inputs": clean["inputs"], "ask": clean["ask"],
-                "rtol": clean["tolerance"]["rtol"], "atol": clean["tolerance"]["atol"],
+                "kind": clean["kind"],
+                "variant": clean["variant"],
+                "statement": clean["statement"],
+                "operation": clean["operation"],
+                "inputs": clean["inputs"],
+                "ask": clean["ask"],
+                "rtol": clean["tolerance"]["rtol"],
+                "atol": clean["tolerance"]["atol"],
                 "position": position,
             },
         )
         if clean["solution"] is None:
             Solution.objects.filter(problem=problem).delete()
             continue
-        solution, _ = Solution.objects.update_or_create(problem=problem,
-                                                        defaults=clean["solution"])
+        solution, _ = Solution.objects.update_or_create(problem=problem, defaults=clean["solution"])
         enqueued += verdict_request(solution=solution)
     return enqueued
 

@@ -84,7 +84,9 @@ def chapter_counts(chapter: Chapter) -> ChapterCounts:
     done = {**published_items, MATHEMATICS: len(counted)}
     done["theory"] = done.get("theory", 0) + proofs
     strands = tuple(
-        StrandCount(kind.code, kind.description, done.get(kind.code, 0), strand_target(chapter, kind.code))
+        StrandCount(
+            kind.code, kind.description, done.get(kind.code, 0), strand_target(chapter, kind.code)
+        )
         for kind in STRANDS
     )
     return ChapterCounts(

@@ -71,8 +71,10 @@ def publish_reasons(chapter: Chapter) -> list[str]:
         else:
             state = verdict_state(solution)
             if state != "verified":
-                reasons.append(f"problem {problem.key}: its answer is not verified ({state}"
-                               f"{_detail(solution) if state in ('mismatch', 'error') else ''})")
+                reasons.append(
+                    f"problem {problem.key}: its answer is not verified ({state}"
+                    f"{_detail(solution) if state in ('mismatch', 'error') else ''})"
+                )
     return reasons
 
 

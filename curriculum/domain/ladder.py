@@ -49,7 +49,9 @@ STRAND_CHOICES = [(kind.code, kind.code) for kind in STRANDS]
 MATHEMATICS = "mathematics"
 
 SPINE_SENTENCES = {
-    "basics": "The content is vocabulary. Understanding is demonstrated by using the words exactly.",
+    "basics": (
+        "The content is vocabulary. Understanding is demonstrated by using the words exactly."
+    ),
     "concept": "The content is a picture. Understanding is demonstrated by drawing it.",
     "theory": "The content is argument. Understanding is demonstrated by saying when it fails.",
     "mathematics": (

@@ -98,20 +98,27 @@ def _summary(chapter: Chapter) -> ChapterSummary:
         counts = chapter_counts(chapter)
         derived = {
             "maturity_name": counts.level.name,
-            "strands": [{"kind": s.kind, "done": s.done, "target": s.target}
-                        for s in counts.strands],
+            "strands": [
+                {"kind": s.kind, "done": s.done, "target": s.target} for s in counts.strands
+            ],
             "owes": counts.owes,
         }
     return ChapterSummary(
-        code=chapter.code, number=chapter.number, title=title,
-        maturity=maturity, maturity_name=derived["maturity_name"], state=chapter.state,
+        code=chapter.code,
+        number=chapter.number,
+        title=title,
+        maturity=maturity,
+        maturity_name=derived["maturity_name"],
+        state=chapter.state,
         latest_release=chapter.latest_release,
         strands=[{k: s[k] for k in ("kind", "done", "target")} for s in derived["strands"]],
         owes=derived["owes"],
     )
 
 
-def books_for_reader(*, staff: bool = False, numeral: str | None = None) -> list[tuple[Book, list[ChapterSummary]]]:
+def books_for_reader(
+    *, staff: bool = False, numeral: str | None = None
+) -> list[tuple[Book, list[ChapterSummary]]]:
     """Books in order, each with the chapters this reader may see and their progress."""
     books = Book.objects.all() if numeral is None else Book.objects.filter(numeral=numeral)
     latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")

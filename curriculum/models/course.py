@@ -67,8 +67,12 @@ class Chapter(models.Model):
     number = models.PositiveIntegerField()
     title = models.CharField(max_length=200)
     author = models.CharField(max_length=200, blank=True)
-    thesis = models.TextField(blank=True, help_text="The one-line claim.", validators=[validate_markdown])
-    summary = models.TextField(blank=True, help_text="The one-line problem.", validators=[validate_markdown])
+    thesis = models.TextField(
+        blank=True, help_text="The one-line claim.", validators=[validate_markdown]
+    )
+    summary = models.TextField(
+        blank=True, help_text="The one-line problem.", validators=[validate_markdown]
+    )
     maturity = models.CharField(max_length=2, choices=MATURITY_CHOICES, default="M0")
     spine = models.CharField(max_length=20, choices=STRAND_CHOICES, default="mathematics")
     state = models.CharField(max_length=20, choices=State.choices, default=State.DRAFT)
@@ -84,7 +88,9 @@ class Chapter(models.Model):
     class Meta:
         ordering = ["book__position", "number", "code"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(code__regex=CODE_RE), name="chapter_code_form"),
+            models.CheckConstraint(
+                condition=models.Q(code__regex=CODE_RE), name="chapter_code_form"
+            ),
             models.CheckConstraint(
                 condition=models.Q(maturity__in=[c for c, _ in MATURITY_CHOICES]),
                 name="chapter_maturity_on_ladder",
@@ -99,8 +105,12 @@ class Chapter(models.Model):
         if not re.match(CODE_RE, self.code or ""):
             raise ValidationError({"code": "a book numeral, a dot and a number (II.4), or 0.LA.01"})
         if self.book_id and not self.code.startswith(f"{self.book.numeral}."):
-            raise ValidationError({"code": f"a chapter of Book {self.book.numeral} has a code "
-                                           f"starting {self.book.numeral}."})
+            raise ValidationError(
+                {
+                    "code": f"a chapter of Book {self.book.numeral} has a code "
+                    f"starting {self.book.numeral}."
+                }
+            )
 
 
 class ApparatusLink(models.Model):

@@ -74,7 +74,7 @@ class Proposition(models.Model):
     number = models.PositiveIntegerField()
     title = models.CharField(max_length=300)
     statement = models.TextField(validators=[validate_markdown])
-    proof = models.TextField(blank=True, null=True, validators=[validate_markdown])
+    proof = models.TextField(blank=True, null=True, validators=[validate_markdown])  # noqa: DJ001 - null is "no proof yet", as in chapter files
     proof_published = models.BooleanField(default=False)
 
     class Meta:

@@ -1,9 +1,10 @@
 """Problems, their solutions, and the verifier's verdict on each solution."""
 
-import attention
-from attention.answers import answer_problems
 from django.core.exceptions import ValidationError
 from django.db import models
+
+import attention
+from attention.answers import answer_problems
 
 from .course import Chapter
 from .validators import validate_markdown
@@ -30,8 +31,9 @@ class Problem(models.Model):
         ordering = ["position", "id"]
         constraints = [
             models.UniqueConstraint(fields=["chapter", "key"], name="problem_key_once"),
-            models.CheckConstraint(condition=models.Q(rtol__gte=0, atol__gte=0),
-                                   name="tolerance_not_negative"),
+            models.CheckConstraint(
+                condition=models.Q(rtol__gte=0, atol__gte=0), name="tolerance_not_negative"
+            ),
         ]
 
     def __str__(self) -> str:

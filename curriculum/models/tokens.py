@@ -13,7 +13,9 @@ class ApiToken(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
     name = models.CharField(max_length=100, help_text="What the token is for, e.g. 'CI import'.")
-    prefix = models.CharField(max_length=16, editable=False, help_text="Shown to tell tokens apart.")
+    prefix = models.CharField(
+        max_length=16, editable=False, help_text="Shown to tell tokens apart."
+    )
     digest = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)

@@ -13,6 +13,7 @@ def admin_client_for(client):
     def login(user):
         client.force_login(user)
         return client
+
     return login
 
 
@@ -24,12 +25,17 @@ def test_ii4_change_page_shows_the_seed_counts_and_debt(seeded, admin_client_for
     page = admin_client_for(erin).get(change_url(Chapter.objects.get(code="II.4")))
     text = page.content.decode()
     assert page.status_code == 200
-    for fragment in ("M3 Load-bearing", "<strong>basics</strong> 2/11", "<strong>concept</strong> 2/2",
-                     "<strong>theory</strong> 0/4", "<strong>mathematics</strong> 0/15",
-                     "<strong>practice</strong> 0/9",
-                     "0/5 problems · 0/4 variants · 0/10 exercises · owes 15 more",
-                     "At M3 this chapter owes 5 worked problems across 4 distinct variants, and "
-                     "10 exercises, every one with a published solution."):
+    for fragment in (
+        "M3 Load-bearing",
+        "<strong>basics</strong> 2/11",
+        "<strong>concept</strong> 2/2",
+        "<strong>theory</strong> 0/4",
+        "<strong>mathematics</strong> 0/15",
+        "<strong>practice</strong> 0/9",
+        "0/5 problems · 0/4 variants · 0/10 exercises · owes 15 more",
+        "At M3 this chapter owes 5 worked problems across 4 distinct variants, and "
+        "10 exercises, every one with a published solution.",
+    ):
         assert fragment in text
 
 
@@ -48,7 +54,8 @@ def test_publish_button_makes_a_release_when_every_rule_holds(books, admin_clien
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     page = admin_client_for(erin).post(
-        reverse("admin:curriculum_chapter_publish", args=[chapter.pk]), follow=True)
+        reverse("admin:curriculum_chapter_publish", args=[chapter.pk]), follow=True
+    )
     assert "Published II.7 as release 1." in page.content.decode()
     assert "Release 1" in admin_client_for(erin).get(change_url(chapter)).content.decode()
 
@@ -87,4 +94,6 @@ def test_every_admin_page_an_author_uses_renders(seeded, admin_client_for, alice
     chapter = Chapter.objects.get(code="II.3")
     assert client.get(change_url(chapter)).status_code == 200
     problem = chapter.problems.first()
-    assert client.get(reverse("admin:curriculum_problem_change", args=[problem.pk])).status_code == 200
+    assert (
+        client.get(reverse("admin:curriculum_problem_change", args=[problem.pk])).status_code == 200
+    )

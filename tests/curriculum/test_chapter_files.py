@@ -85,13 +85,22 @@ def test_a_malformed_matrix_is_an_error_naming_the_input(books):
 
 
 def test_a_wrong_shape_names_what_was_expected(books):
-    doc = sketch(problems=[{
-        **problem("p1", "worked"),
-        "operation": "multi_head_attention",
-        "inputs": {"x": [[1, 0, 1, 0]], "w_q": [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]],
-                   "w_k": [[1, 0, 0, 0]] * 4, "w_v": [[1, 0, 0, 0]] * 4,
-                   "w_o": [[1, 0, 0, 0]] * 4, "heads": 2},
-    }])
+    doc = sketch(
+        problems=[
+            {
+                **problem("p1", "worked"),
+                "operation": "multi_head_attention",
+                "inputs": {
+                    "x": [[1, 0, 1, 0]],
+                    "w_q": [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]],
+                    "w_k": [[1, 0, 0, 0]] * 4,
+                    "w_v": [[1, 0, 0, 0]] * 4,
+                    "w_o": [[1, 0, 0, 0]] * 4,
+                    "heads": 2,
+                },
+            }
+        ]
+    )
     assert "problems[0].inputs.w_q: expected 4x4 matrix, got 4x3" in refused(doc)
 
 
@@ -112,9 +121,17 @@ def test_state_published_is_reached_only_by_publishing(books):
 
 
 def test_a_figure_with_a_script_is_refused(books):
-    doc = sketch(figures=[{"label": "1", "caption": "c", "alt": "a", "svg":
-                           '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script>'
-                           '<rect onclick="x()" width="1" height="1"/></svg>'}])
+    doc = sketch(
+        figures=[
+            {
+                "label": "1",
+                "caption": "c",
+                "alt": "a",
+                "svg": '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script>'
+                '<rect onclick="x()" width="1" height="1"/></svg>',
+            }
+        ]
+    )
     assert refused(doc) == [
         "figures[0].svg: <script> is not allowed in a figure",
         "figures[0].svg: <rect onclick> is not allowed (no event handlers or styles)",

@@ -1,4 +1,4 @@
-"""The publication gate: one test per rule, every reason listed, releases made only when it holds."""
+"""The publication gate: a test per rule, every reason listed, a release only when it holds."""
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -31,14 +31,18 @@ def test_a_sketch_with_verified_answers_publishes_as_release_1(books):
 
 
 def test_too_few_worked_problems_is_a_reason(books):
-    chapter = imported(sketch(problems=[problem("p2"), problem("p3")],
-                              strands={**sketch()["strands"]}))
+    chapter = imported(
+        sketch(problems=[problem("p2"), problem("p3")], strands={**sketch()["strands"]})
+    )
     assert "worked problems: 0 of 1 required at M1 are published and verified" in reasons(chapter)
 
 
 def test_too_few_distinct_variants_is_a_reason(books):
-    doc = sketch(maturity="M2", problems=[problem(f"w{i}", "worked", "same") for i in range(3)]
-                 + [problem(f"e{i}") for i in range(6)])
+    doc = sketch(
+        maturity="M2",
+        problems=[problem(f"w{i}", "worked", "same") for i in range(3)]
+        + [problem(f"e{i}") for i in range(6)],
+    )
     doc["strands"]["mathematics"] = {"target": 9}
     chapter = imported(doc)
     assert reasons(chapter) == [
@@ -56,8 +60,10 @@ def test_too_few_exercises_is_a_reason(books):
 
 def test_a_strand_below_target_is_a_reason_and_surplus_elsewhere_pays_nothing(books):
     doc = sketch()
-    doc["strands"]["concept"] = {"target": 1, "items": [
-        {"title": "Draft", "body": "Not yet.", "published": False}]}
+    doc["strands"]["concept"] = {
+        "target": 1,
+        "items": [{"title": "Draft", "body": "Not yet.", "published": False}],
+    }
     doc["strands"]["basics"]["items"] *= 3
     chapter = imported(doc)
     assert reasons(chapter) == ["strand concept: 0 of 1 done (what to picture)"]
@@ -162,9 +168,15 @@ def test_publish_command_fails_with_every_reason(seeded, capsys):
         call_command("publish_chapter", "II.4")
     err = capsys.readouterr().err
     assert "II.4: publish refused (7 reasons):" in err
-    for line in ("worked problems: 0 of 5", "variants: the verified worked problems cover 0",
-                 "exercises: 0 of 10", "strand basics: 2 of 11", "strand theory: 0 of 4",
-                 "strand mathematics: 0 of 15", "strand practice: 0 of 9"):
+    for line in (
+        "worked problems: 0 of 5",
+        "variants: the verified worked problems cover 0",
+        "exercises: 0 of 10",
+        "strand basics: 2 of 11",
+        "strand theory: 0 of 4",
+        "strand mathematics: 0 of 15",
+        "strand practice: 0 of 9",
+    ):
         assert f"  - {line}" in err
 
 

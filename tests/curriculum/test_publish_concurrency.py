@@ -43,8 +43,10 @@ def test_a_publish_racing_a_delete_never_releases_a_broken_chapter(books):
         chapter = Chapter.objects.get(code=code)
         verify_now(chapter)
         exercise = Problem.objects.get(chapter=chapter, key="p3")
-        publish, delete = race(lambda c=chapter: chapter_publish(chapter=c),
-                               lambda p=exercise: problem_delete(problem=p))
+        publish, delete = race(
+            lambda c=chapter: chapter_publish(chapter=c),
+            lambda p=exercise: problem_delete(problem=p),
+        )
         assert delete is None
         assert isinstance(publish, Release | PublishRefused)
         for release in Release.objects.filter(chapter=chapter):

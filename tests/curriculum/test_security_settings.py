@@ -10,10 +10,18 @@ from django.urls import reverse
 
 
 def test_production_settings_pass_check_deploy_with_no_warning():
-    env = {**os.environ, "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "x" * 64 + "-Prod-Secret-9",
-           "DJANGO_ALLOWED_HOSTS": "course.example.org"}
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level",
-                             "WARNING"], env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "x" * 64 + "-Prod-Secret-9",
+        "DJANGO_ALLOWED_HOSTS": "course.example.org",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
 
@@ -21,8 +29,9 @@ def test_production_settings_pass_check_deploy_with_no_warning():
 def test_production_settings_refuse_to_start_without_a_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
     env["DJANGO_DEBUG"] = "0"
-    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0 and "DJANGO_SECRET_KEY" in result.stderr
 
 

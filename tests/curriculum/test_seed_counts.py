@@ -5,8 +5,13 @@ from django.core.management import call_command
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.selectors import chapter_with_parts
 
-SEED_STRANDS = [("basics", 2, 11), ("concept", 2, 2), ("theory", 0, 4), ("mathematics", 0, 15),
-                ("practice", 0, 9)]
+SEED_STRANDS = [
+    ("basics", 2, 11),
+    ("concept", 2, 2),
+    ("theory", 0, 4),
+    ("mathematics", 0, 15),
+    ("practice", 0, 9),
+]
 
 
 def test_ii4_counts_as_the_seed_page(seeded):

@@ -12,8 +12,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", type=Path)
-        parser.add_argument("--dry-run", action="store_true",
-                            help="validate and report, write nothing")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="validate and report, write nothing"
+        )
 
     def handle(self, *args, files, dry_run, **options):
         failed = 0
@@ -28,8 +29,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"{file}: not UTF-8 text")
             except ChapterFileError as error:
                 failed += 1
-                self.stderr.write(f"{file}: refused, nothing written ({len(error.errors)} "
-                                  f"errors):")
+                self.stderr.write(f"{file}: refused, nothing written ({len(error.errors)} errors):")
                 for line in error.errors:
                     self.stderr.write(f"  {line}")
             else:

@@ -21,8 +21,12 @@ class Command(BaseCommand):
     help = "Import every file under content/ and ensure the admin login; safe to run again."
 
     def add_arguments(self, parser):
-        parser.add_argument("--wait", type=float, default=0,
-                            help="seconds to wait for the verifier before publishing")
+        parser.add_argument(
+            "--wait",
+            type=float,
+            default=0,
+            help="seconds to wait for the verifier before publishing",
+        )
 
     def handle(self, *args, wait, **options):
         codes = []

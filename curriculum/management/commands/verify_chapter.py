@@ -1,0 +1,55 @@
+"""verify_chapter CODE [--wait [SECONDS]]: check every problem of a chapter again."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from curriculum.domain.verification import (
+    VerdictRow,
+    chapter_verdict_rows,
+    chapter_verify,
+    verdicts_await,
+)
+from curriculum.models import Chapter
+
+DEFAULT_WAIT = 120.0
+
+
+class Command(BaseCommand):
+    help = ("Send every problem of a chapter to the verifier; with --wait, print each verdict and "
+            "fail unless all are verified.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("code")
+        parser.add_argument("--wait", nargs="?", type=float, const=DEFAULT_WAIT, default=None,
+                            metavar="SECONDS",
+                            help=f"wait for the verdicts (default {DEFAULT_WAIT:g} seconds)")
+
+    def handle(self, *args, code, wait, **options):
+        try:
+            solution_ids = chapter_verify(code=code)
+        except Chapter.DoesNotExist as error:
+            raise CommandError(f"no chapter {code}") from error
+        self.stdout.write(f"{code}: {len(solution_ids)} solutions sent to the verifier")
+        if wait is None:
+            return
+        decided = verdicts_await(solution_ids=solution_ids, timeout=wait)
+        rows = chapter_verdict_rows(code=code)
+        for row in rows:
+            self.stdout.write(_line(row))
+        if not decided:
+            raise CommandError(f"timed out after {wait:g} s with verdicts still pending")
+        failed = [row.key for row in rows if row.state != "verified"]
+        if failed:
+            raise CommandError(f"{len(failed)} of {len(rows)} not verified: {', '.join(failed)}")
+
+
+def _line(row: VerdictRow) -> str:
+    parts = [f"{row.key:<12}", f"{row.state:<9}"]
+    if row.max_abs_error is not None:
+        parts.append(f"max abs error {row.max_abs_error:.3g}")
+    if row.engine_value is not None:
+        parts.append(f"engine value {json.dumps(row.engine_value)}")
+    if row.message:
+        parts.append(row.message)
+    return "  ".join(parts).rstrip()
