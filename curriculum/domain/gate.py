@@ -8,6 +8,7 @@ two staff at once cannot produce a release that breaks it.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
@@ -88,7 +89,7 @@ def _detail(solution) -> str:
 @dataclass
 class ChapterPublish:
     chapter: Chapter
-    user: object | None = None
+    user: Any = None  # a User; None for the command line with no --user
 
     def check(self) -> list[str]:
         reasons = []

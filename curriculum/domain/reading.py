@@ -88,7 +88,7 @@ class ChapterSummary:
     owes: int
 
 
-def _summary(chapter: Chapter) -> ChapterSummary:
+def _summary(chapter: Any) -> ChapterSummary:
     """A released chapter is summarised from its release, never from its working copy."""
     derived = chapter.released
     title, maturity = chapter.title, chapter.maturity
