@@ -1,1 +1,13 @@
-urlpatterns: list = []
+"""The readers' site: books, chapters, and every chapter's earlier releases."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "site"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("books/<str:numeral>/", views.book, name="book"),
+    path("chapters/<str:code>/", views.chapter, name="chapter"),
+    path("chapters/<str:code>/releases/<int:number>/", views.release, name="release"),
+]

@@ -1,0 +1,68 @@
+"""Shaping snapshot values for templates: progress fractions, answers as tables, dates.
+
+Nothing here decides what a chapter owes or shows; that is the domain's. These only turn
+numbers the snapshot already holds into what a template can print without logic.
+"""
+
+from datetime import datetime
+from numbers import Real
+from typing import Any
+
+APPARATUS_SENTENCE = (
+    "The mathematics this chapter leans on, held in Book 0 so it can be assumed here without "
+    "being taught here. Not a gate — follow a link when a step stops making sense."
+)
+
+
+def progress(done: int, target: int) -> dict[str, int]:
+    """`<progress>` needs max > 0: a strand with no target is shown full."""
+    if target <= 0:
+        return {"value": 1, "max": 1}
+    return {"value": min(done, target), "max": target}
+
+
+def number(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return str(value)
+    return f"{value:.6g}"
+
+
+def answer_table(answer: Any) -> dict[str, Any]:
+    """A scalar, a vector, a matrix or named values, as rows of printed numbers."""
+    if isinstance(answer, dict):
+        return {"shape": "named", "rows": [[name, number(v)] for name, v in answer.items()]}
+    if isinstance(answer, list) and answer and all(isinstance(r, list) for r in answer):
+        return {"shape": "matrix", "rows": [[number(v) for v in row] for row in answer]}
+    if isinstance(answer, list):
+        return {"shape": "vector", "rows": [[number(v) for v in answer]]}
+    return {"shape": "scalar", "rows": [[number(answer)]]}
+
+
+def when(iso: str | None) -> datetime | None:
+    return datetime.fromisoformat(iso) if iso else None
+
+
+def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What the chapter template needs beyond the snapshot itself."""
+    derived = snapshot["derived"]
+    strands = [{**s, "bar": progress(s["done"], s["target"])} for s in derived["strands"]]
+    problems = [
+        {
+            **problem,
+            "answer_table": answer_table(problem["solution"]["answer"])
+            if "solution" in problem else None,
+            "verified_at": when((problem.get("verification") or {}).get("decided_at")),
+        }
+        for problem in snapshot["problems"]
+    ]
+    return {
+        "strands": strands,
+        "worked": [p for p in problems if p["kind"] == "worked"],
+        "exercises": [p for p in problems if p["kind"] == "exercise"],
+        "strand_items": [
+            (s, snapshot["strands"][s["kind"]].get("items", []))
+            for s in derived["strands"]
+            if snapshot["strands"][s["kind"]].get("items")
+        ],
+        "apparatus_sentence": APPARATUS_SENTENCE,
+    }

@@ -1,0 +1,192 @@
+"""The site in a real browser (Debian's Chromium, headless): the seed read line by line,
+mathematics drawn as MathML, a clean console, and hostile content left inert."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from curriculum.domain.chapter_files import chapter_import, load_yaml
+
+from .conftest import SEED_PAGE, release_ii3
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+WATCH = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is installed by scripts/install-browser.sh")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop on this thread; the ORM calls made by
+    # fixtures are still plain synchronous calls, so Django's guard is lifted here only.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+class Visit:
+    """One page with every console error, page error and dialog it produced."""
+
+    def __init__(self, browser, base_url: str, *, width: int = 1100):
+        self.base_url = base_url
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.problems: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.add_init_script(WATCH)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("dialog", self._dialog)
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: str) -> None:
+        response = self.page.goto(self.base_url + path, wait_until="load")
+        assert response is not None and response.status == 200
+
+    def text(self) -> str:
+        return self.page.evaluate("document.body.innerText")
+
+    def screenshot(self, name: str) -> None:
+        OUTPUT.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(OUTPUT / name), full_page=True)
+
+    def assert_clean(self) -> None:
+        violations = self.page.evaluate("window.__cspViolations")
+        assert violations == [] and self.problems == [] and self.dialogs == []
+
+
+def squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def seed_lines() -> list[str]:
+    """The seed page's lines, without list markers and spaces (layout differs, words not)."""
+    lines = Path(SEED_PAGE).read_text(encoding="utf-8").splitlines()
+    return [squeezed(re.sub(r"^\s*(?:•|\d+\.)\s+", "", line)) for line in lines if line.strip()]
+
+
+def assert_in_order(text: str, lines: list[str]) -> None:
+    at = 0
+    for line in lines:
+        found = text.find(line, at)
+        assert found >= 0, f"seed line {line[:80]!r} not found after: {text[at:at + 120]!r}"
+        at = found + len(line)
+
+
+def assert_mathml_drawn(visit: Visit) -> None:
+    drawn = visit.page.evaluate(
+        "[...document.querySelectorAll('math')].map(m => m.getBoundingClientRect().width)"
+    )
+    assert drawn and all(width > 0 for width in drawn)
+    assert "$" not in visit.text()
+
+
+def test_the_seed_chapter_reads_as_the_seed_line_by_line(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.4/")
+    article = visit.page.evaluate("document.querySelector('article').textContent")
+    assert_in_order(squeezed(article), seed_lines())
+    assert_mathml_drawn(visit)
+    assert visit.page.locator("h1").count() == 1
+    visit.screenshot("II.4.png")
+    visit.assert_clean()
+
+
+def test_the_seed_chapter_fits_a_phone(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url, width=390)
+    visit.open("/chapters/II.4/")
+    overflow = visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    visit.screenshot("II.4-phone.png")
+    visit.assert_clean()
+
+
+def test_a_released_chapter_shows_verified_problems_and_hides_exercise_solutions(
+    browser, live_server, seeded
+):
+    release_ii3()
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.3/")
+    text = visit.text()
+    assert re.search(r"Release 1, \d{1,2} \w+ \d{4}", text)
+    assert_in_order(text, ["Scaled Dot-Product Attention", "How this chapter is built",
+                           "Worked problems", "Exercises", "Verified by the engine"])
+    closed = visit.page.locator("details.solution").first
+    assert not closed.evaluate("d => d.open")
+    closed.locator("summary").click()
+    assert closed.evaluate("d => d.open")
+    assert_mathml_drawn(visit)
+    visit.screenshot("II.3.png")
+    visit.assert_clean()
+
+
+def test_the_home_page_lists_books_and_chapters(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url)
+    visit.open("/")
+    assert_in_order(visit.text(), ["Book 0", "0.LA.01", "Book II", "II.3", "II.4"])
+    visit.screenshot("home.png")
+    visit.assert_clean()
+
+
+HOSTILE_TEXT = (
+    "Before <script>window.__pwned = 1; alert(1)</script> and "
+    "<img src=x onerror=\"window.__pwned = 1\"> and [a link](javascript:window.__pwned=1) "
+    "and <a href=\"javascript:window.__pwned=1\" onclick=\"window.__pwned=1\">another</a> "
+    "and $\\href{javascript:window.__pwned=1}{click}$ and "
+    "$\\text{<img src=x onerror=alert(document.domain)>}$ and <svg onload=\"window.__pwned=1\"/>."
+)
+
+
+def hostile_chapter() -> None:
+    document = load_yaml((Path(__file__).resolve().parents[2] / "content/II/II.4.yaml")
+                         .read_text(encoding="utf-8"))
+    document.update(code="II.9", number=9, title="Hostile <b onmouseover=alert(1)>chapter</b>")
+    for key in ("thesis", "before_you_start", "problem_statement"):
+        document[key] = HOSTILE_TEXT
+    document["notation"][0]["meaning"] = HOSTILE_TEXT
+    document["propositions"][0]["statement"] = HOSTILE_TEXT
+    document["strands"]["basics"]["items"][0]["body"] = HOSTILE_TEXT
+    document["figures"][0]["caption"] = HOSTILE_TEXT
+    chapter_import(document=document)
+
+
+def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_server, seeded):
+    hostile_chapter()
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.9/")
+    for link in visit.page.locator("article a").all():
+        link.click(modifiers=["Control"], no_wait_after=True)
+    page = visit.page
+    assert page.evaluate("window.__pwned") is None
+    assert page.evaluate("document.querySelectorAll('article script, article img').length") == 0
+    assert page.evaluate(
+        "[...document.querySelectorAll('article *')].flatMap(e => [...e.attributes])"
+        ".filter(a => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value)).length"
+    ) == 0
+    assert "<script>window.__pwned" in visit.text()
+    visit.screenshot("hostile.png")
+    assert visit.dialogs == []

@@ -1,0 +1,141 @@
+"""The chapter page as a reader gets it: the seed's words in the seed's order."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+
+from curriculum.models import Chapter
+
+SEED_LINES_IN_ORDER = [
+    "Md. Asif Uddin",
+    "Chapter 4",
+    "II.4",
+    "Multi-Head Attention",
+    "Heads are slices of one budget, not copies of one mechanism, and partitioning preserves the "
+    "total cost.",
+    "One attention pattern per relation type; several relations are needed at once.",
+    "How this chapter is built",
+    "M3",
+    "Load-bearing",
+    "The content is mathematics. Understanding is demonstrated by computation, not recall.",
+    "basics", "2/11", "what the words mean",
+    "concept", "2/2", "what to picture",
+    "theory", "0/4", "why it works, and when it does not",
+    "mathematics", "0/15", "derive it, then compute it",
+    "practice", "0/9", "build it, break it, read the papers",
+    "Five strands, not one. Mathematics is the spine; the other four are the body.",
+    "Before you start",
+    "The problem",
+    "A single attention distribution must commit to one notion of relevance per position.",
+    "Fig. 4 —",
+    "One attention budget divided into four heads.",
+    "Apparatus",
+    "The mathematics this chapter leans on, held in Book 0 so it can be assumed here without "
+    "being taught here. Not a gate — follow a link when a step stops making sense.",
+    "Vectors, matrices and the row-major convention", "0.LA.01", "·",
+    "The chain rule for matrix products", "0.MC.07",
+    "Notation",
+    "Number of attention heads", "Model width", "Sequence length in tokens",
+    "Propositions",
+    "Prop. 1",
+    "Heads are slices of one budget, not copies of one mechanism.",
+    "Worked problems",
+    "0/5 problems", "0/4 variants", "0/10 exercises", "owes 15 more",
+    "Not yet written. At M3 this chapter owes 5 worked problems across 4 distinct variants, and "
+    "10 exercises, every one with a published solution.",
+    "The build enforces that from the day the chapter is marked published.",
+]
+
+
+def visible_text(html: str) -> str:
+    text = re.sub(r"<annotation.*?</annotation>", "", html, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return re.sub(r"\s+", " ", text.replace("&amp;", "&").replace("&#x27;", "'"))
+
+
+def assert_in_order(text: str, lines: list[str]) -> None:
+    at = 0
+    for line in lines:
+        found = text.find(line, at)
+        assert found >= 0, f"{line!r} missing after position {at}: ...{text[at:at + 200]}"
+        at = found + len(line)
+
+
+def test_the_seed_chapter_shows_every_element_of_the_seed_in_order(client, seeded):
+    response = client.get("/chapters/II.4/")
+    assert response.status_code == 200
+    assert_in_order(visible_text(response.content.decode()), SEED_LINES_IN_ORDER)
+
+
+def test_the_apparatus_links_to_book_0_entries_by_code(client, seeded):
+    html = client.get("/chapters/II.4/").content.decode()
+    assert 'href="/chapters/0.LA.01/"' in html
+    assert 'href="/chapters/0.MC.07/"' in html
+
+
+def test_mathematics_arrives_as_mathml_with_no_dollar_left(client, seeded):
+    html = client.get("/chapters/II.4/").content.decode()
+    assert "<math" in html and "<msub>" in html
+    assert "$" not in visible_text(html)
+
+
+def test_the_figure_is_inline_svg_labelled_with_its_alt_text(client, seeded):
+    html = client.get("/chapters/II.4/").content.decode()
+    assert '<svg xmlns="http://www.w3.org/2000/svg"' in html
+    assert 'aria-label="A vector of width d split into four slices' in html
+
+
+def test_a_released_chapter_shows_its_release_and_verified_solutions(client, released):
+    html = client.get("/chapters/II.3/").content.decode()
+    text = visible_text(html)
+    assert re.search(r"Release 1, \d{1,2} \w+ \d{4}", text)
+    assert "Verified by the engine on" in text and "max error" in text
+    assert "<details class=\"solution\">" in html
+    assert "owes" not in text.split("Worked problems")[1].split("Exercises")[0]
+
+
+def test_an_earlier_release_stays_readable(client, released):
+    assert client.get("/chapters/II.3/releases/1/").status_code == 200
+    assert client.get("/chapters/II.3/releases/2/").status_code == 404
+
+
+def test_a_draft_is_404_to_anonymous(client, seeded):
+    Chapter.objects.filter(code="II.4").update(state=Chapter.State.DRAFT)
+    assert client.get("/chapters/II.4/").status_code == 404
+    assert "II.4" not in client.get("/").content.decode()
+
+
+def test_staff_preview_a_draft_with_its_unpublished_items(client, seeded):
+    Chapter.objects.filter(code="II.4").update(state=Chapter.State.DRAFT)
+    staff = User.objects.create_user("sam", password="sam-pass-9", is_staff=True)
+    client.force_login(staff)
+    html = client.get("/chapters/II.4/?preview=1").content.decode()
+    assert "Staff preview" in html and "Output projection" in html
+
+
+def test_a_preview_asked_for_by_a_reader_shows_only_what_is_published(client, seeded):
+    html = client.get("/chapters/II.4/?preview=1").content.decode()
+    assert "Staff preview" not in html and "Output projection" not in html
+
+
+def test_an_unknown_chapter_is_404(client, seeded):
+    assert client.get("/chapters/IX.9/").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/", "/books/0/", "/books/II/"])
+def test_tables_of_contents_list_chapters_with_maturity_and_strands(client, seeded, path):
+    text = visible_text(client.get(path).content.decode())
+    if path != "/books/II/":
+        assert "0.LA.01" in text and "M0 Placeholder" in text
+    if path != "/books/0/":
+        assert "Chapter 4" in text and "owes 15 more" in text and "basics 2/11" in text
+
+
+def test_an_unknown_book_is_404(client, seeded):
+    assert client.get("/books/XL/").status_code == 404
+
+
+def test_pages_carry_a_strict_content_security_policy(client, seeded):
+    policy = client.get("/chapters/II.4/")["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
