@@ -5,6 +5,7 @@ A file that breaks a rule is refused whole and nothing is written.
 """
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from curriculum.models.course import CODE_RE, NUMERAL_RE
 from .documents import chapter_document
 from .gate import chapter_lock
 from .ladder import LEVELS, MATHEMATICS, STRAND_CODES
-from .markup import math_errors
+from .markup import math_errors, math_prepare
 from .selectors import chapter_with_parts
 from .svg import svg_errors
 from .verification import verdict_request
@@ -206,6 +207,18 @@ class _Checker:
         return value
 
 
+def _texts(value: Any) -> Iterator[str]:
+    """Every string in a document, wherever it sits."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
 def _kind(value: Any) -> str:
     if value is None:
         return "nothing"
@@ -236,6 +249,7 @@ def validate_chapter(
     doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
     if not doc:
         raise ChapterFileError(c.errors)
+    math_prepare(list(_texts(doc)))
     clean: dict[str, Any] = {}
     code = doc.get("code")
     if not isinstance(code, str) or not re.match(CODE_RE, code):

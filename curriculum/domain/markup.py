@@ -180,6 +180,11 @@ def render(source: str) -> str:
     return render_many([source])[0]
 
 
+def math_prepare(sources: list[str]) -> None:
+    """Typeset every formula of many texts in one KaTeX run, so checks after it hit the cache."""
+    typeset([formula for source in sources for formula in formulas(source)])
+
+
 def math_errors(source: str) -> list[str]:
     """Formulas in the text that do not parse, each with its source and KaTeX's reason."""
     found = formulas(source)
