@@ -68,6 +68,9 @@ DATABASES = {
     "default": env.dj_db_url("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", None)}
+# Keep connections across requests and tasks (the verifier's cost is mostly connecting).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", 60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 PASSWORD_HASHERS = [
@@ -130,6 +133,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # An unacknowledged task (its worker died) is handed out again after this many seconds.
     "visibility_timeout": env.int("VISIBILITY_TIMEOUT", 300),
     "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT,
+    "socket_timeout": env.float("VERIFY_BROKER_SOCKET_TIMEOUT", 1.5),
     "max_retries": 1,
 }
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
@@ -177,3 +181,15 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", "WARNING")},
 }
+
+# ---------------------------------------------------------------- API
+# "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs
+# needs nothing beyond the strict CSP above ('self' scripts and styles, no CDN).
+INSTALLED_APPS += ["ninja"]
+# Anonymous reads per client address (Django's cache: Redis when CACHE_URL is set).
+API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
+# Behind N trusted proxies, the client address is the Nth from the right in X-Forwarded-For;
+# with 0 it is REMOTE_ADDR, so a client cannot dodge the limit by sending that header.
+NINJA_NUM_PROXIES = env.int("API_NUM_PROXIES", 0)
+NINJA_PAGINATION_PER_PAGE = 50
+NINJA_PAGINATION_MAX_LIMIT = 100

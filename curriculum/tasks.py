@@ -6,7 +6,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import DatabaseError
 
-from curriculum.domain.verification import verdict_decide, verdict_enqueue_now, verdicts_overdue
+from curriculum.domain.verification import verdict_decide, verdicts_sweep
 
 
 @shared_task(
@@ -17,14 +17,12 @@ from curriculum.domain.verification import verdict_decide, verdict_enqueue_now, 
     retry_backoff_max=60,
     max_retries=10,
 )
-def verify_solution(solution_id: int) -> str | None:
-    return verdict_decide(solution_id=solution_id)
+def verify_solution(solution_id: int, checked: str | None = None) -> str | None:
+    """Decide one solution's verdict for the fingerprint `checked` (None: whatever is pending)."""
+    return verdict_decide(solution_id=solution_id, checked=checked)
 
 
 @shared_task
 def sweep_pending_verdicts() -> int:
     """Re-enqueue verdicts whose task was lost (broker down at save, worker killed)."""
-    overdue = verdicts_overdue(older_than=timedelta(seconds=settings.VERIFY_SWEEP_AFTER_SECONDS))
-    for solution_id in overdue:
-        verdict_enqueue_now(solution_id=solution_id)
-    return len(overdue)
+    return verdicts_sweep(older_than=timedelta(seconds=settings.VERIFY_SWEEP_AFTER_SECONDS))

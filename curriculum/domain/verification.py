@@ -7,10 +7,14 @@ raced an edit, or ran twice, changes nothing.
 """
 
 import hashlib
-import logging
 import json
+import logging
+import math
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -69,7 +73,8 @@ def verdict_request(*, solution: Solution, force: bool = False) -> bool:
     """
     current = fingerprint(solution.problem, solution)
     verdict = Verdict.objects.filter(solution=solution).first()
-    if verdict and verdict.fingerprint == current and verdict.status != Status.PENDING and not force:
+    unchanged = verdict is not None and verdict.fingerprint == current
+    if unchanged and verdict is not None and verdict.status != Status.PENDING and not force:
         return False
     Verdict.objects.update_or_create(
         solution=solution,
@@ -87,24 +92,32 @@ def verdict_request(*, solution: Solution, force: bool = False) -> bool:
         },
     )
     chapter_touch(chapter_id=solution.problem.chapter_id)
-    verdict_enqueue(solution_id=solution.pk)
+    verdict_enqueue(solution_id=solution.pk, checked=current)
     return True
 
 
-def verdict_enqueue(*, solution_id: int) -> None:
+def verdict_enqueue(*, solution_id: int, checked: str) -> None:
     """After commit, so the worker never reads content older than what asked for the check."""
-    transaction.on_commit(lambda: verdict_enqueue_now(solution_id=solution_id))
+    transaction.on_commit(
+        lambda: verdict_enqueue_now(solution_id=solution_id, checked=checked)
+    )
 
 
-def verdict_enqueue_now(*, solution_id: int) -> None:
-    """Send the task; if the broker is down the verdict stays pending and the sweep resends it."""
+def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
+    """Send the task; if the broker is down the verdict stays pending and the sweep resends it.
+
+    Publishing fails fast (settings: connection and socket timeouts, one retry), so a save made
+    while Redis is down neither hangs nor fails. Returns whether the task was sent.
+    """
     from curriculum.tasks import verify_solution
 
     try:
-        verify_solution.delay(solution_id)
+        verify_solution.delay(solution_id, checked)
     except Exception:  # noqa: BLE001 - any broker failure; the sweep is the retry
         logger.warning("could not enqueue verification of solution %s", solution_id,
                        exc_info=True)
+        return False
+    return True
 
 
 def _jsonable(value):
@@ -115,51 +128,155 @@ def _jsonable(value):
     return value
 
 
-def verdict_decide(*, solution_id: int) -> str | None:
+def verdict_decide(*, solution_id: int, checked: str | None = None) -> str | None:
     """Recompute one pending solution with the engine and record the verdict.
 
-    Returns the status written, or None when there was nothing to decide (already decided,
-    deleted, or edited since it was requested).
+    `checked` is the fingerprint the check was requested for: a task sent before an edit finds
+    another fingerprint pending and does nothing (the edit sent its own). Returns the status
+    written, or None when there was nothing to decide (already decided, deleted, or edited).
     """
     solution = (
         Solution.objects.select_related("problem", "verdict").filter(pk=solution_id).first()
     )
     if solution is None or not hasattr(solution, "verdict"):
         return None
-    checked = fingerprint(solution.problem, solution)
-    if solution.verdict.status != Status.PENDING or solution.verdict.fingerprint != checked:
+    current = fingerprint(solution.problem, solution)
+    pending = solution.verdict
+    if pending.status != Status.PENDING or pending.fingerprint != current:
+        return None
+    if checked is not None and checked != current:
         return None
     problem = solution.problem
     started = time.perf_counter()
+    fields = _engine_verdict(problem, solution.answer)
+    fields.update(decided_at=timezone.now(), duration_ms=(time.perf_counter() - started) * 1000)
+    with transaction.atomic():  # one commit for the verdict and the chapter's new version
+        written = Verdict.objects.filter(
+            solution_id=solution_id, status=Status.PENDING, fingerprint=current
+        ).update(**fields)
+        if written:
+            chapter_touch(chapter_id=problem.chapter_id)
+    return fields["status"] if written else None
+
+
+def _engine_verdict(problem: Problem, answer: Any) -> dict:
+    """The engine's word on one answer; bad input of any kind is an error verdict, not a crash."""
     fields: dict = {"engine_version": attention.ENGINE_VERSION}
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
-        result = attention.compare(value, solution.answer, rtol=problem.rtol, atol=problem.atol)
+        result = attention.compare(value, answer, rtol=problem.rtol, atol=problem.atol)
     except attention.EngineInputError as error:
-        fields.update(status=Status.ERROR, message=str(error))
-    else:
-        fields.update(
-            status=Status.VERIFIED if result.ok else Status.MISMATCH,
-            max_abs_error=result.max_abs_error,
-            max_rel_error=result.max_rel_error,
-            engine_value=_jsonable(value),
-            message=result.message,
-        )
-    fields.update(decided_at=timezone.now(), duration_ms=(time.perf_counter() - started) * 1000)
-    written = Verdict.objects.filter(
-        solution_id=solution_id, status=Status.PENDING, fingerprint=checked
-    ).update(**fields)
-    if not written:
-        return None
-    chapter_touch(chapter_id=problem.chapter_id)
-    return fields["status"]
+        return fields | {"status": Status.ERROR, "message": str(error)}
+    except Exception as error:  # noqa: BLE001 - the time limit, memory, an engine fault
+        logger.exception("engine failed on %s", problem)
+        return fields | {"status": Status.ERROR,
+                         "message": f"the engine failed: {type(error).__name__}: {error}"}
+    return fields | {
+        "status": Status.VERIFIED if result.ok else Status.MISMATCH,
+        "max_abs_error": _finite_or_none(result.max_abs_error),
+        "max_rel_error": _finite_or_none(result.max_rel_error),
+        "engine_value": _jsonable(value),
+        "message": result.message,
+    }
 
 
-def verdicts_overdue(*, older_than: timedelta) -> list[int]:
-    """Solutions whose verdict has waited too long: their task was lost, so ask again."""
+def _finite_or_none(number: float) -> float | None:
+    """A shape mismatch has no meaningful error size (the engine says inf); store none."""
+    return number if math.isfinite(number) else None
+
+
+def verdicts_overdue(*, older_than: timedelta) -> list[tuple[int, str]]:
+    """Pending verdicts that have waited too long (their task was lost): (solution, fingerprint)."""
     cutoff = timezone.now() - older_than
     return list(
-        Verdict.objects.filter(status=Status.PENDING, requested_at__lt=cutoff).values_list(
-            "solution_id", flat=True
-        )
+        Verdict.objects.filter(status=Status.PENDING, requested_at__lt=cutoff)
+        .order_by("requested_at")
+        .values_list("solution_id", "fingerprint")
     )
+
+
+def verdicts_sweep(*, older_than: timedelta) -> int:
+    """Send again every overdue pending check; returns how many were sent."""
+    return sum(
+        verdict_enqueue_now(solution_id=solution_id, checked=checked)
+        for solution_id, checked in verdicts_overdue(older_than=older_than)
+    )
+
+
+def chapter_verify(*, code: str) -> list[int]:
+    """Ask again for every solution of a chapter (forced); the ids to wait for.
+
+    Raises Chapter.DoesNotExist for an unknown code.
+    """
+    chapter = Chapter.objects.get(code=code)
+    solutions = list(Solution.objects.filter(problem__chapter=chapter).select_related("problem"))
+    with transaction.atomic():
+        for solution in solutions:
+            verdict_request(solution=solution, force=True)
+    return [solution.pk for solution in solutions]
+
+
+def verdicts_all_request(*, chunk: int = 200) -> Iterator[int]:
+    """Ask again for every stored solution (after an engine upgrade), yielding each id as sent.
+
+    One transaction per chunk: a commit per solution would make the requests, not the worker,
+    the slow part; each chunk's checks are sent when it commits.
+    """
+    solutions = Solution.objects.select_related("problem").order_by("pk")
+    last = 0
+    while batch := list(solutions.filter(pk__gt=last)[:chunk]):
+        with transaction.atomic():
+            for solution in batch:
+                verdict_request(solution=solution, force=True)
+        last = batch[-1].pk
+        yield from (solution.pk for solution in batch)
+
+
+def verdicts_pending(*, solution_ids: list[int]) -> int:
+    """How many of these solutions still wait for a decision."""
+    return Verdict.objects.filter(solution_id__in=solution_ids, status=Status.PENDING).count()
+
+
+def verdicts_await(*, solution_ids: list[int], timeout: float, poll: float = 0.2) -> bool:
+    """Wait until none of these is pending; False on timeout."""
+    deadline = time.monotonic() + timeout
+    while verdicts_pending(solution_ids=solution_ids):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
+    return True
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One problem of a chapter as the verify_chapter report prints it."""
+
+    key: str
+    state: str
+    max_abs_error: float | None
+    engine_value: Any  # only when it differs from the stated answer
+    message: str
+
+
+def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
+    """Each problem with a solution, in chapter order, with its verdict for the current content."""
+    solutions = (
+        Solution.objects.filter(problem__chapter__code=code)
+        .select_related("problem", "verdict")
+        .order_by("problem__position", "problem__id")
+    )
+    rows = []
+    for solution in solutions:
+        state = verdict_state(solution)
+        verdict = getattr(solution, "verdict", None) if state != "stale" else None
+        if verdict is None:
+            rows.append(VerdictRow(solution.problem.key, state, None, None, ""))
+            continue
+        rows.append(VerdictRow(
+            key=solution.problem.key,
+            state=state,
+            max_abs_error=verdict.max_abs_error,
+            engine_value=verdict.engine_value if state == Status.MISMATCH else None,
+            message=verdict.message,
+        ))
+    return rows

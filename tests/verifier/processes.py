@@ -1,0 +1,120 @@
+"""Processes the verifier tests and bench/verify start and own: a Celery worker, a Redis.
+
+No pytest here, so bench/verify runs the same worker the tests do.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CELERY = Path(sys.executable).with_name("celery")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(condition, *, timeout: float, what: str, poll: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while not (result := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(poll)
+    return result
+
+
+class Worker:
+    """`celery -A curriculum worker --beat` as a subprocess; start, stop, or SIGKILL it."""
+
+    def __init__(self, *, name: str, broker_url: str, database_url: str, logdir: Path,
+                 env: dict[str, str] | None = None, beat: bool = True):
+        self.name, self.broker_url, self.database_url = name, broker_url, database_url
+        self.logdir, self.env, self.beat = logdir, env or {}, beat
+        self.process: subprocess.Popen | None = None
+        self.starts = 0
+
+    @property
+    def log(self) -> Path:
+        return self.logdir / f"{self.name}-{self.starts}.log"
+
+    def start(self) -> None:
+        self.starts += 1
+        env = {"DJANGO_SETTINGS_MODULE": "curriculum.settings"} | os.environ | self.env | {
+            "DATABASE_URL": self.database_url,
+            "CELERY_BROKER_URL": self.broker_url,
+        }
+        command = [
+            str(CELERY), "-A", "curriculum", "worker", "--pool=solo", "-Q", "celery",
+            *(["--beat", "--schedule", str(self.logdir / f"{self.name}-{self.starts}.beat")]
+              if self.beat else []),
+            "--hostname", f"{self.name}-{self.starts}@%h", "--loglevel=INFO",
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+        ]
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: " ready." in self.log_text() or self.process.poll() is not None,
+                 timeout=60, what=f"worker {self.name} to start")
+        assert self.process.poll() is None, f"worker {self.name} died:\n{self.log_text()}"
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def received(self, task: str = "verify_solution") -> int:
+        """How many of these tasks this run of the worker has taken from the queue."""
+        return sum(f"curriculum.tasks.{task}[" in line and line.endswith(" received")
+                   for line in self.log_text().splitlines())
+
+    def kill(self) -> None:
+        """SIGKILL the worker and its children: no cleanup, no acknowledgement."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+class RedisServer:
+    """A Redis the test owns, on its own port, so stopping it never touches the machine's."""
+
+    def __init__(self, workdir: Path):
+        self.port, self.workdir = free_port(), workdir
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        wait_for(self._answers, timeout=10, what=f"redis on port {self.port}")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
