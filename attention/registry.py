@@ -480,6 +480,12 @@ def _run_cost(v: dict[str, Any]) -> dict[str, Any]:
 _MATRIX_X = "(T, d) matrix or (B, T, d) array"
 _WEIGHT = "(d, d) matrix"
 _MASK = "boolean (T, T) matrix or (B, T, T) array, true where a query may attend"
+_PROJECTION_INPUTS = (
+    Parameter("x", "matrix", True, _MATRIX_X),
+    Parameter("w_q", "matrix", True, _WEIGHT),
+    Parameter("w_k", "matrix", True, _WEIGHT),
+    Parameter("w_v", "matrix", True, _WEIGHT),
+)
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
@@ -513,10 +519,7 @@ OPERATIONS: dict[str, Operation] = {
             "multi_head_attention",
             "Multi-head self-attention with projections applied as x @ w.",
             (
-                Parameter("x", "matrix", True, _MATRIX_X),
-                Parameter("w_q", "matrix", True, _WEIGHT),
-                Parameter("w_k", "matrix", True, _WEIGHT),
-                Parameter("w_v", "matrix", True, _WEIGHT),
+                *_PROJECTION_INPUTS,
                 Parameter("w_o", "matrix", True, _WEIGHT),
                 Parameter("heads", "int", True, "positive integer dividing d"),
                 Parameter("mask", "mask", False, _MASK),
@@ -530,10 +533,7 @@ OPERATIONS: dict[str, Operation] = {
             "attention_head",
             "One head of multi-head attention: its q, k, v column slices, weights and output.",
             (
-                Parameter("x", "matrix", True, _MATRIX_X),
-                Parameter("w_q", "matrix", True, _WEIGHT),
-                Parameter("w_k", "matrix", True, _WEIGHT),
-                Parameter("w_v", "matrix", True, _WEIGHT),
+                *_PROJECTION_INPUTS,
                 Parameter("heads", "int", True, "positive integer dividing d"),
                 Parameter("head", "int", True, "0-based head index below heads"),
                 Parameter("mask", "mask", False, _MASK),

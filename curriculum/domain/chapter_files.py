@@ -36,9 +36,7 @@ from .selectors import chapter_with_parts
 from .svg import svg_errors
 from .verification import verdict_request
 
-CHAPTER_KEYS = (
-    "code",
-    "book",
+CHAPTER_FIELDS = (
     "number",
     "title",
     "author",
@@ -49,6 +47,11 @@ CHAPTER_KEYS = (
     "state",
     "before_you_start",
     "problem_statement",
+)
+CHAPTER_KEYS = (
+    "code",
+    "book",
+    *CHAPTER_FIELDS,
     "strands",
     "figures",
     "apparatus",
@@ -589,21 +592,7 @@ def chapter_import(
 def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
     if existing is not None:
         chapter_lock(chapter_id=existing.pk)
-    fields = {
-        k: clean[k]
-        for k in (
-            "number",
-            "title",
-            "author",
-            "thesis",
-            "summary",
-            "maturity",
-            "spine",
-            "state",
-            "before_you_start",
-            "problem_statement",
-        )
-    }
+    fields = {key: clean[key] for key in CHAPTER_FIELDS}
     fields.update(
         {
             f"{kind}_target": clean["strands"][kind]["target"]
