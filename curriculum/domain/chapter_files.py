@@ -273,7 +273,7 @@ def validate_chapter(
     for key in ("thesis", "summary", "before_you_start", "problem_statement"):
         clean[key] = c.text(doc, key, "", markdown=True)
     maturity = doc.get("maturity")
-    if maturity not in LEVELS:
+    if not isinstance(maturity, str) or maturity not in LEVELS:
         c.error("maturity", f"expected one of {', '.join(LEVELS)}, got {_kind(maturity)}")
     clean["maturity"] = maturity
     spine = doc.get("spine", MATHEMATICS)
@@ -314,7 +314,7 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
         strand = c.mapping(strands[kind], path, allowed, ("target",))
         target = c.integer(strand, "target", path) if "target" in strand else 0
         if kind == MATHEMATICS:
-            level = LEVELS.get(maturity)
+            level = LEVELS.get(maturity) if isinstance(maturity, str) else None
             if level and target != level.problems:
                 c.error(
                     f"{path}.target",
@@ -351,7 +351,8 @@ def _figures(c: _Checker, doc: dict) -> list:
             c.error(f"{path}.label", f'expected a label such as "4", got {_kind(label)}')
         elif label in labels:
             c.error(f"{path}.label", f"figure {label} appears twice")
-        labels.add(label)
+        else:
+            labels.add(label)
         svg = c.text(figure, "svg", path, required=True)
         for problem in svg_errors(svg or ""):
             c.error(f"{path}.svg", problem)
@@ -445,7 +446,8 @@ def _problems(c: _Checker, doc: dict) -> list:
             c.error(f"{path}.key", f"expected a short key such as p1, got {_kind(key)}")
         elif key in keys_seen:
             c.error(f"{path}.key", f"problem key {key} appears twice")
-        keys_seen.add(key)
+        else:
+            keys_seen.add(key)
         kind = prob.get("kind")
         if kind not in Problem.Kind.values:
             c.error(f"{path}.kind", f"expected worked or exercise, got {_kind(kind)}")

@@ -198,3 +198,18 @@ def test_yaml_exponent_floats_are_numbers(books):
     doc = yaml.safe_dump(sketch(), sort_keys=False).replace("rtol: 1.0e-06", "rtol: 1e-6")
     import_text(doc)
     assert Problem.objects.get(key="p1").rtol == 1e-6
+
+
+def test_values_of_the_wrong_kind_anywhere_are_errors_not_crashes(books):
+    doc = sketch(maturity={"level": 3}, spine=[1], state={}, apparatus=[{}], book={})
+    doc["problems"][0]["key"] = {}
+    doc["problems"][1]["key"] = ["p"]
+    doc["problems"][2]["inputs"] = "scores"
+    doc["strands"]["basics"]["items"] = [{"title": {}}]
+    doc["figures"] = [{"label": {}, "caption": 1, "alt": [], "svg": {}}, "figure"]
+    doc["propositions"] = [{"number": {}, "title": "t", "statement": "s"}]
+    errors = refused(doc)
+    assert "maturity: expected one of M0, M1, M2, M3, M4, got a mapping" in errors
+    assert "problems[0].key: expected a short key such as p1, got a mapping" in errors
+    assert "figures[1]: expected a mapping, got text ('figure')" in errors
+    assert len(errors) >= 12
