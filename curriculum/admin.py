@@ -319,3 +319,4 @@ class ReleaseAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+from curriculum.api import admin as api_admin  # noqa: E402,F401  (registers the token admin)

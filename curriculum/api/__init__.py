@@ -1,1 +1,1 @@
-"""placeholder"""
+"""The JSON API (django-ninja) at /api/v1/: reads for everyone, writes for staff tokens."""

@@ -21,12 +21,18 @@ def token_digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def token_secret_assign(*, token: ApiToken) -> str:
+    """Give an unsaved token a fresh secret; only its prefix and digest are kept."""
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token.prefix, token.digest = secret[:PREFIX_LENGTH], token_digest(secret)
+    return secret
+
+
 def token_issue(*, user, name: str) -> tuple[ApiToken, str]:
     """A new token for `user`; the secret is returned here and never stored."""
-    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(
-        user=user, name=name, prefix=secret[:PREFIX_LENGTH], digest=token_digest(secret)
-    )
+    token = ApiToken(user=user, name=name)
+    secret = token_secret_assign(token=token)
+    token.save()
     return token, secret
 
 

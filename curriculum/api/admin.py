@@ -1,0 +1,45 @@
+"""API tokens in admin: issue one (its secret is shown once), see when it was used, revoke it."""
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+
+from curriculum.domain.tokens import token_revoke, token_secret_assign
+from curriculum.models import ApiToken
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "name", "user", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("name", "prefix", "user__username")
+    actions = ["revoke"]
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("user", "name")
+        return ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        return ("user", "prefix", "created_at", "last_used_at", "revoked_at")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "user":
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        secret = None if change else token_secret_assign(token=obj)
+        super().save_model(request, obj, form, change)
+        if secret:
+            messages.warning(
+                request,
+                f"The token for {obj.user} is {secret} — copy it now; it is not shown again.",
+            )
+
+    @admin.action(description="Revoke selected tokens", permissions=["change"])
+    def revoke(self, request, queryset):
+        for token in queryset:
+            token_revoke(token=token)
+        messages.success(request, f"Revoked {queryset.count()} token(s).")

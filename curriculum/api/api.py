@@ -1,0 +1,81 @@
+"""The NinjaAPI instance: routers, throttling, and one error shape for every refusal.
+
+Every error body is `{"detail": ..., "errors": [...]}`; `errors` lists every problem (each
+importer error with its path, each reason the gate refused) so a client fixes all at once.
+"""
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI, Swagger
+from ninja.errors import ValidationError
+
+from curriculum.domain.chapter_files import ChapterFileError
+from curriculum.domain.gate import PublishForbidden, PublishRefused
+from curriculum.domain.reading import NotVisible
+
+from . import chapters, lists, writes  # noqa: F401  (writes registers on chapters.router)
+from .auth import READ_AUTH, READ_SECURITY
+from .schemas import ChapterDocument, Error, Pong
+from .throttling import AnonymousReadThrottle
+
+
+class CurriculumAPI(NinjaAPI):
+    def get_openapi_schema(self, **kwargs):
+        """The chapter document is parsed by the importer, not by ninja; document it anyway."""
+        schema = super().get_openapi_schema(**kwargs)
+        described = ChapterDocument.model_json_schema(ref_template="#/components/schemas/{model}")
+        components = schema["components"]["schemas"]
+        components.update(described.pop("$defs", {}))
+        components["ChapterDocument"] = described
+        return schema
+
+
+api = CurriculumAPI(
+    title="Curriculum API",
+    version="1",
+    description="Chapters as readers see them, their releases, and (with a staff token) "
+                "import, publish and verify. Codes contain dots: /chapters/II.4.",
+    docs=Swagger(),  # served from this site's static files (see settings: CSP allows 'self')
+    throttle=[AnonymousReadThrottle()],
+    urls_namespace="api",
+)
+api.add_router("", lists.router)
+api.add_router("", chapters.router)
+
+
+@api.get("/ping", response={200: Pong, 429: Error}, auth=READ_AUTH, openapi_extra=READ_SECURITY,
+         tags=["service"])
+def ping(request):
+    """A trivial endpoint: the benchmark's baseline."""
+    return {"ok": True}
+
+
+def _error(request: HttpRequest, status: int, detail: str, errors: list[str]) -> HttpResponse:
+    return api.create_response(request, {"detail": detail, "errors": errors}, status=status)
+
+
+@api.exception_handler(ValidationError)
+def invalid_request(request, exc: ValidationError):
+    errors = [".".join(str(p) for p in e.get("loc", ())) + f": {e.get('msg', '')}"
+              for e in exc.errors]
+    return _error(request, 422, "the request is not valid", errors)
+
+
+@api.exception_handler(NotVisible)
+def not_visible(request, exc):
+    return _error(request, 404, "Not Found", [])
+
+
+@api.exception_handler(ChapterFileError)
+def document_refused(request, exc: ChapterFileError):
+    return _error(request, 422, "the chapter document was refused; nothing was written",
+                  exc.errors)
+
+
+@api.exception_handler(PublishRefused)
+def publish_refused(request, exc: PublishRefused):
+    return _error(request, 409, "the chapter cannot be published yet", exc.reasons)
+
+
+@api.exception_handler(PublishForbidden)
+def publish_forbidden(request, exc: PublishForbidden):
+    return _error(request, 403, str(exc), [])

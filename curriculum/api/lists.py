@@ -1,0 +1,60 @@
+"""Lists: books with their chapters, and chapters across books, filtered and paginated.
+
+Everything comes from `reading.books_for_reader`, so a released chapter is summarised from
+its release and a draft appears only to staff.
+"""
+
+from dataclasses import asdict
+
+from ninja import Router
+from ninja.pagination import LimitOffsetPagination, paginate
+
+from curriculum.domain.reading import NotVisible, books_for_reader
+
+from .auth import READ_AUTH, READ_SECURITY, caller
+from .params import BOOK_FILTER, NUMERAL
+from .schemas import BookOut, ChapterSummary, Error, Maturity, State
+
+router = Router(tags=["books and chapters"], auth=READ_AUTH)
+ERRORS = {422: Error, 429: Error}
+
+
+def _books(request, numeral: str | None, maturity: str | None, state: str | None) -> list[dict]:
+    listed = []
+    for book, summaries in books_for_reader(staff=caller(request).staff, numeral=numeral):
+        chapters = [
+            {**asdict(s), "book": book.numeral}
+            for s in summaries
+            if (maturity is None or s.maturity == maturity) and (state is None or s.state == state)
+        ]
+        listed.append({"numeral": book.numeral, "title": book.title, "slug": book.slug,
+                       "description": book.description, "chapters": chapters})
+    return listed
+
+
+@router.get("/books", response={200: list[BookOut], **ERRORS}, openapi_extra=READ_SECURITY)
+@paginate(LimitOffsetPagination)
+def book_list(request, maturity: Maturity | None = None, state: State | None = None):
+    """Books in order, each with the chapters you may see (filtered by maturity and state)."""
+    return _books(request, None, maturity, state)
+
+
+@router.get("/books/{numeral}", response={200: BookOut, 404: Error, **ERRORS},
+            openapi_extra=READ_SECURITY)
+def book_read(request, numeral: str = NUMERAL, maturity: Maturity | None = None,
+              state: State | None = None):
+    """One book and its chapters in order."""
+    books = _books(request, numeral, maturity, state)
+    if not books:
+        raise NotVisible
+    return books[0]
+
+
+@router.get("/chapters", response={200: list[ChapterSummary], **ERRORS},
+            openapi_extra=READ_SECURITY)
+@paginate(LimitOffsetPagination)
+def chapter_list(request, book: str | None = BOOK_FILTER, maturity: Maturity | None = None,
+                 state: State | None = None):
+    """Chapters of every book in order, with their progress; filter by book, maturity, state."""
+    return [chapter for listed in _books(request, book, maturity, state)
+            for chapter in listed["chapters"]]

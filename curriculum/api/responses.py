@@ -1,0 +1,74 @@
+"""Chapter bodies on the wire, with the HTTP validators that let clients skip them.
+
+A chapter or release body is the domain's snapshot served verbatim (a release exactly as
+it was released) plus which release it is. The ETag comes from `reading.chapter_version`,
+the Last-Modified from `freshness.chapter_last_modified`; both are one cheap query each, so
+a conditional request is answered (304) before any snapshot is built or loaded.
+"""
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date, quote_etag
+
+from curriculum.domain.reading import ReaderView
+
+from .auth import Caller
+
+
+def reader_body(view: ReaderView) -> dict:
+    release = view.release
+    return {
+        **view.snapshot,
+        "release": release.number if release else None,
+        "latest_release": view.latest_release,
+        "released_at": release.created_at if release else None,
+    }
+
+
+def json_response(body: object, status: int = 200) -> HttpResponse:
+    return HttpResponse(
+        json.dumps(body, cls=DjangoJSONEncoder, ensure_ascii=False),
+        status=status,
+        content_type="application/json",
+    )
+
+
+def _cache_headers(response: HttpResponse, who: Caller, max_age: int = 0) -> HttpResponse:
+    """Staff may see drafts: their responses stay out of shared caches."""
+    scope = "public" if who.anonymous else "private"
+    response["Cache-Control"] = f"{scope}, max-age={max_age}, must-revalidate"
+    patch_vary_headers(response, ["Authorization", "Cookie"])
+    return response
+
+
+def conditional_json(
+    request: HttpRequest,
+    who: Caller,
+    *,
+    version: str,
+    last_modified: datetime | None,
+    build: Callable[[], dict],
+    max_age: int = 0,
+) -> HttpResponse:
+    """304 (or 412) from the validators alone; `build` runs only when the body is needed."""
+    etag = quote_etag(version)
+    stamp = int(last_modified.timestamp()) if last_modified else None
+    response = get_conditional_response(request, etag=etag, last_modified=stamp)
+    if response is None:
+        response = json_response(build())
+    response["ETag"] = etag
+    if stamp is not None:
+        response["Last-Modified"] = http_date(stamp)
+    return _cache_headers(response, who, max_age)
+
+
+def uncached_json(body: object, who: Caller) -> HttpResponse:
+    response = json_response(body)
+    response["Cache-Control"] = "private, no-store"
+    patch_vary_headers(response, ["Authorization", "Cookie"])
+    return response

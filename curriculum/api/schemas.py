@@ -1,0 +1,292 @@
+"""Shapes of the API: the chapter document clients PUT, the chapter readers GET, and errors.
+
+The reader shape is the chapter file format (content-format.md) plus what is derived:
+`*_html` beside each Markdown source, strand and quota counts with the debt, and per problem
+the verification provenance. Chapter and release bodies are served exactly as the domain
+built them (a release verbatim); these classes document them and the schema tests hold the
+two together. `extra="allow"` keeps a field the domain adds later from being called invalid.
+"""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Schema
+from pydantic import ConfigDict, Field
+
+Maturity = Literal["M0", "M1", "M2", "M3", "M4"]
+StrandKind = Literal["basics", "concept", "theory", "mathematics", "practice"]
+State = Literal["draft", "in_progress", "published"]
+CODE_PATTERN = r"^(0\.[A-Z]{2}\.\d{2}|[IVXLC]+\.\d+)$"
+NUMERAL_PATTERN = r"^(0|[IVXLC]+)$"
+
+
+class Open(Schema):
+    model_config = ConfigDict(extra="allow")
+
+
+class Error(Schema):
+    detail: str
+    errors: list[str] = Field(default_factory=list,
+                              description="Every problem, as `path: message`.")
+
+
+class Pong(Schema):
+    ok: bool
+
+
+# ---------------------------------------------------------------- the document (PUT)
+
+
+class StrandItemIn(Open):
+    title: str
+    body: str = ""
+    published: bool = False
+
+
+class StrandIn(Open):
+    target: int = Field(ge=0)
+    items: list[StrandItemIn] = Field(default_factory=list)
+
+
+class MathematicsStrandIn(Open):
+    target: int = Field(ge=0, description="Worked problems + exercises at the maturity level.")
+
+
+class StrandsIn(Open):
+    basics: StrandIn
+    concept: StrandIn
+    theory: StrandIn
+    mathematics: MathematicsStrandIn
+    practice: StrandIn
+
+
+class FigureIn(Open):
+    label: str
+    caption: str
+    alt: str
+    svg: str = Field(description="An SVG drawing; only allowlisted elements and attributes.")
+
+
+class NotationIn(Open):
+    symbol: str
+    meaning: str
+
+
+class PropositionIn(Open):
+    number: int = Field(ge=1)
+    title: str
+    statement: str
+    proof: str | None = None
+    proof_published: bool = False
+
+
+class Tolerance(Open):
+    rtol: float = Field(ge=0)
+    atol: float = Field(ge=0)
+
+
+class SolutionIn(Open):
+    steps: str = ""
+    answer: Any = Field(description="A number, a vector, a matrix, or named values.")
+    published: bool = False
+
+
+class ProblemIn(Open):
+    key: str
+    kind: Literal["worked", "exercise"]
+    variant: str
+    statement: str
+    operation: str = Field(description="A named operation of the attention engine.")
+    inputs: dict[str, Any]
+    ask: dict[str, Any]
+    tolerance: Tolerance | None = None
+    solution: SolutionIn | None = None
+
+
+class ChapterDocument(Open):
+    """A chapter file (content-format.md) as JSON; the importer validates it whole."""
+
+    code: str = Field(pattern=CODE_PATTERN, examples=["II.4", "0.LA.01"])
+    book: str = Field(pattern=NUMERAL_PATTERN)
+    number: int = Field(ge=1)
+    title: str
+    author: str = ""
+    thesis: str = ""
+    summary: str = ""
+    maturity: Maturity
+    spine: StrandKind = "mathematics"
+    state: Literal["draft", "in_progress"] = "draft"
+    before_you_start: str = ""
+    problem_statement: str = ""
+    strands: StrandsIn | None = None
+    figures: list[FigureIn] = Field(default_factory=list)
+    apparatus: list[str] = Field(default_factory=list, description="Book 0 codes.")
+    notation: list[NotationIn] = Field(default_factory=list)
+    propositions: list[PropositionIn] = Field(default_factory=list)
+    problems: list[ProblemIn] = Field(default_factory=list)
+
+
+class Imported(Schema):
+    code: str
+    created: bool
+    verifications_enqueued: int
+
+
+class Enqueued(Schema):
+    code: str
+    enqueued: int
+
+
+# ---------------------------------------------------------------- the chapter (GET)
+
+
+class StrandItemOut(StrandItemIn):
+    body_html: str
+
+
+class StrandOut(StrandIn):
+    items: list[StrandItemOut]
+
+
+class StrandsOut(Open):
+    basics: StrandOut
+    concept: StrandOut
+    theory: StrandOut
+    mathematics: MathematicsStrandIn
+    practice: StrandOut
+
+
+class FigureOut(FigureIn):
+    caption_html: str
+
+
+class NotationOut(NotationIn):
+    meaning_html: str
+
+
+class PropositionOut(PropositionIn):
+    proof: str | None = Field(description="null until the proof is published.")
+    statement_html: str
+    proof_html: str
+
+
+class SolutionOut(SolutionIn):
+    steps_html: str
+
+
+class Verification(Open):
+    status: str = Field(description="verified, mismatch, error, pending or stale")
+    max_abs_error: float | None
+    max_rel_error: float | None
+    tolerance: Tolerance
+    engine_version: str
+    decided_at: datetime | None
+
+
+class ProblemOut(ProblemIn):
+    tolerance: Tolerance
+    statement_html: str
+    solution: SolutionOut | None = Field(
+        None, description="Absent unless published (a staff preview shows it anyway)."
+    )
+    verification: Verification | None
+
+
+class Apparatus(Open):
+    code: str
+    title: str
+
+
+class StrandCount(Open):
+    kind: StrandKind
+    description: str
+    done: int
+    target: int
+
+
+class Quota(Open):
+    done: int
+    target: int
+
+
+class Derived(Open):
+    maturity_name: str
+    spine_sentence: str
+    strands_sentence: str
+    strands: list[StrandCount]
+    worked: Quota
+    variants: Quota
+    exercises: Quota
+    owes: int = Field(description="How many more items the maturity level requires.")
+    debt_sentence: str
+    enforcement_sentence: str
+
+
+class ChapterOut(Open):
+    """What readers see: the latest release, else the working copy of an in-progress chapter."""
+
+    format: int
+    code: str
+    book: str
+    book_title: str
+    number: int
+    title: str
+    author: str
+    thesis: str
+    thesis_html: str
+    summary: str
+    summary_html: str
+    maturity: Maturity
+    spine: StrandKind
+    state: State
+    before_you_start: str
+    before_you_start_html: str
+    problem_statement: str
+    problem_statement_html: str
+    strands: StrandsOut
+    figures: list[FigureOut]
+    apparatus: list[Apparatus]
+    notation: list[NotationOut]
+    propositions: list[PropositionOut]
+    problems: list[ProblemOut]
+    derived: Derived
+    release: int | None = Field(description="The release shown; null for the working copy.")
+    latest_release: int | None
+    released_at: datetime | None
+
+
+# ---------------------------------------------------------------- lists
+
+
+class StrandProgress(Schema):
+    kind: StrandKind
+    done: int
+    target: int
+
+
+class ChapterSummary(Schema):
+    code: str
+    book: str
+    number: int
+    title: str
+    maturity: Maturity
+    maturity_name: str
+    state: State
+    latest_release: int | None
+    strands: list[StrandProgress]
+    owes: int
+
+
+class BookOut(Schema):
+    numeral: str
+    title: str
+    slug: str
+    description: str
+    chapters: list[ChapterSummary]
+
+
+class ReleaseSummary(Schema):
+    number: int
+    created_at: datetime
+    title: str
+    maturity: Maturity

@@ -1,0 +1,84 @@
+"""Writes, for tokens only: import a chapter document, publish through the gate, re-verify.
+
+Each is a thin call into the domain: the importer (every error with its path), the one
+publication gate (every reason), and `verdict_request` for each solution. A token carries
+its user's permissions, so an author's token may import but not publish.
+"""
+
+import json
+
+from django.db import transaction
+from ninja.responses import Status
+
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.gate import ChapterPublish
+from curriculum.domain.reading import NotVisible, ReaderView
+from curriculum.domain.verification import verdict_request
+from curriculum.models import Chapter, Solution
+
+from .auth import WRITE_AUTH, caller
+from .chapters import router
+from .params import CODE
+from .responses import json_response, reader_body
+from .schemas import ChapterOut, Enqueued, Error, Imported
+
+# The same router as the reads: Django routes a path to one router, whatever the method.
+WRITE = {"auth": WRITE_AUTH, "tags": ["writing (tokens)"]}
+AUTH_ERRORS = {401: Error, 403: Error}
+DOCUMENT_REF = "#/components/schemas/ChapterDocument"
+DOCUMENT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": DOCUMENT_REF}}},
+        "description": "A chapter file (content-format.md) as JSON. The importer checks it "
+                       "whole: a refusal lists every error with its path, and writes nothing.",
+    }
+}
+
+
+def _chapter(code: str) -> Chapter:
+    chapter = Chapter.objects.filter(code=code).first()
+    if chapter is None:
+        raise NotVisible
+    return chapter
+
+
+def _document(request) -> object:
+    try:
+        return json.loads(request.body or b"")
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
+
+
+@router.put("/chapters/{code}", response={200: Imported, 201: Imported, **AUTH_ERRORS,
+                                          422: Error}, openapi_extra=DOCUMENT_BODY, **WRITE)
+def chapter_put(request, code: str = CODE):
+    """Create or replace the working copy of a chapter (201 when created)."""
+    exists = Chapter.objects.filter(code=code).exists()
+    caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
+    result = chapter_import(document=_document(request), expected_code=code)
+    body = {"code": result.label, "created": result.created,
+            "verifications_enqueued": result.enqueued}
+    return Status(201 if result.created else 200, body)
+
+
+@router.post("/chapters/{code}/publish",
+             response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 422: Error},
+             **WRITE)
+def chapter_publish(request, code: str = CODE):
+    """Publish through the gate: 201 with the new release, or 409 with every reason."""
+    release = ChapterPublish(_chapter(code), caller(request).user).execute()
+    return json_response(reader_body(ReaderView(code, release.snapshot, release, release.number)),
+                         status=201)
+
+
+@router.post("/chapters/{code}/verify",
+             response={202: Enqueued, **AUTH_ERRORS, 404: Error, 422: Error}, **WRITE)
+def chapter_verify(request, code: str = CODE):
+    """Re-check every solution of the chapter with the engine (queued; verdicts follow)."""
+    caller(request).require("curriculum.change_solution")
+    chapter = _chapter(code)
+    with transaction.atomic():
+        solutions = Solution.objects.filter(problem__chapter=chapter).select_related("problem")
+        enqueued = sum(verdict_request(solution=s, force=True) for s in solutions)
+    return Status(202, {"code": code, "enqueued": enqueued})

@@ -1,0 +1,87 @@
+"""Chapter reads are cheap: validators answer conditional requests, and a read costs a fixed
+number of queries however many problems the chapter has."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.models import Chapter
+from tests.api.conftest import released
+from tests.conftest import problem, sketch
+
+CHAPTER_READ_QUERIES = 10  # validators 2, release lookup 1, chapter and its parts 7
+
+
+def test_a_chapter_read_carries_etag_and_last_modified(client, seeded):
+    response = client.get("/api/v1/chapters/II.4")
+    assert response["ETag"].startswith('"II.4:')
+    assert response["Last-Modified"].endswith("GMT")
+    assert "Authorization" in response["Vary"]
+
+
+def test_if_none_match_gets_304_without_building_the_chapter(client, seeded):
+    etag = client.get("/api/v1/chapters/II.4")["ETag"]
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/api/v1/chapters/II.4", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304 and response.content == b""
+    assert len(queries) == 2
+    assert not any("curriculum_problem" in q["sql"] for q in queries.captured_queries)
+
+
+def test_if_modified_since_gets_304_without_building_the_chapter(client, seeded):
+    last_modified = client.get("/api/v1/chapters/II.4")["Last-Modified"]
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/api/v1/chapters/II.4", HTTP_IF_MODIFIED_SINCE=last_modified)
+    assert response.status_code == 304 and len(queries) == 2
+
+
+def test_an_edit_changes_the_etag_so_the_client_gets_the_new_body(client, seeded):
+    etag = client.get("/api/v1/chapters/II.4")["ETag"]
+    document = client.get("/api/v1/chapters/II.4?preview=true").json()  # anonymous: no preview
+    Chapter.objects.get(code="II.4").save()
+    response = client.get("/api/v1/chapters/II.4", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200 and response["ETag"] != etag
+    assert response.json()["title"] == document["title"]
+
+
+def test_a_new_release_changes_the_etag_of_an_older_release(client, books, erin):
+    released("II.7", erin)
+    etag = client.get("/api/v1/chapters/II.7/releases/1")["ETag"]
+    assert client.get("/api/v1/chapters/II.7/releases/1",
+                      HTTP_IF_NONE_MATCH=etag).status_code == 304
+    from curriculum.domain.gate import chapter_publish
+    chapter_publish(chapter=Chapter.objects.get(code="II.7"), user=erin)
+    assert client.get("/api/v1/chapters/II.7/releases/1",
+                      HTTP_IF_NONE_MATCH=etag).status_code == 200
+
+
+def _chapter_with(problems: int) -> None:
+    document = sketch("II.7", problems=[problem(f"p{i}") for i in range(problems)])
+    chapter_import(document=document)
+
+
+@pytest.mark.parametrize("problems", [3, 30])
+def test_a_working_copy_read_costs_a_fixed_number_of_queries(
+    client, books, problems, django_assert_max_num_queries
+):
+    _chapter_with(problems)
+    with django_assert_max_num_queries(CHAPTER_READ_QUERIES):
+        body = client.get("/api/v1/chapters/II.7").json()
+    assert len(body["problems"]) == problems
+
+
+@pytest.mark.parametrize("problems", [3, 30])
+def test_a_staff_token_read_costs_a_fixed_number_of_queries(
+    client, books, problems, erin_token, django_assert_max_num_queries
+):
+    _chapter_with(problems)
+    client.get("/api/v1/ping", **erin_token)  # records last use, a write made once a minute
+    with django_assert_max_num_queries(CHAPTER_READ_QUERIES + 1):
+        assert client.get("/api/v1/chapters/II.7", **erin_token).status_code == 200
+
+
+def test_a_released_read_costs_three_queries(client, books, erin, django_assert_num_queries):
+    released("II.7", erin)
+    with django_assert_num_queries(3):
+        assert client.get("/api/v1/chapters/II.7").json()["release"] == 1

@@ -1,0 +1,88 @@
+"""Writing with a token: import through the importer, publish through the gate, re-verify."""
+
+import json
+
+from curriculum.domain.tokens import token_revoke
+from curriculum.models import ApiToken, Chapter, Release, Verdict
+from tests.conftest import sketch, verify_now
+
+
+def put(client, code, document, token, **extra):
+    return client.put(f"/api/v1/chapters/{code}", json.dumps(document),
+                      content_type="application/json", **token, **extra)
+
+
+def test_an_author_token_creates_then_updates_a_chapter(client, books, alice_token):
+    created = put(client, "II.7", sketch(), alice_token)
+    assert created.status_code == 201
+    assert created.json() == {"code": "II.7", "created": True, "verifications_enqueued": 3}
+    updated = put(client, "II.7", sketch(title="Renamed"), alice_token)
+    assert updated.status_code == 200 and not updated.json()["created"]
+    assert Chapter.objects.get(code="II.7").title == "Renamed"
+
+
+def test_a_refused_document_gets_422_with_every_error_and_its_path(client, books, alice_token):
+    document = sketch(maturity="M9", number=0)
+    document["problems"][0]["kind"] = "guess"
+    response = put(client, "II.7", document, alice_token)
+    errors = response.json()["errors"]
+    assert response.status_code == 422
+    assert any(e.startswith("maturity:") for e in errors)
+    assert any(e.startswith("number:") for e in errors)
+    assert any(e.startswith("problems[0].kind:") for e in errors)
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_document_for_another_code_or_not_json_is_refused(client, books, alice_token):
+    assert put(client, "II.8", sketch("II.7"), alice_token).status_code == 422
+    response = client.put("/api/v1/chapters/II.7", "{not json", content_type="application/json",
+                          **alice_token)
+    assert response.status_code == 422 and response.json()["errors"][0].startswith("body:")
+
+
+def test_writing_needs_a_token(client, books, alice):
+    assert put(client, "II.7", sketch(), {}).status_code == 401
+    client.force_login(alice)  # a browser session is for reading, not writing
+    assert put(client, "II.7", sketch(), {}).status_code == 401
+
+
+def test_a_revoked_token_is_refused(client, books, alice_token):
+    token_revoke(token=ApiToken.objects.get())
+    assert put(client, "II.7", sketch(), alice_token).status_code == 401
+
+
+def test_an_editor_token_publishes_and_gets_the_release(client, books, erin_token):
+    put(client, "II.7", sketch(), erin_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
+    assert response.status_code == 201
+    assert response.json()["release"] == 1 and response.json()["derived"]["owes"] == 0
+    assert Release.objects.get().created_by.username == "erin"
+
+
+def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, erin_token):
+    put(client, "II.7", sketch(), erin_token)
+    response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
+    assert response.status_code == 409
+    reasons = response.json()["errors"]
+    assert len([r for r in reasons if "not verified" in r]) == 3
+    assert not Release.objects.exists()
+
+
+def test_an_author_token_cannot_publish(client, books, alice_token):
+    put(client, "II.7", sketch(), alice_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    response = client.post("/api/v1/chapters/II.7/publish", **alice_token)
+    assert response.status_code == 403
+    assert not Release.objects.exists()
+
+
+def test_publishing_an_unknown_chapter_is_404(client, books, erin_token):
+    assert client.post("/api/v1/chapters/II.70/publish", **erin_token).status_code == 404
+
+
+def test_verify_requeues_every_solution(client, seeded, alice_token):
+    response = client.post("/api/v1/chapters/II.3/verify", **alice_token)
+    assert response.status_code == 202 and response.json()["enqueued"] > 0
+    pending = Verdict.objects.filter(solution__problem__chapter__code="II.3", status="pending")
+    assert pending.count() == response.json()["enqueued"]
