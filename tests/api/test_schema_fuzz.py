@@ -1,8 +1,12 @@
 """Schemathesis fuzzes every operation of the published schema against the WSGI app.
 
 Anonymously, every read is exercised with generated parameters and every write must refuse
-(401) as documented. With an editor's token the writes are exercised too. Nothing is
-excluded; examples are few per operation to keep the suite fast.
+(401) as documented. With an editor's token the writes are exercised too. One check is
+relaxed for PUT only: a chapter document can match the schema and still break a rule no JSON
+Schema can state (a code must start with its book's numeral, apparatus codes must exist, the
+mathematics target follows the maturity ladder, inputs must fit the engine operation), so the
+documented 422 with every error is the right answer there. Examples are few per operation to
+keep the suite fast.
 """
 
 import pytest
@@ -10,6 +14,7 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from curriculum.wsgi import application
 
@@ -39,4 +44,7 @@ def test_the_schema_holds_for_anonymous_clients(case, content):
 @schema.parametrize()
 @FUZZ
 def test_the_schema_holds_for_an_editor_token(case, content, erin_token):
-    case.call_and_validate(headers={"Authorization": erin_token["HTTP_AUTHORIZATION"]})
+    relaxed = [positive_data_acceptance] if case.method == "PUT" else []
+    case.call_and_validate(
+        headers={"Authorization": erin_token["HTTP_AUTHORIZATION"]}, excluded_checks=relaxed
+    )
