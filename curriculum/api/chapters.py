@@ -7,10 +7,9 @@ with its unpublished parts; for anyone else it is ignored.
 from ninja import Router
 from ninja.pagination import LimitOffsetPagination, paginate
 
-from curriculum.domain.freshness import chapter_last_modified
 from curriculum.domain.reading import (
     chapter_for_reader,
-    chapter_version,
+    chapter_freshness,
     release_for_reader,
     releases_for_reader,
 )
@@ -25,8 +24,11 @@ CONDITIONAL = {304: None, 412: None}
 ERRORS = {404: Error, 422: Error, 429: Error}
 
 
-@router.get("/chapters/{code}", response={200: ChapterOut, **CONDITIONAL, **ERRORS},
-            openapi_extra=READ_SECURITY)
+@router.get(
+    "/chapters/{code}",
+    response={200: ChapterOut, **CONDITIONAL, **ERRORS},
+    openapi_extra=READ_SECURITY,
+)
 def chapter_read(request, code: str = CODE, preview: bool = False):
     """The latest release if there is one, else the working copy of an in-progress chapter.
 
@@ -36,33 +38,49 @@ def chapter_read(request, code: str = CODE, preview: bool = False):
     if preview and who.staff:
         view = chapter_for_reader(code=code, staff=True, preview=True)
         return uncached_json(reader_body(view), who)
-    version = chapter_version(code=code, staff=who.staff)
+    fresh = chapter_freshness(code=code, staff=who.staff)
     return conditional_json(
-        request, who, version=version, last_modified=chapter_last_modified(code=code),
+        request,
+        who,
+        version=fresh.version,
+        last_modified=fresh.last_modified,
         build=lambda: reader_body(chapter_for_reader(code=code, staff=who.staff)),
     )
 
 
-@router.get("/chapters/{code}/releases", response={200: list[ReleaseSummary], **ERRORS},
-            openapi_extra=READ_SECURITY)
+@router.get(
+    "/chapters/{code}/releases",
+    response={200: list[ReleaseSummary], **ERRORS},
+    openapi_extra=READ_SECURITY,
+)
 @paginate(LimitOffsetPagination)
 def release_list(request, code: str = CODE):
     """Every release of the chapter, oldest first."""
     return [
-        {"number": r.number, "created_at": r.created_at, "title": r.snapshot["title"],
-         "maturity": r.snapshot["maturity"]}
+        {
+            "number": r.number,
+            "created_at": r.created_at,
+            "title": r.snapshot["title"],
+            "maturity": r.snapshot["maturity"],
+        }
         for r in releases_for_reader(code=code, staff=caller(request).staff)
     ]
 
 
-@router.get("/chapters/{code}/releases/{number}",
-            response={200: ChapterOut, **CONDITIONAL, **ERRORS}, openapi_extra=READ_SECURITY)
+@router.get(
+    "/chapters/{code}/releases/{number}",
+    response={200: ChapterOut, **CONDITIONAL, **ERRORS},
+    openapi_extra=READ_SECURITY,
+)
 def release_read(request, code: str = CODE, number: int = RELEASE_NUMBER):
     """One release, exactly as it was released (and which release is now the latest)."""
     who = caller(request)
-    chapter_version(code=code, staff=who.staff)  # a chapter put back to draft hides its history
-    view = release_for_reader(code=code, number=number)
+    view = release_for_reader(code=code, number=number, staff=who.staff)
+    assert view.release is not None
     return conditional_json(
-        request, who, version=f"{code}:r{number}:of{view.latest_release}",
-        last_modified=chapter_last_modified(code=code), build=lambda: reader_body(view),
+        request,
+        who,
+        version=f"{code}:r{number}:of{view.latest_release}",
+        last_modified=view.release.created_at,
+        build=lambda: reader_body(view),
     )

@@ -1,9 +1,9 @@
 """Chapter bodies on the wire, with the HTTP validators that let clients skip them.
 
 A chapter or release body is the domain's snapshot served verbatim (a release exactly as
-it was released) plus which release it is. The ETag comes from `reading.chapter_version`,
-the Last-Modified from `freshness.chapter_last_modified`; both are one cheap query each, so
-a conditional request is answered (304) before any snapshot is built or loaded.
+it was released) plus which release it is. The ETag and Last-Modified come from
+`reading.chapter_freshness`, one cheap query, so a conditional request is answered (304)
+before any snapshot is built or loaded.
 """
 
 import json

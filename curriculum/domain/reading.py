@@ -4,16 +4,22 @@ Drafts exist only for staff. A staff preview shows the working copy with its unp
 parts. The site and the API both read through here, so neither can leak what the other hides.
 """
 
+import hashlib
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Max, OuterRef, Subquery
 
 from curriculum.models import Book, Chapter, Release
 
 from .counting import chapter_counts
+from .markup import RENDER_VERSION
 from .selectors import chapters_with_parts
-from .snapshots import chapter_snapshot
+from .snapshots import SNAPSHOT_FORMAT, chapter_snapshot
+
+WORKING_COPY_CACHE_SECONDS = 24 * 3600
 
 
 class NotVisible(Exception):
@@ -28,26 +34,70 @@ class ReaderView:
     latest_release: int | None
 
 
-def _visible(chapter: Chapter | None, staff: bool) -> Chapter:
-    if chapter is None or (chapter.state == Chapter.State.DRAFT and not staff):
+@dataclass(frozen=True)
+class Freshness:
+    """What a reader is shown of a chapter, as HTTP validators: ETag and Last-Modified."""
+
+    version: str
+    last_modified: datetime
+    released: bool
+
+
+def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
+    """One cheap query that decides visibility and names the version a reader would get.
+
+    The working copy's version moves with every edit (`updated_at` is touched by every writer,
+    verdicts included), with its Book 0 entries' titles, and with its book's title.
+    """
+    row = (
+        Chapter.objects.filter(code=code)
+        .annotate(
+            latest=Max("releases__number"),
+            released_at=Max("releases__created_at"),
+            leaned=Max("apparatus_links__entry__updated_at"),
+        )
+        .values("state", "updated_at", "latest", "released_at", "leaned", "book__title")
+        .first()
+    )
+    if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
         raise NotVisible
-    return chapter
+    if row["latest"]:
+        return Freshness(f"{code}:r{row['latest']}", row["released_at"], released=True)
+    stamps = [row["updated_at"]] + ([row["leaned"]] if row["leaned"] else [])
+    parts = f"{code}|{'|'.join(t.isoformat() for t in stamps)}|{row['book__title']}"
+    digest = hashlib.sha256(parts.encode()).hexdigest()[:16]
+    return Freshness(f"{code}:w{digest}", max(stamps), released=False)
 
 
 def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False) -> ReaderView:
-    """The latest release if there is one, else the working copy of a non-draft chapter."""
+    """The latest release if there is one, else the working copy of a non-draft chapter.
+
+    A draft is hidden even when it has releases: putting a chapter back to draft withdraws it.
+    The working copy is built once per version and cached, never per request.
+    """
     if preview and staff:
-        chapter = _visible(chapters_with_parts().filter(code=code).first(), staff)
+        chapter = chapters_with_parts().filter(code=code).first()
+        if chapter is None:
+            raise NotVisible
         latest = chapter.releases.aggregate(n=Max("number"))["n"]
         return ReaderView(code, chapter_snapshot(chapter, include_unpublished=True), None, latest)
-    release = Release.objects.filter(chapter__code=code).order_by("-number").first()
+    releases = Release.objects.filter(chapter__code=code)
+    if not staff:
+        releases = releases.exclude(chapter__state=Chapter.State.DRAFT)
+    release = releases.order_by("-number").first()
     if release is not None:
         return ReaderView(code, release.snapshot, release, release.number)
-    chapter = _visible(chapters_with_parts().filter(code=code).first(), staff)
-    return ReaderView(code, chapter_snapshot(chapter), None, None)
+    freshness = chapter_freshness(code=code, staff=staff)
+    key = f"working:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}"
+    snapshot = cache.get(key)
+    if snapshot is None:
+        snapshot = chapter_snapshot(chapters_with_parts().get(code=code))
+        cache.set(key, snapshot, timeout=WORKING_COPY_CACHE_SECONDS)
+    return ReaderView(code, snapshot, None, None)
 
 
-def release_for_reader(*, code: str, number: int) -> ReaderView:
+def release_for_reader(*, code: str, number: int, staff: bool = False) -> ReaderView:
+    chapter_freshness(code=code, staff=staff)  # a withdrawn (draft) chapter hides its history
     release = Release.objects.filter(chapter__code=code, number=number).first()
     if release is None:
         raise NotVisible
@@ -56,23 +106,10 @@ def release_for_reader(*, code: str, number: int) -> ReaderView:
 
 
 def releases_for_reader(*, code: str, staff: bool = False) -> list[Release]:
-    chapter = _visible(Chapter.objects.filter(code=code).first(), staff)
-    return list(chapter.releases.order_by("number").select_related("created_by"))
-
-
-def chapter_version(*, code: str, staff: bool = False) -> str:
-    """A cheap validator for caching: changes whenever what `chapter_for_reader` shows changes."""
-    row = (
-        Chapter.objects.filter(code=code)
-        .annotate(latest=Max("releases__number"))
-        .values("state", "updated_at", "latest")
-        .first()
+    chapter_freshness(code=code, staff=staff)
+    return list(
+        Release.objects.filter(chapter__code=code).order_by("number").select_related("created_by")
     )
-    if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
-        raise NotVisible
-    if row["latest"]:
-        return f"{code}:r{row['latest']}"
-    return f"{code}:w{row['updated_at'].timestamp():.6f}"
 
 
 @dataclass(frozen=True)
