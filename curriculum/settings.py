@@ -18,7 +18,7 @@ SECRET_KEY = env.str("DJANGO_SECRET_KEY") if not DEBUG else env.str(
     "DJANGO_SECRET_KEY", "dev-only-insecure-key"
 )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
-CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "django.contrib.admin",

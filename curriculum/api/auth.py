@@ -5,6 +5,7 @@ or whose user is no longer active staff is refused (401) rather than read as ano
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpRequest
 from ninja.errors import AuthenticationError, AuthorizationError
@@ -15,7 +16,7 @@ from curriculum.domain.tokens import token_user
 
 @dataclass(frozen=True)
 class Caller:
-    user: object | None = None
+    user: Any = None  # a User, or None for an anonymous reader
     via: str = "anonymous"
 
     @property
@@ -57,4 +58,4 @@ def caller(request: HttpRequest) -> Caller:
 READ_AUTH = [BearerToken(), staff_session, anonymous]
 WRITE_AUTH = [BearerToken()]
 # OpenAPI: reads work without credentials; the empty requirement says so.
-READ_SECURITY = {"security": [{}]}
+READ_SECURITY: dict[str, Any] = {"security": [{}]}

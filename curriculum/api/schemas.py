@@ -145,7 +145,7 @@ class StrandItemOut(StrandItemIn):
 
 
 class StrandOut(StrandIn):
-    items: list[StrandItemOut]
+    items: list[StrandItemOut]  # type: ignore[assignment]  # a richer item, read-only
 
 
 class StrandsOut(Open):

@@ -6,6 +6,7 @@ its user's permissions, so an author's token may import but not publish.
 """
 
 import json
+from typing import Any
 
 from django.db import transaction
 from ninja.responses import Status
@@ -23,7 +24,7 @@ from .responses import json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported
 
 # The same router as the reads: Django routes a path to one router, whatever the method.
-WRITE = {"auth": WRITE_AUTH, "tags": ["writing (tokens)"]}
+WRITE: dict[str, Any] = {"auth": WRITE_AUTH, "tags": ["writing (tokens)"]}
 AUTH_ERRORS = {401: Error, 403: Error}
 DOCUMENT_REF = "#/components/schemas/ChapterDocument"
 DOCUMENT_BODY = {
