@@ -285,7 +285,9 @@ def validate_chapter(
     if state not in allowed_states:
         hint = " (published is reached only by publishing)" if state == "published" else ""
         c.error("state", f"expected one of {', '.join(allowed_states)}, got {_kind(state)}{hint}")
-    clean["state"] = state
+    # A released chapter stays published while its working copy is edited ("in_progress" in a
+    # file written before its first release); only "draft" withdraws it.
+    clean["state"] = "published" if released and state == "in_progress" else state
     clean["strands"] = _strands(c, doc, maturity)
     clean["figures"] = _figures(c, doc)
     clean["apparatus"] = _apparatus(c, doc, known_entries, code)

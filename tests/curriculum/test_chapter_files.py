@@ -7,8 +7,9 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_export, file_import
+from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter, Problem, StrandItem
-from tests.conftest import CONTENT, problem, sketch
+from tests.conftest import CONTENT, problem, sketch, verify_now
 
 
 def import_text(text: str) -> None:
@@ -213,3 +214,14 @@ def test_values_of_the_wrong_kind_anywhere_are_errors_not_crashes(books):
     assert "problems[0].key: expected a short key such as p1, got a mapping" in errors
     assert "figures[1]: expected a mapping, got text ('figure')" in errors
     assert len(errors) >= 12
+
+
+def test_reimporting_a_released_chapter_as_in_progress_keeps_it_published(books):
+    import_text(yaml.safe_dump(sketch(), sort_keys=False))
+    verify_now(Chapter.objects.get(code="II.7"))
+    chapter_publish(chapter=Chapter.objects.get(code="II.7"))
+    import_text(yaml.safe_dump(sketch(title="Edited"), sort_keys=False))
+    chapter = Chapter.objects.get(code="II.7")
+    assert (chapter.state, chapter.title) == ("published", "Edited")
+    import_text(yaml.safe_dump(sketch(state="draft"), sort_keys=False))
+    assert Chapter.objects.get(code="II.7").state == "draft"
