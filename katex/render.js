@@ -11,15 +11,81 @@ const OPTIONS = {
   throwOnError: true,
   trust: false,
   strict: "ignore",
-  maxSize: 50,
-  maxExpand: 1000,
+  maxSize: 3, // em: a \rule or \kern can never cover the text around it
+  maxExpand: 1000, // macro expansions: a recursive \def stops instead of hanging
+};
+const MAX_TEX_LENGTH = 20000;
+
+// MathML Core (Chromium) draws mathvariant="normal" only; bold, double-struck, script and
+// the rest must be the Unicode Mathematical Alphanumeric characters themselves.
+// [capital A, small a, digit 0, capital Alpha] of each variant; 0 where Unicode has none.
+const ALPHANUMERIC = {
+  "bold": [0x1d400, 0x1d41a, 0x1d7ce, 0x1d6a8],
+  "italic": [0x1d434, 0x1d44e, 0, 0x1d6e2],
+  "bold-italic": [0x1d468, 0x1d482, 0, 0x1d71c],
+  "script": [0x1d49c, 0x1d4b6, 0, 0],
+  "bold-script": [0x1d4d0, 0x1d4ea, 0, 0],
+  "fraktur": [0x1d504, 0x1d51e, 0, 0],
+  "bold-fraktur": [0x1d56c, 0x1d586, 0, 0],
+  "double-struck": [0x1d538, 0x1d552, 0x1d7d8, 0],
+  "sans-serif": [0x1d5a0, 0x1d5ba, 0x1d7e2, 0],
+  "bold-sans-serif": [0x1d5d4, 0x1d5ee, 0x1d7ec, 0x1d756],
+  "sans-serif-italic": [0x1d608, 0x1d622, 0, 0],
+  "sans-serif-bold-italic": [0x1d63c, 0x1d656, 0, 0x1d790],
+  "monospace": [0x1d670, 0x1d68a, 0x1d7f6, 0],
+};
+// Letters Unicode had already encoded elsewhere (the "holes" of the alphanumeric block).
+const HOLES = {
+  "italic": { h: 0x210e },
+  "script": { B: 0x212c, E: 0x2130, F: 0x2131, H: 0x210b, I: 0x2110, L: 0x2112, M: 0x2133,
+    R: 0x211b, e: 0x212f, g: 0x210a, o: 0x2134 },
+  "fraktur": { C: 0x212d, H: 0x210c, I: 0x2111, R: 0x211c, Z: 0x2128 },
+  "double-struck": { C: 0x2102, H: 0x210d, N: 0x2115, P: 0x2119, Q: 0x211a, R: 0x211d,
+    Z: 0x2124 },
 };
 
+function alphanumeric(variant, ch) {
+  const [capital, small, digit, greek] = ALPHANUMERIC[variant];
+  const hole = (HOLES[variant] || {})[ch];
+  const code = ch.codePointAt(0);
+  if (hole) return String.fromCodePoint(hole);
+  if (ch >= "A" && ch <= "Z") return String.fromCodePoint(capital + code - 0x41);
+  if (ch >= "a" && ch <= "z") return String.fromCodePoint(small + code - 0x61);
+  if (digit && ch >= "0" && ch <= "9") return String.fromCodePoint(digit + code - 0x30);
+  if (greek && code >= 0x391 && code <= 0x3a9) return String.fromCodePoint(greek + code - 0x391);
+  if (greek && code >= 0x3b1 && code <= 0x3c9) {
+    return String.fromCodePoint(greek + 0x1a + code - 0x3b1);
+  }
+  return ch;
+}
+
+function mathvariants(mathml) {
+  return mathml.replace(
+    /<(mi|mn) mathvariant="([a-z-]+)">([^<]*)<\/\1>/g,
+    (whole, tag, variant, text) => {
+      if (!(variant in ALPHANUMERIC) || text.includes("&")) return whole;
+      return `<${tag}>${[...text].map((ch) => alphanumeric(variant, ch)).join("")}</${tag}>`;
+    },
+  );
+}
+
 function typeset({ tex, display }) {
+  const source = String(tex);
+  if (source.length > MAX_TEX_LENGTH) {
+    return { error: `KaTeX parse error: formula longer than ${MAX_TEX_LENGTH} characters` };
+  }
   try {
-    return { html: katex.renderToString(String(tex), { ...OPTIONS, displayMode: !!display }) };
+    return {
+      html: mathvariants(
+        katex.renderToString(source, { ...OPTIONS, displayMode: !!display }),
+      ),
+    };
   } catch (error) {
-    return { error: error instanceof katex.ParseError ? error.message : String(error) };
+    if (error instanceof katex.ParseError) return { error: error.message };
+    if (error instanceof RangeError) {
+      return { error: "KaTeX parse error: formula nested too deeply" };
+    }
+    return { error: String(error) };
   }
 }
 

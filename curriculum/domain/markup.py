@@ -11,6 +11,7 @@ Rendered text and typeset formulas are cached by hash: pages never re-render unc
 
 import hashlib
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from html import escape
@@ -24,11 +25,11 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 KATEX_DIR = Path(__file__).resolve().parents[2] / "katex"
 KATEX_TIMEOUT_SECONDS = 60
-RENDER_VERSION = "katex-0.16.47/1"  # part of every cache key: bump when the output changes
+RENDER_VERSION = "katex-0.16.47/4"  # part of every cache key: bump when the output changes
 
 TEXT_TAGS = {
     "p", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a", "br", "hr",
-    "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "span", "div",
+    "table", "thead", "tbody", "tr", "th", "td", "span", "div",
 }
 MATH_TAGS = {
     "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace",
@@ -46,6 +47,7 @@ MATH_ATTRIBUTES = {
 ALLOWED_TAGS = TEXT_TAGS | MATH_TAGS
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
+    "p": {"class"},
     "span": {"class"},
     "div": {"class"},
     "code": {"class", "title"},
@@ -147,15 +149,42 @@ def _clean(html: str) -> str:
     )
 
 
+PUNCTUATION = re.compile(r"^[.,;:!?)\]\u2019\u201d]+")
+
+
+def _keep_punctuation(tokens: list[Token]) -> None:
+    """A full stop or comma after an inline formula stays on the formula's line."""
+    for inline in (t for t in tokens if t.children):
+        for token, after in zip(inline.children, inline.children[1:], strict=False):
+            found = PUNCTUATION.match(after.content) if token.type == "math_inline" else None
+            if found and after.type == "text":
+                token.meta["punctuation"] = found.group()
+                after.content = after.content[found.end():]
+
+
+def _demote_headings(tokens: list[Token]) -> None:
+    """Author headings would break the page's outline (h1 title, h2 sections, h3 problems):
+    they are shown as bold run-in paragraphs instead."""
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = "p"
+            token.attrs = {"class": "prose-heading"} if token.nesting == 1 else {}
+
+
 def _render_fresh(sources: list[str]) -> list[str]:
     """Parse every text, typeset all their formulas in one batch, then render and clean."""
     parsed = [PARSER.parse(source) for source in sources]
+    for tokens in parsed:
+        _keep_punctuation(tokens)
+        _demote_headings(tokens)
     math = [list(_math_tokens(tokens)) for tokens in parsed]
     batch = [_formula(token) for tokens in math for token in tokens]
     results = typeset(batch) if batch else {}
     for token in (token for tokens in math for token in tokens):
         formula = _formula(token)
         token.content = _math_html(formula, results[formula], block=token.block)
+        if punctuation := token.meta.get("punctuation"):
+            token.content = f'<span class="nobr">{token.content}{escape(punctuation)}</span>'
         token.type = "html_block" if token.block else "html_inline"
     return [_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed]
 

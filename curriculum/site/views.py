@@ -1,13 +1,21 @@
 """The readers' site: thin views over `domain.reading`, which decides what a reader may see."""
 
+import hashlib
+from pathlib import Path
+
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date, quote_etag
 
+from curriculum.domain.markup import RENDER_VERSION
 from curriculum.domain.reading import (
     NotVisible,
     ReaderView,
     books_for_reader,
     chapter_for_reader,
+    chapter_freshness,
     release_for_reader,
 )
 
@@ -42,19 +50,47 @@ def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpRe
     return response
 
 
+def _pages_version() -> str:
+    """Changes when the chapter template or the rendering does, so a deploy refreshes pages."""
+    templates = sorted((Path(settings.BASE_DIR) / "templates/site").glob("*.html"))
+    digest = hashlib.sha256(RENDER_VERSION.encode())
+    for template in templates:
+        digest.update(template.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+PAGES_VERSION = _pages_version()
+
+
 def chapter(request: HttpRequest, code: str) -> HttpResponse:
+    """Answers a conditional request with 304 from one cheap query when nothing changed."""
     staff = request.user.is_staff
     preview = staff and request.GET.get("preview") == "1"
     try:
-        view = chapter_for_reader(code=code, staff=staff, preview=preview)
+        if preview:
+            return _chapter(request, chapter_for_reader(code=code, staff=True, preview=True),
+                            preview=True)
+        freshness = chapter_freshness(code=code, staff=staff)
+        validators = {
+            "ETag": quote_etag(f"{freshness.version}:{PAGES_VERSION}"),
+            "Last-Modified": http_date(freshness.last_modified.timestamp()),
+            "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
+        }
+        response = get_conditional_response(
+            request, etag=validators["ETag"],
+            last_modified=int(freshness.last_modified.timestamp()),
+        ) or _chapter(request, chapter_for_reader(code=code, staff=staff), preview=False)
     except NotVisible as error:
         raise Http404("no such chapter") from error
-    return _chapter(request, view, preview=preview)
+    for header, value in validators.items():
+        response[header] = value
+    patch_vary_headers(response, ["Cookie"])
+    return response
 
 
 def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
     try:
-        view = release_for_reader(code=code, number=number)
+        view = release_for_reader(code=code, number=number, staff=request.user.is_staff)
     except NotVisible as error:
         raise Http404("no such release") from error
     return _chapter(request, view, preview=False)

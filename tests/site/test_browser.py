@@ -117,7 +117,7 @@ def test_the_seed_chapter_reads_as_the_seed_line_by_line(browser, live_server, s
 
 
 def test_the_seed_chapter_fits_a_phone(browser, live_server, seeded):
-    visit = Visit(browser, live_server.url, width=390)
+    visit = Visit(browser, live_server.url, width=360)
     visit.open("/chapters/II.4/")
     overflow = visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
@@ -157,7 +157,21 @@ HOSTILE_TEXT = (
     "<img src=x onerror=\"window.__pwned = 1\"> and [a link](javascript:window.__pwned=1) "
     "and <a href=\"javascript:window.__pwned=1\" onclick=\"window.__pwned=1\">another</a> "
     "and $\\href{javascript:window.__pwned=1}{click}$ and "
-    "$\\text{<img src=x onerror=alert(document.domain)>}$ and <svg onload=\"window.__pwned=1\"/>."
+    "$\\text{<img src=x onerror=alert(document.domain)>}$ and <svg onload=\"window.__pwned=1\"/>"
+    " and <iframe src=\"javascript:parent.__pwned=1\"></iframe>"
+    " and <style>body { display: none }</style>"
+    " and [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"
+    " and [vb](vbscript:msgbox(1)) and [JS](JaVaScRiPt:window.__pwned=1)"
+    " and ![x](javascript:alert(1)) and ![y](https://example.com/tracker.png)"
+    " and $\\url{javascript:window.__pwned=1}$ and $\\htmlClass{skip}{a}$"
+    " and $\\htmlId{main}{b}$ and $\\htmlData{pwned=1}{c}$"
+    " and $\\htmlStyle{position:fixed;inset:0}{d}$ and $\\includegraphics{https://example.com/x.png}$"
+    " and $\\rule{100000em}{100000em}$ and $" + "{" * 150 + "x" + "}" * 150 + "$"
+    " and $" + "x+" * 2000 + "x$ and " + "W" * 300 + "."
+)
+FOREIGN = (  # links that go anywhere but a web page or this site
+    "[...document.querySelectorAll('article a')]"
+    ".filter(a => !/^(https?:|mailto:|\\/)/i.test(a.getAttribute('href')))"
 )
 
 
@@ -182,11 +196,75 @@ def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_serv
         link.click(modifiers=["Control"], no_wait_after=True)
     page = visit.page
     assert page.evaluate("window.__pwned") is None
-    assert page.evaluate("document.querySelectorAll('article script, article img').length") == 0
+    assert page.evaluate(
+        "document.querySelectorAll('article :is(script, img, iframe, style, object, embed, "
+        "image, foreignObject, [style], [id=main], .skip)').length"
+    ) == 0
     assert page.evaluate(
         "[...document.querySelectorAll('article *')].flatMap(e => [...e.attributes])"
-        ".filter(a => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value)).length"
+        ".filter(a => /^(on|data-)/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i"
+        ".test(a.value)).length"
     ) == 0
-    assert "<script>window.__pwned" in visit.text()
+    assert page.evaluate(f"{FOREIGN}.length") == 0
+    assert page.evaluate("getComputedStyle(document.body).display") == "block"
+    assert page.evaluate("document.querySelectorAll('#main').length") == 1
+    assert "<script>window.__pwned" in visit.text() and "<iframe" in visit.text()
     visit.screenshot("hostile.png")
     assert visit.dialogs == []
+    visit.assert_clean()
+
+
+def test_hostile_content_does_not_widen_a_phone_page(browser, live_server, seeded):
+    hostile_chapter()
+    visit = Visit(browser, live_server.url, width=360)
+    visit.open("/chapters/II.9/")
+    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    visit.screenshot("hostile-phone.png")
+
+
+MATRIX = "$$A = \\begin{bmatrix} 1 & 2 & 3 \\\\ 4 & 5 & 6 \\\\ 7 & 8 & 9 \\end{bmatrix}$$"
+
+
+def test_matrix_brackets_stretch_in_the_site_s_own_math_font(browser, live_server, seeded):
+    document = load_yaml((Path(__file__).resolve().parents[2] / "content/II/II.4.yaml")
+                         .read_text(encoding="utf-8"))
+    document.update(code="II.8", number=8, problem_statement=MATRIX + " over $\\mathbb{R}$.")
+    chapter_import(document=document)
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.8/")
+    loaded = visit.page.evaluate(
+        "document.fonts.ready.then(() => [...document.fonts]"
+        ".filter(f => f.family.includes('STIX Two Math') && f.status === 'loaded').length)"
+    )
+    assert loaded == 1
+    bracket, table = visit.page.evaluate(
+        "[document.querySelector('mo[fence]'), document.querySelector('mtable')]"
+        ".map(e => e.getBoundingClientRect().height)"
+    )
+    assert bracket >= 0.9 * table > 0
+    assert "\u211d" in visit.text()  # double-struck R, not a plain R
+    visit.page.locator("mtable").first.screenshot(path=str(OUTPUT / "matrix.png"))
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("path", ["/", "/books/0/", "/books/II/", "/chapters/II.3/",
+                                  "/chapters/0.LA.01/"])
+def test_every_page_fits_a_360_pixel_phone(browser, live_server, seeded, path):
+    release_ii3()
+    visit = Visit(browser, live_server.url, width=360)
+    visit.open(path)
+    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    visit.screenshot(f"phone{path.replace('/', '_')}.png")
+    visit.assert_clean()
+
+
+def test_the_skip_link_is_the_first_stop_and_leads_to_the_text(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.4/")
+    visit.page.keyboard.press("Tab")
+    focused = visit.page.evaluate(
+        "[document.activeElement.textContent, document.activeElement.getBoundingClientRect().left]"
+    )
+    assert focused[0] == "Skip to the text" and focused[1] >= 0
+    visit.page.keyboard.press("Enter")
+    assert visit.page.evaluate("location.hash") == "#main"

@@ -1,6 +1,12 @@
 """Author text: Markdown and TeX become MathML; nothing an author writes can run."""
 
-from curriculum.domain.markup import math_errors, render, render_many
+import re
+import time
+from pathlib import Path
+
+from curriculum.domain.markup import KATEX_DIR, math_errors, render, render_many
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
 
 
 def test_inline_and_display_formulas_become_mathml():
@@ -38,3 +44,40 @@ def test_many_texts_render_in_one_batch_in_order():
     rendered = render_many(sources)
     assert rendered[-1] == "" and all("<msub>" in html for html in rendered[:-1])
     assert "<mn>39</mn>" in rendered[39]
+
+
+def test_hostile_tex_commands_render_as_inert_text():
+    html = render("$\\url{javascript:alert(1)}$ $\\htmlClass{skip}{a}$ $\\htmlId{main}{b}$ "
+                  "$\\htmlData{x=1}{c}$ $\\htmlStyle{color:red}{d}$ $\\includegraphics{x.png}$")
+    attributes = set(re.findall(r"\s([\w:-]+)=", html))
+    assert attributes <= {"class", "xmlns", "encoding", "mathcolor"}, attributes
+    assert "<img" not in html and "\\includegraphics" in html
+
+
+def test_runaway_formulas_are_refused_quickly_with_a_reason():
+    started = time.monotonic()
+    errors = math_errors("$" + "{" * 5000 + "x" + "}" * 5000 + "$ $\\def\\a{\\a\\a}\\a$ "
+                         "$" + "x+" * 12000 + "x$")
+    assert len(errors) == 3 and time.monotonic() - started < 10
+    assert any("nested too deeply" in e for e in errors)
+    assert any("expansions" in e for e in errors) and any("longer than" in e for e in errors)
+
+
+def test_blackboard_bold_and_friends_are_unicode_letters_every_browser_draws():
+    html = render("$\\mathbb{R}^d \\mathbf{x} \\mathcal{L} \\boldsymbol{\\alpha}$")
+    assert all(ch in html for ch in "\u211d\U0001d431\u2112\U0001d736")
+    assert 'mathvariant="double-struck"' not in html
+
+
+def test_author_headings_become_paragraphs_and_punctuation_stays_with_its_formula():
+    html = render("## Heading\n\nthe weight $w$. Then")
+    assert "<h2" not in html and '<p class="prose-heading">Heading</p>' in html
+    assert re.search(r'<span class="nobr"><span class="katex">.*</math></span>\.</span>', html)
+
+
+def test_the_served_math_font_is_the_one_the_lock_file_pins():
+    served = STATIC / "site/fonts/stix-two-math.woff2"
+    package = KATEX_DIR / "node_modules/@fontsource/stix-two-math/files"
+    assert served.read_bytes() == (package / "stix-two-math-latin-400-normal.woff2").read_bytes()
+    assert "SIL Open Font License" in (STATIC / "site/fonts/STIX-Two-Math-OFL.txt").read_text()
+    assert 'src: url("fonts/stix-two-math.woff2")' in (STATIC / "site/site.css").read_text()
