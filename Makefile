@@ -13,6 +13,7 @@ $(VENV)/.installed: requirements.lock
 	touch $@
 
 install: $(VENV)/.installed
+	scripts/install-katex.sh
 
 run: install
 	PORT=$(PORT) scripts/run.sh
@@ -23,6 +24,11 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy attention curriculum
+
+bench: install
+	$(BIN)/python bench/engine
+	$(BIN)/python bench/verify
+	$(BIN)/python bench/api
 
 worker: install
 	$(BIN)/celery -A curriculum worker --beat --loglevel=info

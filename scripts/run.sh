@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
+$BIN/python manage.py ensure_database
 $BIN/python manage.py migrate --noinput
 mkdir -p var
 if [ -n "${CELERY_BROKER_URL:-}" ]; then

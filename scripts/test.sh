@@ -4,7 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DATABASE_URL="${DATABASE_URL:-$DATABASE_URL_TEST}"
 export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
-for script in scripts/install-*.sh; do
-  [ -e "$script" ] && bash "$script"
-done
+scripts/install-browser.sh
 exec .venv/bin/python -m pytest "$@"
