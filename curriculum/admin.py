@@ -1,15 +1,30 @@
 """Django admin: configuration plus buttons that call the domain services.
 
-No rule lives here: counts, debts and the gate come from `curriculum.domain`.
+No rule lives here: counts, debts and the gate come from `curriculum.domain`. The chapter page
+follows the seed page's order (claim, strands, figures, apparatus, notation, propositions,
+problems, releases) and opens with what the chapter still owes, so an author is told before
+trying; Publish asks for confirmation on its own page (the CSP allows no inline script).
 """
 
+import base64
+import json
+
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.contrib.admin.widgets import AdminTextareaWidget
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Case, JSONField, Max, Value, When
+from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
 
+import attention
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import problem_delete, problem_save
 from curriculum.domain.gate import (
@@ -19,6 +34,7 @@ from curriculum.domain.gate import (
     chapter_lock,
     publish_reasons,
 )
+from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.verification import verdict_request, verdict_state
 from curriculum.models import (
@@ -34,6 +50,49 @@ from curriculum.models import (
     StrandItem,
 )
 
+MARKDOWN_HELP = "Markdown; $…$ and $$…$$ are mathematics, checked with KaTeX when you save."
+ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
+
+
+class RowsJSONField(forms.JSONField):
+    """JSON as an author reads it: one key per line, one matrix row per line."""
+
+    def prepare_value(self, value):
+        if isinstance(value, InvalidJSONInput):
+            return value
+        return json_rows(value)
+
+
+def json_rows(value, indent: str = "") -> str:
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = (f"{inner}{json.dumps(k)}: {json_rows(v, inner)}" for k, v in value.items())
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(value, list) and value and all(isinstance(row, list) for row in value):
+        rows = (inner + json_rows(row, inner) for row in value)
+        return "[\n" + ",\n".join(rows) + f"\n{indent}]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+class TextBoxes:
+    """Text boxes sized for what they hold: one-liners stay short, code is monospace."""
+
+    rows: dict[str, int] = {}
+    code: frozenset[str] = frozenset()
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        name = db_field.name
+        if isinstance(db_field, JSONField):
+            kwargs["form_class"] = RowsJSONField
+        if name in self.code:
+            kwargs["widget"] = AdminTextareaWidget(attrs={
+                "rows": self.rows.get(name, 10), "class": "vLargeTextField code",
+                "spellcheck": "false",
+            })
+        elif name in self.rows:
+            kwargs["widget"] = AdminTextareaWidget(attrs={"rows": self.rows[name]})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
 
 @admin.register(Book)
 class BookAdmin(admin.ModelAdmin):
@@ -42,17 +101,33 @@ class BookAdmin(admin.ModelAdmin):
     search_fields = ["title", "numeral"]
 
 
-class StrandItemInline(admin.StackedInline):
+class StrandItemInline(TextBoxes, admin.TabularInline):
     model = StrandItem
     extra = 0
-    fields = [("strand", "published", "position"), "title", "body"]
-    classes = ["collapse"]
+    fields = ["strand", "title", "body", "published", "position"]
+    rows = {"body": 3}
+    verbose_name_plural = "strand items (a published item counts towards its strand)"
+
+    def get_queryset(self, request):
+        order = Case(*(When(strand=code, then=Value(i)) for i, code in enumerate(STRAND_CODES)))
+        return super().get_queryset(request).order_by(order, "position", "id")
 
 
-class FigureInline(admin.StackedInline):
+class FigureInline(TextBoxes, admin.StackedInline):
     model = Figure
     extra = 0
-    fields = [("label", "position"), "caption", "alt", "svg"]
+    fields = [("label", "position"), "caption", "alt", "svg", "drawing"]
+    readonly_fields = ["drawing"]
+    rows = {"caption": 2, "alt": 3, "svg": 14}
+    code = frozenset({"svg"})
+
+    @admin.display(description="as saved")
+    def drawing(self, figure):
+        if not figure.svg:
+            return "—"
+        encoded = base64.b64encode(figure.svg.encode()).decode()
+        return format_html('<img class="figure-preview" src="data:image/svg+xml;base64,{}" '
+                           'alt="{}">', encoded, figure.alt)
 
 
 class ApparatusLinkInline(admin.TabularInline):
@@ -61,35 +136,48 @@ class ApparatusLinkInline(admin.TabularInline):
     extra = 0
     fields = ["entry", "position"]
     verbose_name = "apparatus link"
+    verbose_name_plural = "apparatus (links to Book 0 entries; a link, not a gate)"
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "entry":
-            kwargs["queryset"] = Chapter.objects.filter(code__startswith="0.")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name != "entry":
+            return super().formfield_for_dbfield(db_field, request, **kwargs)
+        kwargs["queryset"] = Chapter.objects.filter(code__startswith="0.")
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        # Pick an entry; adding or deleting a Book 0 entry from here would surprise an author.
+        field.widget.can_add_related = field.widget.can_delete_related = False
+        return field
 
 
-class NotationInline(admin.TabularInline):
+class NotationInline(TextBoxes, admin.TabularInline):
     model = Notation
     extra = 0
     fields = ["symbol", "meaning", "position"]
+    rows = {"meaning": 1}
+    verbose_name_plural = "notation (rows in position order)"
 
 
-class PropositionInline(admin.StackedInline):
+class PropositionInline(TextBoxes, admin.StackedInline):
     model = Proposition
     extra = 0
     fields = [("number", "proof_published"), "title", "statement", "proof"]
+    rows = {"statement": 4, "proof": 8}
 
 
 class ProblemInline(admin.TabularInline):
+    """A list: each problem, with its solution, is edited on its own page."""
+
     model = Problem
     extra = 0
     fields = ["key", "kind", "variant", "operation", "verdict"]
-    readonly_fields = ["key", "operation", "verdict"]
+    readonly_fields = ["key", "kind", "variant", "operation", "verdict"]
     show_change_link = True
-    can_delete = False
+    verbose_name_plural = "problems (open one to edit it and its solution)"
 
     def has_add_permission(self, request, obj=None):
         return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("solution__verdict")
 
     @admin.display(description="verdict")
     def verdict(self, problem):
@@ -100,8 +188,8 @@ class ReleaseInline(admin.TabularInline):
     model = Release
     extra = 0
     fields = ["number", "created_by", "created_at", "view"]
-    readonly_fields = fields
-    can_delete = False
+    readonly_fields = ["number", "created_by", "created_at", "view"]
+    verbose_name_plural = "releases (what readers are served; the working copy stays editable)"
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -109,49 +197,76 @@ class ReleaseInline(admin.TabularInline):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("chapter", "created_by").defer(
+            "snapshot")
+
     @admin.display(description="read")
     def view(self, release):
-        url = f"/chapters/{release.chapter.code}/releases/{release.number}/"
-        return format_html('<a href="{}">Release {}</a>', url, release.number)
+        return release_link(release)
+
+
+def release_link(release: Release) -> str:
+    url = reverse("site:release", args=[release.chapter.code, release.number])
+    return format_html('<a href="{}">Release {}</a>', url, release.number)
 
 
 def verdict_badge(solution) -> str:
     if solution is None:
         return format_html('<span class="verdict verdict-none">no solution</span>')
     state = verdict_state(solution)
-    verdict = getattr(solution, "verdict", None)
-    detail = ""
-    if verdict is not None and state in ("verified", "mismatch") and verdict.max_abs_error is not None:
-        detail = f" (max abs {verdict.max_abs_error:.2g}, rel {verdict.max_rel_error:.2g})"
-    elif verdict is not None and state == "error":
-        detail = f": {verdict.message}"
-    colour = {"verified": "#1a7f37", "mismatch": "#b42318", "error": "#b42318"}.get(state, "#8a6d00")
     return format_html(
-        '<strong style="color:{}">{}</strong>{}{}', colour, state, detail,
+        '<strong class="verdict verdict-{}">{}</strong>{}{}', state, state,
+        verdict_detail(getattr(solution, "verdict", None), state),
         "" if solution.published else " · unpublished",
     )
 
 
+def verdict_detail(verdict, state: str) -> str:
+    if verdict is None:
+        return ""
+    if state == "error":
+        return f": {verdict.message}"
+    if state in ("verified", "mismatch") and verdict.max_abs_error is not None:
+        rel = "" if verdict.max_rel_error is None else f", rel {verdict.max_rel_error:.2g}"
+        return f" (max abs {verdict.max_abs_error:.2g}{rel})"
+    return ""
+
+
+def latest_release_number(chapter: Chapter) -> int:
+    """From ChapterAdmin's queryset annotation; 0 before the first release."""
+    return getattr(chapter, "latest", None) or 0
+
+
 @admin.register(Chapter)
-class ChapterAdmin(admin.ModelAdmin):
-    list_display = ["code", "title", "book", "maturity", "state", "owes", "latest_release"]
+class ChapterAdmin(TextBoxes, admin.ModelAdmin):
+    list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
     search_fields = ["code", "title", "author"]
     change_form_template = "admin/curriculum/chapter/change_form.html"
-    readonly_fields = ["how_it_is_built", "what_it_owes"]
     fieldsets = [
-        (None, {"fields": [("book", "code", "number"), "title", "author", ("maturity", "spine",
-                                                                            "state")]}),
-        ("How this chapter is built", {"fields": ["how_it_is_built", "what_it_owes"]}),
-        ("The claim", {"fields": ["thesis", "summary", "before_you_start", "problem_statement"]}),
+        (None, {"fields": [("book", "code", "number"), "title", "author",
+                           ("maturity", "spine", "state")],
+                "description": "The maturity level sets the problem quotas; state cannot be "
+                               "set to published here: Publish makes a release."}),
+        ("The claim", {"fields": ["thesis", "summary"], "description": MARKDOWN_HELP}),
+        ("The prose", {"fields": ["before_you_start", "problem_statement"],
+                       "description": MARKDOWN_HELP}),
         ("Strand targets (mathematics follows the maturity level)",
          {"fields": [("basics_target", "concept_target", "theory_target", "practice_target")]}),
     ]
+    rows = {"thesis": 2, "summary": 2, "before_you_start": 6, "problem_statement": 6}
     inlines = [StrandItemInline, FigureInline, ApparatusLinkInline, NotationInline,
                PropositionInline, ProblemInline, ReleaseInline]
 
+    class Media:
+        css = ADMIN_CSS
+
     def get_queryset(self, request):
-        return chapters_with_parts().prefetch_related("releases")
+        return chapters_with_parts().annotate(latest=Max("releases__number"))
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
@@ -170,41 +285,44 @@ class ChapterAdmin(admin.ModelAdmin):
             chapter_lock(chapter_id=obj.pk)  # held until the admin's transaction commits
         super().save_model(request, obj, form, change)
 
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Problem:
+            return super().save_formset(request, form, formset, change)
+        formset.save(commit=False)  # the list edits nothing; it only deletes
+        for problem in formset.deleted_objects:
+            problem_delete(problem=problem)
+        return None
+
     @admin.display(description="owes")
     def owes(self, chapter):
         return chapter_counts(chapter).owes
 
-    @admin.display(description="latest release")
+    @admin.display(description="publish?")
+    def to_publish(self, chapter):
+        reasons = len(publish_reasons(chapter))
+        return "ready" if not reasons else f"{reasons} to fix"
+
+    @admin.display(description="latest release", ordering="latest")
     def latest_release(self, chapter):
-        releases = list(chapter.releases.all())
-        return f"Release {max(r.number for r in releases)}" if releases else "—"
+        latest = latest_release_number(chapter)
+        return f"Release {latest}" if latest else "—"
 
-    @admin.display(description="counts")
-    def how_it_is_built(self, chapter):
-        if chapter.pk is None:
-            return "—"
-        counts = chapter_counts(chapters_with_parts().get(pk=chapter.pk))
-        rows = format_html_join(
-            "", "<li><strong>{}</strong> {}/{} <em>{}</em></li>",
-            ((s.kind, s.done, s.target, s.description) for s in counts.strands),
-        )
-        level = counts.level
-        return format_html(
-            "<p>{}</p><ul>{}</ul><p>{}/{} problems · {}/{} variants · {}/{} exercises · "
-            "owes {} more</p><p>{}</p>",
-            level.label, rows, counts.worked, level.worked, counts.variants, level.variants,
-            counts.exercises, level.exercises, counts.owes, counts.debt_sentence,
-        )
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        chapter = self.get_object(request, unquote(object_id))
+        if chapter is not None:
+            extra_context = {**(extra_context or {}), **self.status(chapter)}
+        return super().change_view(request, object_id, form_url, extra_context)
 
-    @admin.display(description="before you publish")
-    def what_it_owes(self, chapter):
-        if chapter.pk is None:
-            return "—"
-        reasons = publish_reasons(chapters_with_parts().get(pk=chapter.pk))
-        if not reasons:
-            return "Every rule holds: Publish will make a release."
-        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>",
-                                                           ((r,) for r in reasons)))
+    def status(self, chapter: Chapter) -> dict:
+        """What the top of the chapter page shows: the counts, the debt, what Publish needs."""
+        return {
+            "counts": chapter_counts(chapter),
+            "spine_sentence": SPINE_SENTENCES[chapter.spine],
+            "reasons": publish_reasons(chapter),
+            "next_release": latest_release_number(chapter) + 1,
+            "problem_add_url": reverse("admin:curriculum_problem_add") + "?"
+            + urlencode({"chapter": chapter.pk}),
+        }
 
     def get_urls(self):
         publish = self.admin_site.admin_view(self.publish_view)
@@ -212,10 +330,24 @@ class ChapterAdmin(admin.ModelAdmin):
                 *super().get_urls()]
 
     def publish_view(self, request, pk):
-        chapter = get_object_or_404(Chapter, pk=pk)
-        back = HttpResponseRedirect(reverse("admin:curriculum_chapter_change", args=[pk]))
-        if request.method != "POST":
-            return back
+        """GET asks for confirmation and says what will happen; POST runs the gate."""
+        chapter = get_object_or_404(self.get_queryset(request), pk=pk)
+        if not self.has_view_or_change_permission(request, chapter):
+            raise PermissionDenied
+        if request.method == "POST":
+            self.publish(request, chapter)
+            return HttpResponseRedirect(reverse("admin:curriculum_chapter_change", args=[pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": chapter,
+            "title": f"Publish {chapter.code}?",
+            "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
+            "next_release": latest_release_number(chapter) + 1,
+        }
+        return TemplateResponse(request, "admin/curriculum/chapter/publish_confirm.html", context)
+
+    def publish(self, request, chapter: Chapter) -> None:
         try:
             release = ChapterPublish(chapter=chapter, user=request.user).execute()
         except PublishForbidden as refusal:
@@ -230,18 +362,19 @@ class ChapterAdmin(admin.ModelAdmin):
         else:
             self.message_user(request, f"Published {chapter.code} as release {release.number}.",
                               messages.SUCCESS)
-        return back
 
 
-class SolutionInline(admin.StackedInline):
+class SolutionInline(TextBoxes, admin.StackedInline):
     model = Solution
     extra = 1
     max_num = 1
-    fields = ["steps", "answer", "published", "verdict"]
-    readonly_fields = ["verdict"]
+    fields = ["steps", "answer", "published", "verification"]
+    readonly_fields = ["verification"]  # not "verdict": that name is the model's reverse relation
+    rows = {"steps": 10, "answer": 4}
+    code = frozenset({"answer"})
 
     @admin.display(description="verdict")
-    def verdict(self, solution):
+    def verification(self, solution):
         if solution.pk is None:
             return "—"
         badge = verdict_badge(solution)
@@ -265,22 +398,73 @@ class VerdictFilter(admin.SimpleListFilter):
         return queryset
 
 
+def operation_choices() -> list[tuple[str, str]]:
+    known = attention.OPERATIONS.items()
+    return [("", "---------")] + [(name, f"{name}: {op.description}") for name, op in known]
+
+
 @admin.register(Problem)
-class ProblemAdmin(admin.ModelAdmin):
+class ProblemAdmin(TextBoxes, admin.ModelAdmin):
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
     search_fields = ["key", "variant", "chapter__code", "statement"]
     list_select_related = ["chapter", "solution__verdict"]
-    fields = [("chapter", "key", "position"), ("kind", "variant"), "statement", "operation",
-              "inputs", "ask", ("rtol", "atol")]
+    fieldsets = [
+        (None, {"fields": [("chapter", "key", "position"), ("kind", "variant"), "statement"],
+                "description": f"Statement: {MARKDOWN_HELP}"}),
+        ("What the engine checks", {
+            "fields": ["operation", "inputs", "ask", ("rtol", "atol"), "engine_operations"],
+            "description": "Inputs and ask are JSON. Saving checks them against the operation "
+                           "and marks the verdict pending until the verifier has run.",
+        }),
+    ]
+    readonly_fields = ["engine_operations"]
+    rows = {"statement": 6, "inputs": 10, "ask": 2}
+    code = frozenset({"inputs", "ask"})
     inlines = [SolutionInline]
     actions = ["verify_again"]
+
+    class Media:
+        css = ADMIN_CSS
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "operation":
+            kwargs["widget"] = forms.Select(choices=operation_choices())
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def get_changeform_initial_data(self, request):
+        """From a chapter's "Add a problem" link: that chapter, and the next free key."""
+        initial = super().get_changeform_initial_data(request)
+        chapter = str(initial.get("chapter", ""))
+        if chapter.isdigit():
+            written = Problem.objects.filter(chapter_id=int(chapter)).count()
+            initial.setdefault("key", f"p{written + 1}")
+            initial.setdefault("position", written)
+        return initial
+
+    @admin.display(description="operations the engine knows")
+    def engine_operations(self, problem):
+        rows = (
+            (name, operation.description,
+             format_html_join(", ", "<code>{}</code>{} ({})", (
+                 (p.name, "" if p.required else "?", p.shape) for p in operation.parameters)),
+             ", ".join(operation.outputs))
+            for name, operation in attention.OPERATIONS.items()
+        )
+        return format_html(
+            '<table class="engine-operations"><thead><tr><th>operation</th><th>what</th>'
+            "<th>inputs (? optional)</th><th>outputs</th></tr></thead><tbody>{}</tbody></table>",
+            format_html_join("", "<tr><td><code>{}</code></td><td>{}</td><td>{}</td>"
+                                 "<td>{}</td></tr>", rows),
+        )
 
     @admin.display(description="verdict")
     def verdict(self, problem):
         return verdict_badge(getattr(problem, "solution", None))
 
     def save_model(self, request, obj, form, change):
+        # Django saves this before the solution inline, inside one transaction: the chapter lock
+        # taken here also covers adding, changing or deleting the solution.
         problem_save(problem=obj)
 
     def save_related(self, request, form, formsets, change):
@@ -307,9 +491,13 @@ class ProblemAdmin(admin.ModelAdmin):
 
 @admin.register(Release)
 class ReleaseAdmin(admin.ModelAdmin):
-    list_display = ["chapter", "number", "created_by", "created_at"]
+    """Read-only for everyone, superusers included: a release is an immutable snapshot."""
+
+    list_display = ["chapter", "number", "created_by", "created_at", "read"]
     list_filter = ["chapter__book"]
-    readonly_fields = ["chapter", "number", "created_by", "created_at", "snapshot"]
+    list_select_related = ["chapter", "created_by"]
+    fields = ["chapter", "number", "created_by", "created_at", "read", "snapshot"]
+    readonly_fields = ["chapter", "number", "created_by", "created_at", "read", "snapshot"]
 
     def has_add_permission(self, request):
         return False
@@ -319,4 +507,13 @@ class ReleaseAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("snapshot")  # loaded only where it is shown
+
+    @admin.display(description="read")
+    def read(self, release):
+        return release_link(release)
+
+
 from curriculum.api import admin as api_admin  # noqa: E402,F401  (registers the token admin)
