@@ -103,9 +103,9 @@ def compare(value: object, expected: object, rtol: float = 1e-6, atol: float = 1
         missing = sorted(set(wanted) - set(got))
         extra = sorted(set(got) - set(wanted))
         if missing:
-            messages.append(f"missing keys: {', '.join(missing)}")
+            messages.append(f"keys the value lacks: {', '.join(missing)}")
         if extra:
-            messages.append(f"unexpected keys: {', '.join(extra)}")
+            messages.append(f"keys not in the expected answer: {', '.join(extra)}")
         ok = not missing and not extra
         worst_abs = math.inf if not ok else 0.0
         worst_rel = math.inf if not ok else 0.0

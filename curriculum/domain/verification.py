@@ -103,6 +103,13 @@ def verdict_enqueue(*, solution_id: int, checked: str) -> None:
     )
 
 
+BROKER_PAUSE_SECONDS = 10.0
+"""After a failed send, this process leaves further sends to the sweep for this long: a chapter
+of many problems saved while Redis hangs waits on the broker once, not once per problem."""
+
+_broker_paused_until = 0.0
+
+
 def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
     """Send the task; if the broker is down the verdict stays pending and the sweep resends it.
 
@@ -111,9 +118,15 @@ def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
     """
     from curriculum.tasks import verify_solution
 
+    global _broker_paused_until
+    if time.monotonic() < _broker_paused_until:
+        logger.warning("broker unreachable a moment ago: solution %s left for the sweep",
+                       solution_id)
+        return False
     try:
         verify_solution.delay(solution_id, checked)
     except Exception:  # noqa: BLE001 - any broker failure; the sweep is the retry
+        _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
         logger.warning("could not enqueue verification of solution %s", solution_id,
                        exc_info=True)
         return False

@@ -11,7 +11,7 @@ from curriculum.celery import app
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.models import Solution, Verdict
 
-from .processes import RedisServer, Worker, wait_for
+from .processes import RedisServer, Worker, manage, wait_for
 
 # Short enough that a lost task comes back within a test: visibility timeout and sweep.
 WORKER_ENV = {
@@ -92,3 +92,22 @@ def uniform_problem(key: str, answer, **changes) -> dict:
         "ask": {"output": "out"},
         "solution": {"steps": "Every weight is 1/2.", "answer": answer, "published": True},
     } | changes
+
+
+@pytest.fixture
+def idle_broker(verifier_worker, transactional_db):
+    """This run's broker, emptied, with no worker on it: the test starts the one it needs.
+
+    The session worker is stopped; the `worker` fixture starts it again for later tests.
+    """
+    verifier_worker.stop()
+    app.control.purge()
+    with app.connection_for_write() as connection:  # and what a killed worker left unacked
+        connection.default_channel.client.delete("unacked", "unacked_index")
+    return settings.CELERY_BROKER_URL
+
+
+def run_manage(*args: str, broker_url: str | None = None):
+    """`manage.py ARGS` in a subprocess on the test database and (by default) this run's broker."""
+    return manage(*args, database_url=worker_database_url(),
+                  broker_url=broker_url or settings.CELERY_BROKER_URL)

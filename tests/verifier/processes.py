@@ -30,13 +30,26 @@ def wait_for(condition, *, timeout: float, what: str, poll: float = 0.1):
     return result
 
 
+def manage(*args: str, database_url: str, broker_url: str,
+           timeout: float = 120) -> subprocess.CompletedProcess:
+    """`python manage.py ARGS` as a user runs it, against this database and broker."""
+    env = os.environ | {"DJANGO_SETTINGS_MODULE": "curriculum.settings",
+                        "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
 class Worker:
-    """`celery -A curriculum worker --beat` as a subprocess; start, stop, or SIGKILL it."""
+    """`celery -A curriculum worker --beat` as a subprocess; start, stop, or SIGKILL it.
+
+    `pool="prefork"` runs one forked child that executes the tasks, so a test can kill the
+    child alone and watch the parent survive.
+    """
 
     def __init__(self, *, name: str, broker_url: str, database_url: str, logdir: Path,
-                 env: dict[str, str] | None = None, beat: bool = True):
+                 env: dict[str, str] | None = None, beat: bool = True, pool: str = "solo"):
         self.name, self.broker_url, self.database_url = name, broker_url, database_url
-        self.logdir, self.env, self.beat = logdir, env or {}, beat
+        self.logdir, self.env, self.beat, self.pool = logdir, env or {}, beat, pool
         self.process: subprocess.Popen | None = None
         self.starts = 0
 
@@ -51,7 +64,8 @@ class Worker:
             "CELERY_BROKER_URL": self.broker_url,
         }
         command = [
-            str(CELERY), "-A", "curriculum", "worker", "--pool=solo", "-Q", "celery",
+            str(CELERY), "-A", "curriculum", "worker", f"--pool={self.pool}", "--concurrency=1",
+            "-Q", "celery",
             *(["--beat", "--schedule", str(self.logdir / f"{self.name}-{self.starts}.beat")]
               if self.beat else []),
             "--hostname", f"{self.name}-{self.starts}@%h", "--loglevel=INFO",
@@ -71,6 +85,18 @@ class Worker:
         """How many of these tasks this run of the worker has taken from the queue."""
         return sum(f"curriculum.tasks.{task}[" in line and line.endswith(" received")
                    for line in self.log_text().splitlines())
+
+    def children(self) -> list[int]:
+        """Process ids of the worker's pool children (none for the solo pool)."""
+        pid = self.process.pid
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+        return [int(child) for child in text.split()]
+
+    def kill_child(self) -> int:
+        """SIGKILL the one pool child, as the kernel's OOM killer would; returns its pid."""
+        [child] = self.children()
+        os.kill(child, signal.SIGKILL)
+        return child
 
     def kill(self) -> None:
         """SIGKILL the worker and its children: no cleanup, no acknowledgement."""

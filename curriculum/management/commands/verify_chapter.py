@@ -49,7 +49,8 @@ def _line(row: VerdictRow) -> str:
     if row.max_abs_error is not None:
         parts.append(f"max abs error {row.max_abs_error:.3g}")
     if row.engine_value is not None:
-        parts.append(f"engine value {json.dumps(row.engine_value)}")
+        # keys sorted: a mapping prints the same whatever order the database kept
+        parts.append(f"engine value {json.dumps(row.engine_value, sort_keys=True)}")
     if row.message:
         parts.append(row.message)
     return "  ".join(parts).rstrip()
