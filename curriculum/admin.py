@@ -35,6 +35,7 @@ from curriculum.domain.gate import (
     publish_reasons,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
+from curriculum.domain.releases import release_changes
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.verification import verdict_request, verdict_state
 from curriculum.models import (
@@ -496,8 +497,8 @@ class ReleaseAdmin(admin.ModelAdmin):
     list_display = ["chapter", "number", "created_by", "created_at", "read"]
     list_filter = ["chapter__book"]
     list_select_related = ["chapter", "created_by"]
-    fields = ["chapter", "number", "created_by", "created_at", "read", "snapshot"]
-    readonly_fields = ["chapter", "number", "created_by", "created_at", "read", "snapshot"]
+    fields = ["chapter", "number", "created_by", "created_at", "read", "changes", "snapshot"]
+    readonly_fields = fields
 
     def has_add_permission(self, request):
         return False
@@ -514,6 +515,10 @@ class ReleaseAdmin(admin.ModelAdmin):
     @admin.display(description="read")
     def read(self, release):
         return release_link(release)
+
+    @admin.display(description="changes since the previous release")
+    def changes(self, release):
+        return format_html('<pre class="release-diff">{}</pre>', release_changes(release=release))
 
 
 from curriculum.api import admin as api_admin  # noqa: E402,F401  (registers the token admin)

@@ -122,8 +122,8 @@ def load_yaml(text: str) -> Any:
         raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
 
 
-def dump_yaml(document: Any) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=sort_keys, allow_unicode=True, width=100)
 
 
 # ---------------------------------------------------------------- validation

@@ -23,7 +23,7 @@ def chapter_document(chapter: Chapter) -> dict[str, Any]:
         "summary": chapter.summary,
         "maturity": chapter.maturity,
         "spine": chapter.spine,
-        "state": chapter.state,
+        "state": str(chapter.state),  # a plain string even when set from State in memory
         "before_you_start": chapter.before_you_start,
         "problem_statement": chapter.problem_statement,
         "strands": _strands(chapter),
