@@ -454,13 +454,14 @@ def _plan_cost(
     ints = ("seq_len", "width", "heads", "batch")
     missing = {n for n in ints if values.get(n) is None and n != "batch"}
     # an argument that failed its type check stands in as 1; its own problem is already reported
-    args = [1 if n in missing else values.get(n, 1) for n in ints]
-    found = cost_problems(*args, values.get("bias", False))
+    seq_len, width, heads, batch = (1 if n in missing else values.get(n, 1) for n in ints)
+    bias = values.get("bias", False)
+    found = cost_problems(seq_len, width, heads, batch, bias)
     if missing & {"width", "heads"}:
         found = [q for q in found if "divisible" not in q.message]
     problems.extend(found)
     if not found and not missing:
-        flops = attention_cost(*args, values.get("bias", False)).flops
+        flops = attention_cost(seq_len, width, heads, batch, bias).flops
         if flops >= 2**63:
             problems.append(
                 InputProblem(

@@ -497,7 +497,7 @@ class ReleaseAdmin(admin.ModelAdmin):
     list_display = ["chapter", "number", "created_by", "created_at", "read"]
     list_filter = ["chapter__book"]
     list_select_related = ["chapter", "created_by"]
-    fields = ["chapter", "number", "created_by", "created_at", "read", "changes", "snapshot"]
+    fields = ("chapter", "number", "created_by", "created_at", "read", "changes", "snapshot")
     readonly_fields = fields
 
     def has_add_permission(self, request):

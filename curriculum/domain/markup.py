@@ -154,8 +154,9 @@ PUNCTUATION = re.compile(r"^[.,;:!?)\]\u2019\u201d]+")
 
 def _keep_punctuation(tokens: list[Token]) -> None:
     """A full stop or comma after an inline formula stays on the formula's line."""
-    for inline in (t for t in tokens if t.children):
-        for token, after in zip(inline.children, inline.children[1:], strict=False):
+    for inline in tokens:
+        children = inline.children or []
+        for token, after in zip(children, children[1:], strict=False):
             found = PUNCTUATION.match(after.content) if token.type == "math_inline" else None
             if found and after.type == "text":
                 token.meta["punctuation"] = found.group()
