@@ -481,6 +481,10 @@ def _run_cost(v: dict[str, Any]) -> dict[str, Any]:
 _MATRIX_X = "(T, d) matrix or (B, T, d) array"
 _WEIGHT = "(d, d) matrix"
 _MASK = "boolean (T, T) matrix or (B, T, T) array, true where a query may attend"
+_MASK_INPUTS = (
+    Parameter("mask", "mask", False, _MASK),
+    Parameter("causal", "bool", False, "boolean"),
+)
 _PROJECTION_INPUTS = (
     Parameter("x", "matrix", True, _MATRIX_X),
     Parameter("w_q", "matrix", True, _WEIGHT),
@@ -523,8 +527,7 @@ OPERATIONS: dict[str, Operation] = {
                 *_PROJECTION_INPUTS,
                 Parameter("w_o", "matrix", True, _WEIGHT),
                 Parameter("heads", "int", True, "positive integer dividing d"),
-                Parameter("mask", "mask", False, _MASK),
-                Parameter("causal", "bool", False, "boolean"),
+                *_MASK_INPUTS,
             ),
             ("out", "weights"),
             _plan_mha,
@@ -537,8 +540,7 @@ OPERATIONS: dict[str, Operation] = {
                 *_PROJECTION_INPUTS,
                 Parameter("heads", "int", True, "positive integer dividing d"),
                 Parameter("head", "int", True, "0-based head index below heads"),
-                Parameter("mask", "mask", False, _MASK),
-                Parameter("causal", "bool", False, "boolean"),
+                *_MASK_INPUTS,
             ),
             ("out", "weights", "q", "k", "v"),
             _plan_head,

@@ -185,12 +185,8 @@ class ProblemInline(admin.TabularInline):
         return verdict_badge(getattr(problem, "solution", None))
 
 
-class ReleaseInline(admin.TabularInline):
-    model = Release
-    extra = 0
-    fields = ["number", "created_by", "created_at", "view"]
-    readonly_fields = ["number", "created_by", "created_at", "view"]
-    verbose_name_plural = "releases (what readers are served; the working copy stays editable)"
+class ReadOnly:
+    """Releases are immutable: nobody adds, changes or deletes one here, superusers included."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -200,6 +196,15 @@ class ReleaseInline(admin.TabularInline):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReleaseInline(ReadOnly, admin.TabularInline):
+    model = Release
+    extra = 0
+    fields = ["number", "created_by", "created_at", "view"]
+    readonly_fields = ["number", "created_by", "created_at", "view"]
+    verbose_name_plural = "releases (what readers are served; the working copy stays editable)"
+
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("chapter", "created_by").defer(
@@ -491,7 +496,7 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
 
 
 @admin.register(Release)
-class ReleaseAdmin(admin.ModelAdmin):
+class ReleaseAdmin(ReadOnly, admin.ModelAdmin):
     """Read-only for everyone, superusers included: a release is an immutable snapshot."""
 
     list_display = ["chapter", "number", "created_by", "created_at", "read"]
@@ -500,14 +505,6 @@ class ReleaseAdmin(admin.ModelAdmin):
     fields = ("chapter", "number", "created_by", "created_at", "read", "changes", "snapshot")
     readonly_fields = fields
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("snapshot")  # loaded only where it is shown
