@@ -44,6 +44,8 @@ def _numeric(expected: object, path: str) -> np.ndarray:
     walk(expected)
     try:
         arr = np.asarray(expected, dtype=np.float64)
+    except OverflowError as exc:  # an integer past float range: 1 followed by 400 zeros
+        raise EngineInputError([InputProblem(path, "must be finite")]) from exc
     except ValueError as exc:
         raise EngineInputError(
             [InputProblem(path, "is ragged: its rows have different lengths")]
@@ -51,6 +53,14 @@ def _numeric(expected: object, path: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise EngineInputError([InputProblem(path, "must be finite")])
     return arr
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    if not shape:
+        return "a single number"
+    if len(shape) == 1:
+        return f"a vector of {shape[0]}"
+    return "a " + "x".join(map(str, shape)) + " array"
 
 
 def _compare_arrays(
@@ -63,7 +73,11 @@ def _compare_arrays(
         return Comparison(False, math.inf, math.inf, f"{prefix}value is not numeric")
     if got.shape != expected.shape:
         return Comparison(
-            False, math.inf, math.inf, f"{prefix}expected shape {expected.shape}, got {got.shape}"
+            False,
+            math.inf,
+            math.inf,
+            f"{prefix}the answer is {_shape(expected.shape)} but the engine's value is "
+            f"{_shape(got.shape)}",
         )
     if got.size == 0:
         return Comparison(True, 0.0, 0.0, "")
@@ -103,9 +117,9 @@ def compare(value: object, expected: object, rtol: float = 1e-6, atol: float = 1
         missing = sorted(set(wanted) - set(got))
         extra = sorted(set(got) - set(wanted))
         if missing:
-            messages.append(f"keys the value lacks: {', '.join(missing)}")
+            messages.append(f"the engine gives no value named {', '.join(missing)}")
         if extra:
-            messages.append(f"keys not in the expected answer: {', '.join(extra)}")
+            messages.append(f"the answer leaves out values the engine gives: {', '.join(extra)}")
         ok = not missing and not extra
         worst_abs = math.inf if not ok else 0.0
         worst_rel = math.inf if not ok else 0.0

@@ -129,9 +129,13 @@ def _convert_array(
         return None
     if booleans:
         return np.asarray(value, dtype=bool)
-    arr = np.asarray(value)
-    if arr.dtype.kind in "iu" or arr.dtype not in (np.float32, np.float64):
-        arr = arr.astype(np.float64)
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind in "iu" or arr.dtype not in (np.float32, np.float64):
+            arr = arr.astype(np.float64)
+    except OverflowError:  # an integer past float range
+        problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
+        return None
     if not np.all(np.isfinite(arr)):
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
         return None

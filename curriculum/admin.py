@@ -86,10 +86,13 @@ class TextBoxes:
         if isinstance(db_field, JSONField):
             kwargs["form_class"] = RowsJSONField
         if name in self.code:
-            kwargs["widget"] = AdminTextareaWidget(attrs={
-                "rows": self.rows.get(name, 10), "class": "vLargeTextField code",
-                "spellcheck": "false",
-            })
+            kwargs["widget"] = AdminTextareaWidget(
+                attrs={
+                    "rows": self.rows.get(name, 10),
+                    "class": "vLargeTextField code",
+                    "spellcheck": "false",
+                }
+            )
         elif name in self.rows:
             kwargs["widget"] = AdminTextareaWidget(attrs={"rows": self.rows[name]})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -127,8 +130,11 @@ class FigureInline(TextBoxes, admin.StackedInline):
         if not figure.svg:
             return "—"
         encoded = base64.b64encode(figure.svg.encode()).decode()
-        return format_html('<img class="figure-preview" src="data:image/svg+xml;base64,{}" '
-                           'alt="{}">', encoded, figure.alt)
+        return format_html(
+            '<img class="figure-preview" src="data:image/svg+xml;base64,{}" alt="{}">',
+            encoded,
+            figure.alt,
+        )
 
 
 class ApparatusLinkInline(admin.TabularInline):
@@ -205,10 +211,10 @@ class ReleaseInline(ReadOnly, admin.TabularInline):
     readonly_fields = ["number", "created_by", "created_at", "view"]
     verbose_name_plural = "releases (what readers are served; the working copy stays editable)"
 
-
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("chapter", "created_by").defer(
-            "snapshot")
+        return (
+            super().get_queryset(request).select_related("chapter", "created_by").defer("snapshot")
+        )
 
     @admin.display(description="read")
     def view(self, release):
@@ -225,7 +231,9 @@ def verdict_badge(solution) -> str:
         return format_html('<span class="verdict verdict-none">no solution</span>')
     state = verdict_state(solution)
     return format_html(
-        '<strong class="verdict verdict-{}">{}</strong>{}{}', state, state,
+        '<strong class="verdict verdict-{}">{}</strong>{}{}',
+        state,
+        state,
         verdict_detail(getattr(solution, "verdict", None), state),
         "" if solution.published else " · unpublished",
     )
@@ -254,19 +262,39 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
     search_fields = ["code", "title", "author"]
     change_form_template = "admin/curriculum/chapter/change_form.html"
     fieldsets = [
-        (None, {"fields": [("book", "code", "number"), "title", "author",
-                           ("maturity", "spine", "state")],
+        (
+            None,
+            {
+                "fields": [
+                    ("book", "code", "number"),
+                    "title",
+                    "author",
+                    ("maturity", "spine", "state"),
+                ],
                 "description": "The maturity level sets the problem quotas; state cannot be "
-                               "set to published here: Publish makes a release."}),
+                "set to published here: Publish makes a release.",
+            },
+        ),
         ("The claim", {"fields": ["thesis", "summary"], "description": MARKDOWN_HELP}),
-        ("The prose", {"fields": ["before_you_start", "problem_statement"],
-                       "description": MARKDOWN_HELP}),
-        ("Strand targets (mathematics follows the maturity level)",
-         {"fields": [("basics_target", "concept_target", "theory_target", "practice_target")]}),
+        (
+            "The prose",
+            {"fields": ["before_you_start", "problem_statement"], "description": MARKDOWN_HELP},
+        ),
+        (
+            "Strand targets (mathematics follows the maturity level)",
+            {"fields": [("basics_target", "concept_target", "theory_target", "practice_target")]},
+        ),
     ]
     rows = {"thesis": 2, "summary": 2, "before_you_start": 6, "problem_statement": 6}
-    inlines = [StrandItemInline, FigureInline, ApparatusLinkInline, NotationInline,
-               PropositionInline, ProblemInline, ReleaseInline]
+    inlines = [
+        StrandItemInline,
+        FigureInline,
+        ApparatusLinkInline,
+        NotationInline,
+        PropositionInline,
+        ProblemInline,
+        ReleaseInline,
+    ]
 
     class Media:
         css = ADMIN_CSS
@@ -282,8 +310,9 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
 
     def formfield_for_choice_field(self, db_field, request, **kwargs):
         if db_field.name == "state":
-            kwargs["choices"] = [c for c in Chapter.State.choices
-                                 if c[0] != Chapter.State.PUBLISHED]
+            kwargs["choices"] = [
+                c for c in Chapter.State.choices if c[0] != Chapter.State.PUBLISHED
+            ]
         return super().formfield_for_choice_field(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
@@ -326,14 +355,17 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
             "spine_sentence": SPINE_SENTENCES[chapter.spine],
             "reasons": publish_reasons(chapter),
             "next_release": latest_release_number(chapter) + 1,
-            "problem_add_url": reverse("admin:curriculum_problem_add") + "?"
+            "problem_add_url": reverse("admin:curriculum_problem_add")
+            + "?"
             + urlencode({"chapter": chapter.pk}),
         }
 
     def get_urls(self):
         publish = self.admin_site.admin_view(self.publish_view)
-        return [path("<int:pk>/publish/", publish, name="curriculum_chapter_publish"),
-                *super().get_urls()]
+        return [
+            path("<int:pk>/publish/", publish, name="curriculum_chapter_publish"),
+            *super().get_urls(),
+        ]
 
     def publish_view(self, request, pk):
         """GET asks for confirmation and says what will happen; POST runs the gate."""
@@ -361,13 +393,17 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
         except PublishRefused as refusal:
             self.message_user(
                 request,
-                format_html("Publish refused. {} reasons:<ul>{}</ul>", len(refusal.reasons),
-                            format_html_join("", "<li>{}</li>", ((r,) for r in refusal.reasons))),
+                format_html(
+                    "Publish refused. {} reasons:<ul>{}</ul>",
+                    len(refusal.reasons),
+                    format_html_join("", "<li>{}</li>", ((r,) for r in refusal.reasons)),
+                ),
                 messages.ERROR,
             )
         else:
-            self.message_user(request, f"Published {chapter.code} as release {release.number}.",
-                              messages.SUCCESS)
+            self.message_user(
+                request, f"Published {chapter.code} as release {release.number}.", messages.SUCCESS
+            )
 
 
 class SolutionInline(TextBoxes, admin.StackedInline):
@@ -394,7 +430,8 @@ class VerdictFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         return [(s, s) for s in ("pending", "verified", "mismatch", "error")] + [
-            ("none", "no solution")]
+            ("none", "no solution")
+        ]
 
     def queryset(self, request, queryset):
         if self.value() == "none":
@@ -416,13 +453,21 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
     search_fields = ["key", "variant", "chapter__code", "statement"]
     list_select_related = ["chapter", "solution__verdict"]
     fieldsets = [
-        (None, {"fields": [("chapter", "key", "position"), ("kind", "variant"), "statement"],
-                "description": f"Statement: {MARKDOWN_HELP}"}),
-        ("What the engine checks", {
-            "fields": ["operation", "inputs", "ask", ("rtol", "atol"), "engine_operations"],
-            "description": "Inputs and ask are JSON. Saving checks them against the operation "
-                           "and marks the verdict pending until the verifier has run.",
-        }),
+        (
+            None,
+            {
+                "fields": [("chapter", "key", "position"), ("kind", "variant"), "statement"],
+                "description": f"Statement: {MARKDOWN_HELP}",
+            },
+        ),
+        (
+            "What the engine checks",
+            {
+                "fields": ["operation", "inputs", "ask", ("rtol", "atol"), "engine_operations"],
+                "description": "Inputs and ask are JSON. Saving checks them against the operation "
+                "and marks the verdict pending until the verifier has run.",
+            },
+        ),
     ]
     readonly_fields = ["engine_operations"]
     rows = {"statement": 6, "inputs": 10, "ask": 2}
@@ -451,17 +496,24 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
     @admin.display(description="operations the engine knows")
     def engine_operations(self, problem):
         rows = (
-            (name, operation.description,
-             format_html_join(", ", "<code>{}</code>{} ({})", (
-                 (p.name, "" if p.required else "?", p.shape) for p in operation.parameters)),
-             ", ".join(operation.outputs))
+            (
+                name,
+                operation.description,
+                format_html_join(
+                    ", ",
+                    "<code>{}</code>{} ({})",
+                    ((p.name, "" if p.required else "?", p.shape) for p in operation.parameters),
+                ),
+                ", ".join(operation.outputs),
+            )
             for name, operation in attention.OPERATIONS.items()
         )
         return format_html(
             '<table class="engine-operations"><thead><tr><th>operation</th><th>what</th>'
             "<th>inputs (? optional)</th><th>outputs</th></tr></thead><tbody>{}</tbody></table>",
-            format_html_join("", "<tr><td><code>{}</code></td><td>{}</td><td>{}</td>"
-                                 "<td>{}</td></tr>", rows),
+            format_html_join(
+                "", "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>", rows
+            ),
         )
 
     @admin.display(description="verdict")
@@ -489,9 +541,10 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
     @admin.action(description="Verify again")
     def verify_again(self, request, queryset):
         with transaction.atomic():
-            count = sum(verdict_request(solution=s, force=True)
-                        for s in Solution.objects.filter(problem__in=queryset)
-                        .select_related("problem"))
+            count = sum(
+                verdict_request(solution=s, force=True)
+                for s in Solution.objects.filter(problem__in=queryset).select_related("problem")
+            )
         self.message_user(request, f"{count} solutions sent to the verifier.")
 
 
@@ -504,7 +557,6 @@ class ReleaseAdmin(ReadOnly, admin.ModelAdmin):
     list_select_related = ["chapter", "created_by"]
     fields = ("chapter", "number", "created_by", "created_at", "read", "changes", "snapshot")
     readonly_fields = fields
-
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("snapshot")  # loaded only where it is shown

@@ -14,8 +14,10 @@ env = Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", True)
 # Production (DJANGO_DEBUG=0) refuses to start without its own secret key.
-SECRET_KEY = env.str("DJANGO_SECRET_KEY") if not DEBUG else env.str(
-    "DJANGO_SECRET_KEY", "dev-only-insecure-key"
+SECRET_KEY = (
+    env.str("DJANGO_SECRET_KEY")
+    if not DEBUG
+    else env.str("DJANGO_SECRET_KEY", "dev-only-insecure-key")
 )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -127,7 +129,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # stays pending and the sweep sends it once the broker is back.
 CELERY_BROKER_CONNECTION_TIMEOUT = env.float("VERIFY_BROKER_TIMEOUT", 1.0)
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2,
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
 }
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # An unacknowledged task (its worker died) is handed out again after this many seconds.

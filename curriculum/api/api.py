@@ -33,7 +33,7 @@ api = CurriculumAPI(
     title="Curriculum API",
     version="1",
     description="Chapters as readers see them, their releases, and (with a staff token) "
-                "import, publish and verify. Codes contain dots: /chapters/II.4.",
+    "import, publish and verify. Codes contain dots: /chapters/II.4.",
     docs=Swagger(),  # served from this site's static files (see settings: CSP allows 'self')
     throttle=[AnonymousReadThrottle()],
     urls_namespace="api",
@@ -42,8 +42,13 @@ api.add_router("", lists.router)
 api.add_router("", chapters.router)
 
 
-@api.get("/ping", response={200: Pong, 429: Error}, auth=READ_AUTH, openapi_extra=READ_SECURITY,
-         tags=["service"])
+@api.get(
+    "/ping",
+    response={200: Pong, 429: Error},
+    auth=READ_AUTH,
+    openapi_extra=READ_SECURITY,
+    tags=["service"],
+)
 def ping(request):
     """A trivial endpoint: the benchmark's baseline."""
     return {"ok": True}
@@ -55,8 +60,9 @@ def _error(request: HttpRequest, status: int, detail: str, errors: list[str]) ->
 
 @api.exception_handler(ValidationError)
 def invalid_request(request, exc: ValidationError):
-    errors = [".".join(str(p) for p in e.get("loc", ())) + f": {e.get('msg', '')}"
-              for e in exc.errors]
+    errors = [
+        ".".join(str(p) for p in e.get("loc", ())) + f": {e.get('msg', '')}" for e in exc.errors
+    ]
     return _error(request, 422, "the request is not valid", errors)
 
 
@@ -67,8 +73,7 @@ def not_visible(request, exc):
 
 @api.exception_handler(ChapterFileError)
 def document_refused(request, exc: ChapterFileError):
-    return _error(request, 422, "the chapter document was refused; nothing was written",
-                  exc.errors)
+    return _error(request, 422, "the chapter document was refused; nothing was written", exc.errors)
 
 
 @api.exception_handler(PublishRefused)

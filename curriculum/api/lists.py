@@ -27,8 +27,15 @@ def _books(request, numeral: str | None, maturity: str | None, state: str | None
             for s in summaries
             if (maturity is None or s.maturity == maturity) and (state is None or s.state == state)
         ]
-        listed.append({"numeral": book.numeral, "title": book.title, "slug": book.slug,
-                       "description": book.description, "chapters": chapters})
+        listed.append(
+            {
+                "numeral": book.numeral,
+                "title": book.title,
+                "slug": book.slug,
+                "description": book.description,
+                "chapters": chapters,
+            }
+        )
     return listed
 
 
@@ -39,10 +46,12 @@ def book_list(request, maturity: Maturity | None = None, state: State | None = N
     return _books(request, None, maturity, state)
 
 
-@router.get("/books/{numeral}", response={200: BookOut, 404: Error, **ERRORS},
-            openapi_extra=READ_SECURITY)
-def book_read(request, numeral: str = NUMERAL, maturity: Maturity | None = None,
-              state: State | None = None):
+@router.get(
+    "/books/{numeral}", response={200: BookOut, 404: Error, **ERRORS}, openapi_extra=READ_SECURITY
+)
+def book_read(
+    request, numeral: str = NUMERAL, maturity: Maturity | None = None, state: State | None = None
+):
     """One book and its chapters in order."""
     books = _books(request, numeral, maturity, state)
     if not books:
@@ -50,11 +59,19 @@ def book_read(request, numeral: str = NUMERAL, maturity: Maturity | None = None,
     return books[0]
 
 
-@router.get("/chapters", response={200: list[ChapterSummary], **ERRORS},
-            openapi_extra=READ_SECURITY)
+@router.get(
+    "/chapters", response={200: list[ChapterSummary], **ERRORS}, openapi_extra=READ_SECURITY
+)
 @paginate(LimitOffsetPagination)
-def chapter_list(request, book: str | None = BOOK_FILTER, maturity: Maturity | None = None,
-                 state: State | None = None):
+def chapter_list(
+    request,
+    book: str | None = BOOK_FILTER,
+    maturity: Maturity | None = None,
+    state: State | None = None,
+):
     """Chapters of every book in order, with their progress; filter by book, maturity, state."""
-    return [chapter for listed in _books(request, book, maturity, state)
-            for chapter in listed["chapters"]]
+    return [
+        chapter
+        for listed in _books(request, book, maturity, state)
+        for chapter in listed["chapters"]
+    ]

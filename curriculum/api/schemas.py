@@ -26,8 +26,9 @@ class Open(Schema):
 
 class Error(Schema):
     detail: str
-    errors: list[str] = Field(default_factory=list,
-                              description="Every problem, as `path: message`.")
+    errors: list[str] = Field(
+        default_factory=list, description="Every problem, as `path: message`."
+    )
 
 
 class Pong(Schema):

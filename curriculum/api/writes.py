@@ -32,7 +32,7 @@ DOCUMENT_BODY = {
         "required": True,
         "content": {"application/json": {"schema": {"$ref": DOCUMENT_REF}}},
         "description": "A chapter file (content-format.md) as JSON. The importer checks it "
-                       "whole: a refusal lists every error with its path, and writes nothing.",
+        "whole: a refusal lists every error with its path, and writes nothing.",
     }
 }
 
@@ -51,30 +51,43 @@ def _document(request) -> object:
         raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
 
 
-@router.put("/chapters/{code}", response={200: Imported, 201: Imported, **AUTH_ERRORS,
-                                          422: Error}, openapi_extra=DOCUMENT_BODY, **WRITE)
+@router.put(
+    "/chapters/{code}",
+    response={200: Imported, 201: Imported, **AUTH_ERRORS, 422: Error},
+    openapi_extra=DOCUMENT_BODY,
+    **WRITE,
+)
 def chapter_put(request, code: str = CODE):
     """Create or replace the working copy of a chapter (201 when created)."""
     exists = Chapter.objects.filter(code=code).exists()
     caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
     result = chapter_import(document=_document(request), expected_code=code)
-    body = {"code": result.label, "created": result.created,
-            "verifications_enqueued": result.enqueued}
+    body = {
+        "code": result.label,
+        "created": result.created,
+        "verifications_enqueued": result.enqueued,
+    }
     return Status(201 if result.created else 200, body)
 
 
-@router.post("/chapters/{code}/publish",
-             response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 422: Error},
-             **WRITE)
+@router.post(
+    "/chapters/{code}/publish",
+    response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 422: Error},
+    **WRITE,
+)
 def chapter_publish(request, code: str = CODE):
     """Publish through the gate: 201 with the new release, or 409 with every reason."""
     release = ChapterPublish(_chapter(code), caller(request).user).execute()
-    return json_response(reader_body(ReaderView(code, release.snapshot, release, release.number)),
-                         status=201)
+    return json_response(
+        reader_body(ReaderView(code, release.snapshot, release, release.number)), status=201
+    )
 
 
-@router.post("/chapters/{code}/verify",
-             response={202: Enqueued, **AUTH_ERRORS, 404: Error, 422: Error}, **WRITE)
+@router.post(
+    "/chapters/{code}/verify",
+    response={202: Enqueued, **AUTH_ERRORS, 404: Error, 422: Error},
+    **WRITE,
+)
 def chapter_verify(request, code: str = CODE):
     """Re-check every solution of the chapter with the engine (queued; verdicts follow)."""
     caller(request).require("curriculum.change_solution")

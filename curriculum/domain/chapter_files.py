@@ -4,8 +4,10 @@ import in one transaction per file, and export to the same form.
 A file that breaks a rule is refused whole and nothing is written.
 """
 
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,8 @@ REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
 SLUG_RE = r"^[a-z0-9][a-z0-9_-]*$"
 DEFAULT_TOLERANCE = {"rtol": 1e-6, "atol": 1e-9}
+MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
+MAX_WHOLE_NUMBER = 10_000  # chapter and proposition numbers, strand targets
 
 
 class ChapterFileError(Exception):
@@ -77,7 +81,24 @@ class ChapterFileError(Exception):
 
 
 class _Loader(yaml.SafeLoader):
-    """YAML 1.1 reads 1e-6 as a string; authors mean a number, as YAML 1.2 says."""
+    """YAML 1.1 reads 1e-6 as a string; authors mean a number, as YAML 1.2 says.
+
+    A key given twice would silently lose one of its values, so it is refused.
+    """
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"the key {key!r} appears twice in one mapping",
+                    key_node.start_mark,
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.add_implicit_resolver(
@@ -114,12 +135,31 @@ _Dumper.add_representer(list, _represent_list)
 
 def load_yaml(text: str) -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        _bounded(document)
+        return document
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
         problem = getattr(error, "problem", None) or str(error)
         raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
+
+
+def _bounded(document: Any) -> None:
+    """Aliases (`*name`) let a few lines stand for billions of values; refuse such a file before
+    anything walks it."""
+    stack, count = [document], 0
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            raise ChapterFileError(
+                [f"file: expands to more than {MAX_VALUES:,} values (through aliases, *name)"]
+            )
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
@@ -132,15 +172,21 @@ def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
 @dataclass
 class _Checker:
     errors: list[str] = field(default_factory=list)
+    # paths already reported missing or not a mapping: what is inside them is not reported again
+    settled: set[str] = field(default_factory=set)
 
     def error(self, path: str, message: str) -> None:
-        self.errors.append(f"{path}: {message}")
+        if any(path == p or path.startswith((f"{p}.", f"{p}[")) for p in self.settled):
+            return
+        self.errors.append(f"{path or 'top level'}: {message}")
 
     def mapping(
         self, value: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()
     ) -> dict:
         if not isinstance(value, dict):
-            self.error(path, f"expected a mapping, got {_kind(value)}")
+            what = "a mapping of keys such as code, book, title" if not path else "a mapping"
+            self.error(path, f"expected {what}, got {_kind(value)}")
+            self.settled.add(path)
             return {}
         for key in value:
             if key not in allowed:
@@ -150,7 +196,9 @@ class _Checker:
                 )
         for key in required:
             if key not in value:
-                self.error(f"{path}.{key}" if path else key, "is required")
+                where = f"{path}.{key}" if path else key
+                self.error(where, "is required")
+                self.settled.add(where)
         return value
 
     def text(
@@ -182,7 +230,14 @@ class _Checker:
         return value
 
     def integer(
-        self, holder: dict, key: str, path: str, *, default: int = 0, minimum: int = 0
+        self,
+        holder: dict,
+        key: str,
+        path: str,
+        *,
+        default: int = 0,
+        minimum: int = 0,
+        maximum: int = MAX_WHOLE_NUMBER,
     ) -> int:
         value = holder.get(key, default)
         where = f"{path}.{key}" if path else key
@@ -191,6 +246,9 @@ class _Checker:
             return default
         if value < minimum:
             self.error(where, f"must be at least {minimum}, got {value}")
+        elif value > maximum:
+            self.error(where, f"must be at most {maximum}, got {value}")
+            return default
         return value
 
     def boolean(self, holder: dict, key: str, path: str) -> bool:
@@ -267,6 +325,7 @@ def validate_chapter(
         c.error("code", f"a chapter of Book {book} has a code starting {book}.")
     clean["book"] = book
     clean["number"] = c.integer(doc, "number", "", minimum=1)
+    _number_matches_code(c, code, book, doc.get("number"))
     clean["title"] = c.text(doc, "title", "", required=True)
     for key in ("author",):
         clean[key] = c.text(doc, key, "")
@@ -283,7 +342,12 @@ def validate_chapter(
     state = doc.get("state", Chapter.State.DRAFT)
     allowed_states = ["draft", "in_progress"] + (["published"] if released else [])
     if state not in allowed_states:
-        hint = " (published is reached only by publishing)" if state == "published" else ""
+        hint = (
+            " (published is reached only by publishing: import as in_progress, then run"
+            " publish_chapter or press Publish in admin)"
+            if state == "published"
+            else ""
+        )
         c.error("state", f"expected one of {', '.join(allowed_states)}, got {_kind(state)}{hint}")
     # A released chapter stays published while its working copy is edited ("in_progress" in a
     # file written before its first release); only "draft" withdraws it.
@@ -297,6 +361,14 @@ def validate_chapter(
     if c.errors:
         raise ChapterFileError(c.errors)
     return clean
+
+
+def _number_matches_code(c: _Checker, code: Any, book: Any, number: Any) -> None:
+    """II.4 is "Chapter 4": a number that disagrees would show two different chapters."""
+    suffix = code.rsplit(".", 1)[-1] if isinstance(code, str) and book != "0" else ""
+    in_range = type(number) is int and 1 <= number <= MAX_WHOLE_NUMBER
+    if suffix.isdigit() and in_range and number != int(suffix):
+        c.error("number", f"the code {code} says chapter {int(suffix)}, but number is {number}")
 
 
 def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
@@ -484,8 +556,12 @@ def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
     clean = dict(DEFAULT_TOLERANCE)
     for key in ("rtol", "atol"):
         value = tolerance.get(key, clean[key])
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-            c.error(f"{path}.{key}", f"expected a number at least 0, got {_kind(value)}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 <= value < math.inf
+        ):
+            c.error(f"{path}.{key}", f"expected a finite number, at least 0, got {_kind(value)}")
         else:
             clean[key] = float(value)
     return clean
@@ -575,8 +651,9 @@ def chapter_import(
 ) -> ImportResult:
     """Create or update the working copy of one chapter from a document; all or nothing."""
     code = document.get("code") if isinstance(document, dict) else None
-    if expected_code is not None and code != expected_code:
-        raise ChapterFileError([f"code: the document is for {code!r}, not {expected_code}"])
+    if expected_code is not None and isinstance(document, dict) and code != expected_code:
+        named = "names no code" if code is None else f"is for {_kind(code)}"
+        raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
     existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
     clean = validate_chapter(
         document,
@@ -683,6 +760,18 @@ def file_import(*, text: str, dry_run: bool = False) -> ImportResult:
     if is_book_document(document):
         return books_import(document=document, dry_run=dry_run)
     return chapter_import(document=document, dry_run=dry_run)
+
+
+@contextmanager
+def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
+    """Import several files: each in its own transaction, or, for a dry run, all in one that is
+    rolled back at the end, so a chapter is checked against the book file given with it."""
+    if not dry_run:
+        yield file_import
+        return
+    with transaction.atomic():
+        yield file_import
+        transaction.set_rollback(True)
 
 
 # ---------------------------------------------------------------- export

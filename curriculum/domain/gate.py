@@ -49,7 +49,8 @@ def publish_reasons(chapter: Chapter) -> list[str]:
         )
     if counts.variants < level.variants:
         reasons.append(
-            f"variants: the verified worked problems cover {counts.variants} distinct variants, "
+            f"variants: the verified worked problems cover {counts.variants} distinct "
+            f"variant{'s' * (counts.variants != 1)}, "
             f"{level.code} requires {level.variants}"
         )
     if counts.exercises < level.exercises:
@@ -82,7 +83,11 @@ def publish_reasons(chapter: Chapter) -> list[str]:
 def _detail(solution) -> str:
     verdict = solution.verdict
     if verdict.status == "mismatch" and verdict.max_abs_error is not None:
-        return f": max abs error {verdict.max_abs_error:.3g}"
+        problem = solution.problem
+        return (
+            f": max abs error {verdict.max_abs_error:.3g}, beyond the tolerance "
+            f"rtol={problem.rtol:g}, atol={problem.atol:g}"
+        )
     return f": {verdict.message}" if verdict.message else ""
 
 

@@ -28,21 +28,95 @@ KATEX_TIMEOUT_SECONDS = 60
 RENDER_VERSION = "katex-0.16.47/4"  # part of every cache key: bump when the output changes
 
 TEXT_TAGS = {
-    "p", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a", "br", "hr",
-    "table", "thead", "tbody", "tr", "th", "td", "span", "div",
+    "p",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "br",
+    "hr",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "span",
+    "div",
 }
 MATH_TAGS = {
-    "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace",
-    "msup", "msub", "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover",
-    "mtable", "mtr", "mtd", "mlabeledtr", "mstyle", "mpadded", "mphantom", "menclose",
-    "merror", "mprescripts", "mmultiscripts", "none",
+    "math",
+    "semantics",
+    "annotation",
+    "mrow",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "mspace",
+    "msup",
+    "msub",
+    "msubsup",
+    "mfrac",
+    "msqrt",
+    "mroot",
+    "mover",
+    "munder",
+    "munderover",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mlabeledtr",
+    "mstyle",
+    "mpadded",
+    "mphantom",
+    "menclose",
+    "merror",
+    "mprescripts",
+    "mmultiscripts",
+    "none",
 }
 MATH_ATTRIBUTES = {
-    "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace", "minsize", "maxsize",
-    "accent", "accentunder", "width", "height", "depth", "voffset", "columnalign", "rowalign",
-    "rowspacing", "columnspacing", "columnlines", "rowlines", "frame", "framespacing",
-    "scriptlevel", "displaystyle", "linethickness", "notation", "movablelimits", "symmetric",
-    "largeop", "mathcolor", "mathbackground", "equalrows", "equalcolumns", "side",
+    "mathvariant",
+    "stretchy",
+    "fence",
+    "separator",
+    "lspace",
+    "rspace",
+    "minsize",
+    "maxsize",
+    "accent",
+    "accentunder",
+    "width",
+    "height",
+    "depth",
+    "voffset",
+    "columnalign",
+    "rowalign",
+    "rowspacing",
+    "columnspacing",
+    "columnlines",
+    "rowlines",
+    "frame",
+    "framespacing",
+    "scriptlevel",
+    "displaystyle",
+    "linethickness",
+    "notation",
+    "movablelimits",
+    "symmetric",
+    "largeop",
+    "mathcolor",
+    "mathbackground",
+    "equalrows",
+    "equalcolumns",
+    "side",
 }
 ALLOWED_TAGS = TEXT_TAGS | MATH_TAGS
 ALLOWED_ATTRIBUTES = {
@@ -102,8 +176,13 @@ def _katex(batch: list[tuple[str, bool]]) -> list[dict[str, str]]:
     payload = json.dumps([{"tex": tex, "display": display} for tex, display in batch])
     try:
         done = subprocess.run(
-            ["node", str(KATEX_DIR / "render.js")], input=payload, capture_output=True,
-            text=True, timeout=KATEX_TIMEOUT_SECONDS, check=True, cwd=KATEX_DIR,
+            ["node", str(KATEX_DIR / "render.js")],
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=KATEX_TIMEOUT_SECONDS,
+            check=True,
+            cwd=KATEX_DIR,
         )
     except (OSError, subprocess.SubprocessError) as error:
         raise MathUnavailable(
@@ -160,7 +239,7 @@ def _keep_punctuation(tokens: list[Token]) -> None:
             found = PUNCTUATION.match(after.content) if token.type == "math_inline" else None
             if found and after.type == "text":
                 token.meta["punctuation"] = found.group()
-                after.content = after.content[found.end():]
+                after.content = after.content[found.end() :]
 
 
 def _demote_headings(tokens: list[Token]) -> None:

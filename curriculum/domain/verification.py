@@ -98,9 +98,7 @@ def verdict_request(*, solution: Solution, force: bool = False) -> bool:
 
 def verdict_enqueue(*, solution_id: int, checked: str) -> None:
     """After commit, so the worker never reads content older than what asked for the check."""
-    transaction.on_commit(
-        lambda: verdict_enqueue_now(solution_id=solution_id, checked=checked)
-    )
+    transaction.on_commit(lambda: verdict_enqueue_now(solution_id=solution_id, checked=checked))
 
 
 BROKER_PAUSE_SECONDS = 10.0
@@ -120,15 +118,15 @@ def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
 
     global _broker_paused_until
     if time.monotonic() < _broker_paused_until:
-        logger.warning("broker unreachable a moment ago: solution %s left for the sweep",
-                       solution_id)
+        logger.warning(
+            "broker unreachable a moment ago: solution %s left for the sweep", solution_id
+        )
         return False
     try:
         verify_solution.delay(solution_id, checked)
     except Exception:  # noqa: BLE001 - any broker failure; the sweep is the retry
         _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
-        logger.warning("could not enqueue verification of solution %s", solution_id,
-                       exc_info=True)
+        logger.warning("could not enqueue verification of solution %s", solution_id, exc_info=True)
         return False
     return True
 
@@ -148,9 +146,7 @@ def verdict_decide(*, solution_id: int, checked: str | None = None) -> str | Non
     another fingerprint pending and does nothing (the edit sent its own). Returns the status
     written, or None when there was nothing to decide (already decided, deleted, or edited).
     """
-    solution = (
-        Solution.objects.select_related("problem", "verdict").filter(pk=solution_id).first()
-    )
+    solution = Solution.objects.select_related("problem", "verdict").filter(pk=solution_id).first()
     if solution is None or not hasattr(solution, "verdict"):
         return None
     current = fingerprint(solution.problem, solution)
@@ -182,8 +178,10 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
         return fields | {"status": Status.ERROR, "message": str(error)}
     except Exception as error:  # noqa: BLE001 - the time limit, memory, an engine fault
         logger.exception("engine failed on %s", problem)
-        return fields | {"status": Status.ERROR,
-                         "message": f"the engine failed: {type(error).__name__}: {error}"}
+        return fields | {
+            "status": Status.ERROR,
+            "message": f"the engine failed: {type(error).__name__}: {error}",
+        }
     return fields | {
         "status": Status.VERIFIED if result.ok else Status.MISMATCH,
         "max_abs_error": _finite_or_none(result.max_abs_error),
@@ -285,11 +283,13 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
         if verdict is None:
             rows.append(VerdictRow(solution.problem.key, state, None, None, ""))
             continue
-        rows.append(VerdictRow(
-            key=solution.problem.key,
-            state=state,
-            max_abs_error=verdict.max_abs_error,
-            engine_value=verdict.engine_value if state == Status.MISMATCH else None,
-            message=verdict.message,
-        ))
+        rows.append(
+            VerdictRow(
+                key=solution.problem.key,
+                state=state,
+                max_abs_error=verdict.max_abs_error,
+                engine_value=verdict.engine_value if state == Status.MISMATCH else None,
+                message=verdict.message,
+            )
+        )
     return rows

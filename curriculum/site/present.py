@@ -50,7 +50,8 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
         {
             **problem,
             "answer_table": answer_table(problem["solution"]["answer"])
-            if "solution" in problem else None,
+            if "solution" in problem
+            else None,
             "verified_at": when((problem.get("verification") or {}).get("decided_at")),
         }
         for problem in snapshot["problems"]

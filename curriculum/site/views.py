@@ -24,8 +24,13 @@ from .present import chapter_page, progress
 
 def _books(request: HttpRequest, numeral: str | None = None):
     return [
-        (book, [(c, [{**s, "bar": progress(s["done"], s["target"])} for s in c.strands])
-                for c in chapters])
+        (
+            book,
+            [
+                (c, [{**s, "bar": progress(s["done"], s["target"])} for s in c.strands])
+                for c in chapters
+            ],
+        )
         for book, chapters in books_for_reader(staff=request.user.is_staff, numeral=numeral)
     ]
 
@@ -42,9 +47,16 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
 
 
 def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpResponse:
-    response = render(request, "site/chapter.html", {
-        "view": view, "c": view.snapshot, "page": chapter_page(view.snapshot), "preview": preview,
-    })
+    response = render(
+        request,
+        "site/chapter.html",
+        {
+            "view": view,
+            "c": view.snapshot,
+            "page": chapter_page(view.snapshot),
+            "preview": preview,
+        },
+    )
     if preview:
         response["Cache-Control"] = "private, no-store"
     return response
@@ -68,8 +80,9 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
     preview = staff and request.GET.get("preview") == "1"
     try:
         if preview:
-            return _chapter(request, chapter_for_reader(code=code, staff=True, preview=True),
-                            preview=True)
+            return _chapter(
+                request, chapter_for_reader(code=code, staff=True, preview=True), preview=True
+            )
         freshness = chapter_freshness(code=code, staff=staff)
         validators = {
             "ETag": quote_etag(f"{freshness.version}:{PAGES_VERSION}"),
@@ -77,7 +90,8 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
             "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
         }
         response = get_conditional_response(
-            request, etag=validators["ETag"],
+            request,
+            etag=validators["ETag"],
             last_modified=int(freshness.last_modified.timestamp()),
         ) or _chapter(request, chapter_for_reader(code=code, staff=staff), preview=False)
     except NotVisible as error:

@@ -32,7 +32,7 @@ def test_matrices_report_worst_errors_and_ignore_zero_expected_for_relative_erro
 def test_shape_mismatch_is_not_ok_and_says_so():
     result = compare(np.zeros((2, 3)), [[0.0, 0.0], [0.0, 0.0]], rtol=1e-6, atol=1e-9)
     assert not result.ok
-    assert "shape" in result.message and "(2, 2)" in result.message and "(2, 3)" in result.message
+    assert result.message == "the answer is a 2x2 array but the engine's value is a 2x3 array"
 
 
 def test_mappings_compare_key_by_key():
@@ -44,9 +44,9 @@ def test_mappings_compare_key_by_key():
 
 def test_missing_or_extra_keys_are_mismatches():
     missing = compare({"flops": 1}, {"flops": 1, "params": 2}, rtol=0, atol=0)
-    assert not missing.ok and "keys the value lacks: params" in missing.message
+    assert not missing.ok and "the engine gives no value named params" in missing.message
     extra = compare({"flops": 1, "x": 3}, {"flops": 1}, rtol=0, atol=0)
-    assert not extra.ok and "keys not in the expected answer: x" in extra.message
+    assert not extra.ok and "the answer leaves out values the engine gives: x" in extra.message
 
 
 def test_a_nan_value_never_compares_ok():

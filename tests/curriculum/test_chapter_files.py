@@ -117,7 +117,8 @@ def test_a_mathematics_target_off_the_ladder_is_an_error(books):
 def test_state_published_is_reached_only_by_publishing(books):
     assert refused(sketch(state="published")) == [
         "state: expected one of draft, in_progress, got text ('published') "
-        "(published is reached only by publishing)"
+        "(published is reached only by publishing: import as in_progress, then run "
+        "publish_chapter or press Publish in admin)"
     ]
 
 
@@ -168,7 +169,7 @@ def test_import_command_refuses_a_bad_file_and_imports_the_good_one(books, tmp_p
         call_command("import_chapter", str(good), str(bad))
     captured = capsys.readouterr()
     assert f"{good}: created II.7" in captured.out
-    assert f"{bad}: refused, nothing written (1 errors):\n  colour: unknown key" in captured.err
+    assert f"{bad}: refused, nothing written (1 error):\n  colour: unknown key" in captured.err
     assert not Chapter.objects.filter(code="II.8").exists()
 
 

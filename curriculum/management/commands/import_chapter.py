@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from curriculum.domain.chapter_files import ChapterFileError, file_import, import_order
+from curriculum.domain.chapter_files import ChapterFileError, files_import, import_order
 
 
 class Command(BaseCommand):
@@ -17,24 +17,36 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, files, dry_run, **options):
+        with files_import(dry_run=dry_run) as file_import:
+            failed = self._import_all(files, file_import, dry_run)
+        if failed:
+            raise CommandError(f"{failed} of {len(files)} files refused")
+
+    def _import_all(self, files, file_import, dry_run) -> int:
         failed = 0
         for file in import_order(files):
             try:
-                result = file_import(text=file.read_text(encoding="utf-8"), dry_run=dry_run)
+                result = file_import(text=file.read_text(encoding="utf-8"))
             except OSError as error:
                 failed += 1
                 self.stderr.write(f"{file}: cannot read: {error.strerror}")
-            except UnicodeDecodeError:
+            except UnicodeDecodeError as error:
                 failed += 1
-                self.stderr.write(f"{file}: not UTF-8 text")
+                self.stderr.write(
+                    f"{file}: not UTF-8 text (byte {error.object[error.start]:#04x} at offset "
+                    f"{error.start}); save the file as UTF-8"
+                )
             except ChapterFileError as error:
                 failed += 1
-                self.stderr.write(f"{file}: refused, nothing written ({len(error.errors)} errors):")
+                count = len(error.errors)
+                self.stderr.write(
+                    f"{file}: refused, nothing written ({count} error{'s' * (count != 1)}):"
+                )
                 for line in error.errors:
                     self.stderr.write(f"  {line}")
             else:
                 verb = "would import" if dry_run else ("created" if result.created else "updated")
-                queued = f", {result.enqueued} sent to the verifier" if result.enqueued else ""
+                sent = "would be sent" if dry_run else "sent"
+                queued = f", {result.enqueued} {sent} to the verifier" if result.enqueued else ""
                 self.stdout.write(f"{file}: {verb} {result.label}{queued}")
-        if failed:
-            raise CommandError(f"{failed} of {len(files)} files refused")
+        return failed

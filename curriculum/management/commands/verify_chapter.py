@@ -16,14 +16,22 @@ DEFAULT_WAIT = 120.0
 
 
 class Command(BaseCommand):
-    help = ("Send every problem of a chapter to the verifier; with --wait, print each verdict and "
-            "fail unless all are verified.")
+    help = (
+        "Send every problem of a chapter to the verifier; with --wait, print each verdict and "
+        "fail unless all are verified."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("code")
-        parser.add_argument("--wait", nargs="?", type=float, const=DEFAULT_WAIT, default=None,
-                            metavar="SECONDS",
-                            help=f"wait for the verdicts (default {DEFAULT_WAIT:g} seconds)")
+        parser.add_argument(
+            "--wait",
+            nargs="?",
+            type=float,
+            const=DEFAULT_WAIT,
+            default=None,
+            metavar="SECONDS",
+            help=f"wait for the verdicts (default {DEFAULT_WAIT:g} seconds)",
+        )
 
     def handle(self, *args, code, wait, **options):
         try:
