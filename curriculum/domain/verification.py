@@ -270,22 +270,30 @@ class VerdictRow:
 
 
 def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
-    """Each problem with a solution, in chapter order, with its verdict for the current content."""
-    solutions = (
-        Solution.objects.filter(problem__chapter__code=code)
-        .select_related("problem", "verdict")
-        .order_by("problem__position", "problem__id")
+    """Each problem, in chapter order, with its verdict for the current content.
+
+    A problem with no solution has nothing to verify; it gets a row saying so, and never counts
+    as verified.
+    """
+    problems = (
+        Problem.objects.filter(chapter__code=code)
+        .select_related("solution__verdict")
+        .order_by("position", "id")
     )
     rows = []
-    for solution in solutions:
+    for problem in problems:
+        solution = getattr(problem, "solution", None)
+        if solution is None:
+            rows.append(VerdictRow(problem.key, "unsolved", None, None, "it has no solution"))
+            continue
         state = verdict_state(solution)
         verdict = getattr(solution, "verdict", None) if state != "stale" else None
         if verdict is None:
-            rows.append(VerdictRow(solution.problem.key, state, None, None, ""))
+            rows.append(VerdictRow(problem.key, state, None, None, ""))
             continue
         rows.append(
             VerdictRow(
-                key=solution.problem.key,
+                key=problem.key,
                 state=state,
                 max_abs_error=verdict.max_abs_error,
                 engine_value=verdict.engine_value if state == Status.MISMATCH else None,

@@ -325,3 +325,23 @@ def test_malformed_problems_are_refused_with_every_error_and_nothing_is_written(
     assert not Chapter.objects.filter(code="II.24").exists()
     assert Problem.objects.count() == problems_before
     assert math.isnan(yaml.safe_load(MALFORMED)["problems"][2]["inputs"]["scores"][0][1])
+
+
+def test_a_problem_without_a_solution_gets_a_row_and_fails_the_check(worker, books, tmp_path):
+    unsolved = {**problem("soft-open", "softmax", SOFTMAX, {"output": "out"}, 0)}
+    del unsolved["solution"]
+    document = chapter("II.25", [
+        problem("soft-out", "softmax", SOFTMAX, {"output": "out"}, [[0.5, 0.5, 0], [0.5, 0.5, 0]]),
+        unsolved,
+    ])
+    path = tmp_path / "II.25.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert run_manage("import_chapter", str(path)).returncode == 0
+    result = run_manage("verify_chapter", "II.25", "--wait", "60")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "II.25: 1 solution sent to the verifier",
+        row("soft-out", "verified", "0"),
+        row("soft-open", "unsolved", message="it has no solution"),
+    ]
+    assert result.stderr.strip().splitlines()[-1] == "CommandError: 1 of 2 not verified: soft-open"

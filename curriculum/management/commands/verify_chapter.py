@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from curriculum.domain.counting import plural
 from curriculum.domain.verification import (
     VerdictRow,
     chapter_verdict_rows,
@@ -38,7 +39,7 @@ class Command(BaseCommand):
             solution_ids = chapter_verify(code=code)
         except Chapter.DoesNotExist as error:
             raise CommandError(f"no chapter {code}") from error
-        self.stdout.write(f"{code}: {len(solution_ids)} solutions sent to the verifier")
+        self.stdout.write(f"{code}: {plural(len(solution_ids), 'solution')} sent to the verifier")
         if wait is None:
             return
         decided = verdicts_await(solution_ids=solution_ids, timeout=wait)
