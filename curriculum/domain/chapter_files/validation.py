@@ -1,42 +1,24 @@
-"""Chapter and book files (content-format.md): validation with every error and its path,
-import in one transaction per file, and export to the same form.
+"""Validation of chapter and book documents: every error, each with its path, never a traceback.
 
-A file that breaks a rule is refused whole and nothing is written.
+A document is checked whole before anything is written; what comes back is the cleaned form
+the importer writes.
 """
 
 import math
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import yaml
-from django.db import transaction
 
 import attention
 from attention.answers import answer_problems
-from curriculum.models import (
-    ApparatusLink,
-    Book,
-    Chapter,
-    Figure,
-    Notation,
-    Problem,
-    Proposition,
-    Solution,
-    StrandItem,
-)
+from curriculum.models import Chapter, Problem
 from curriculum.models.course import CODE_RE, NUMERAL_RE
 
-from .documents import chapter_document
-from .gate import chapter_lock
-from .ladder import LEVELS, MATHEMATICS, STRAND_CODES
-from .markup import math_errors, math_prepare
-from .selectors import chapter_with_parts
-from .svg import svg_errors
-from .verification import verdict_request
+from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
+from ..markup import math_errors, math_prepare
+from ..svg import svg_errors
+from .errors import ChapterFileError
 
 CHAPTER_FIELDS = (
     "number",
@@ -65,108 +47,7 @@ REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
 SLUG_RE = r"^[a-z0-9][a-z0-9_-]*$"
 DEFAULT_TOLERANCE = {"rtol": 1e-6, "atol": 1e-9}
-MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
 MAX_WHOLE_NUMBER = 10_000  # chapter and proposition numbers, strand targets
-
-
-class ChapterFileError(Exception):
-    """A refused file: every error, each as `path: message`."""
-
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        super().__init__("\n".join(errors))
-
-
-# ---------------------------------------------------------------- YAML
-
-
-class _Loader(yaml.SafeLoader):
-    """YAML 1.1 reads 1e-6 as a string; authors mean a number, as YAML 1.2 says.
-
-    A key given twice would silently lose one of its values, so it is refused.
-    """
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, str | int | float | bool) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    f"the key {key!r} appears twice in one mapping",
-                    key_node.start_mark,
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$"),
-    list("-+0123456789."),
-)
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-def _represent_list(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
-    flow = (
-        all(
-            isinstance(v, int | float | list) and not isinstance(v, bool) or isinstance(v, bool)
-            for v in value
-        )
-        and value != []
-        and not any(isinstance(v, dict) for v in value)
-    )
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
-
-
-_Dumper.add_representer(str, _represent_str)
-_Dumper.add_representer(list, _represent_list)
-
-
-def load_yaml(text: str) -> Any:
-    try:
-        document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-        _bounded(document)
-        return document
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
-        problem = getattr(error, "problem", None) or str(error)
-        raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
-
-
-def _bounded(document: Any) -> None:
-    """Aliases (`*name`) let a few lines stand for billions of values; refuse such a file before
-    anything walks it."""
-    stack, count = [document], 0
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > MAX_VALUES:
-            raise ChapterFileError(
-                [f"file: expands to more than {MAX_VALUES:,} values (through aliases, *name)"]
-            )
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
-def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=sort_keys, allow_unicode=True, width=100)
-
-
-# ---------------------------------------------------------------- validation
 
 
 @dataclass
@@ -185,7 +66,7 @@ class _Checker:
     ) -> dict:
         if not isinstance(value, dict):
             what = "a mapping of keys such as code, book, title" if not path else "a mapping"
-            self.error(path, f"expected {what}, got {_kind(value)}")
+            self.error(path, f"expected {what}, got {kind_of(value)}")
             self.settled.add(path)
             return {}
         for key in value:
@@ -220,7 +101,7 @@ class _Checker:
                 return ""
             return None if nullable else ""
         if not isinstance(value, str):
-            self.error(where, f"expected text, got {_kind(value)}")
+            self.error(where, f"expected text, got {kind_of(value)}")
             return ""
         if required and not value.strip():
             self.error(where, "must not be empty")
@@ -242,7 +123,7 @@ class _Checker:
         value = holder.get(key, default)
         where = f"{path}.{key}" if path else key
         if isinstance(value, bool) or not isinstance(value, int):
-            self.error(where, f"expected a whole number, got {_kind(value)}")
+            self.error(where, f"expected a whole number, got {kind_of(value)}")
             return default
         if value < minimum:
             self.error(where, f"must be at least {minimum}, got {value}")
@@ -254,7 +135,7 @@ class _Checker:
     def boolean(self, holder: dict, key: str, path: str) -> bool:
         value = holder.get(key, False)
         if not isinstance(value, bool):
-            self.error(f"{path}.{key}", f"expected true or false, got {_kind(value)}")
+            self.error(f"{path}.{key}", f"expected true or false, got {kind_of(value)}")
             return False
         return value
 
@@ -263,7 +144,7 @@ class _Checker:
         if value is None:
             return []
         if not isinstance(value, list):
-            self.error(f"{path}.{key}" if path else key, f"expected a list, got {_kind(value)}")
+            self.error(f"{path}.{key}" if path else key, f"expected a list, got {kind_of(value)}")
             return []
         return value
 
@@ -280,7 +161,7 @@ def _texts(value: Any) -> Iterator[str]:
             yield from _texts(item)
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     if value is None:
         return "nothing"
     if isinstance(value, bool):
@@ -314,11 +195,11 @@ def validate_chapter(
     clean: dict[str, Any] = {}
     code = doc.get("code")
     if not isinstance(code, str) or not re.match(CODE_RE, code):
-        c.error("code", f"expected a code such as II.4 or 0.LA.01, got {_kind(code)}")
+        c.error("code", f"expected a code such as II.4 or 0.LA.01, got {kind_of(code)}")
     clean["code"] = code
     book = _numeral(doc.get("book"))
     if not isinstance(book, str) or not re.match(NUMERAL_RE, book):
-        c.error("book", f'expected a book numeral such as II or "0", got {_kind(book)}')
+        c.error("book", f'expected a book numeral such as II or "0", got {kind_of(book)}')
     elif book not in known_books:
         c.error("book", f"Book {book} does not exist; import its book file first or with it")
     elif isinstance(code, str) and not code.startswith(f"{book}."):
@@ -333,11 +214,11 @@ def validate_chapter(
         clean[key] = c.text(doc, key, "", markdown=True)
     maturity = doc.get("maturity")
     if not isinstance(maturity, str) or maturity not in LEVELS:
-        c.error("maturity", f"expected one of {', '.join(LEVELS)}, got {_kind(maturity)}")
+        c.error("maturity", f"expected one of {', '.join(LEVELS)}, got {kind_of(maturity)}")
     clean["maturity"] = maturity
     spine = doc.get("spine", MATHEMATICS)
     if spine not in STRAND_CODES:
-        c.error("spine", f"expected one of {', '.join(STRAND_CODES)}, got {_kind(spine)}")
+        c.error("spine", f"expected one of {', '.join(STRAND_CODES)}, got {kind_of(spine)}")
     clean["spine"] = spine
     state = doc.get("state", Chapter.State.DRAFT)
     allowed_states = ["draft", "in_progress"] + (["published"] if released else [])
@@ -348,7 +229,7 @@ def validate_chapter(
             if state == "published"
             else ""
         )
-        c.error("state", f"expected one of {', '.join(allowed_states)}, got {_kind(state)}{hint}")
+        c.error("state", f"expected one of {', '.join(allowed_states)}, got {kind_of(state)}{hint}")
     # A released chapter stays published while its working copy is edited ("in_progress" in a
     # file written before its first release); only "draft" withdraws it.
     clean["state"] = "published" if released and state == "in_progress" else state
@@ -422,7 +303,7 @@ def _figures(c: _Checker, doc: dict) -> list:
         )
         label = _numeral(figure.get("label"))
         if not isinstance(label, str) or not label.strip():
-            c.error(f"{path}.label", f'expected a label such as "4", got {_kind(label)}')
+            c.error(f"{path}.label", f'expected a label such as "4", got {kind_of(label)}')
         elif label in labels:
             c.error(f"{path}.label", f"figure {label} appears twice")
         else:
@@ -446,7 +327,7 @@ def _apparatus(c: _Checker, doc: dict, known_entries: set[str], code: Any) -> li
     for i, entry in enumerate(c.sequence(doc, "apparatus", "")):
         path = f"apparatus[{i}]"
         if not isinstance(entry, str) or not entry.startswith("0."):
-            c.error(path, f"expected a Book 0 code such as 0.LA.01, got {_kind(entry)}")
+            c.error(path, f"expected a Book 0 code such as 0.LA.01, got {kind_of(entry)}")
         elif entry == code:
             c.error(path, "a chapter cannot lean on itself")
         elif entry not in known_entries:
@@ -517,18 +398,19 @@ def _problems(c: _Checker, doc: dict) -> list:
         )
         key = prob.get("key")
         if not isinstance(key, str) or not re.match(SLUG_RE, key):
-            c.error(f"{path}.key", f"expected a short key such as p1, got {_kind(key)}")
+            c.error(f"{path}.key", f"expected a short key such as p1, got {kind_of(key)}")
         elif key in keys_seen:
             c.error(f"{path}.key", f"problem key {key} appears twice")
         else:
             keys_seen.add(key)
         kind = prob.get("kind")
         if kind not in Problem.Kind.values:
-            c.error(f"{path}.kind", f"expected worked or exercise, got {_kind(kind)}")
+            c.error(f"{path}.kind", f"expected worked or exercise, got {kind_of(kind)}")
         variant = prob.get("variant")
         if not isinstance(variant, str) or not re.match(SLUG_RE, variant):
             c.error(
-                f"{path}.variant", f"expected a short name such as mha-output, got {_kind(variant)}"
+                f"{path}.variant",
+                f"expected a short name such as mha-output, got {kind_of(variant)}",
             )
         operation, inputs, ask = prob.get("operation"), prob.get("inputs"), prob.get("ask")
         if "operation" in prob and "inputs" in prob and "ask" in prob:
@@ -561,7 +443,7 @@ def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
             or not isinstance(value, int | float)
             or not 0 <= value < math.inf
         ):
-            c.error(f"{path}.{key}", f"expected a finite number, at least 0, got {_kind(value)}")
+            c.error(f"{path}.{key}", f"expected a finite number, at least 0, got {kind_of(value)}")
         else:
             clean[key] = float(value)
     return clean
@@ -589,11 +471,11 @@ def validate_book(document: Any, path: str = "") -> dict:
     if not isinstance(numeral, str) or not re.match(NUMERAL_RE, numeral):
         c.error(
             f"{path}.numeral" if path else "numeral",
-            f'expected a roman numeral or "0", got {_kind(numeral)}',
+            f'expected a roman numeral or "0", got {kind_of(numeral)}',
         )
     slug = book.get("slug")
     if not isinstance(slug, str) or not re.match(SLUG_RE, slug):
-        c.error(f"{path}.slug" if path else "slug", f"expected a slug, got {_kind(slug)}")
+        c.error(f"{path}.slug" if path else "slug", f"expected a slug, got {kind_of(slug)}")
     clean = {
         "numeral": numeral,
         "title": c.text(book, "title", path, required=True),
@@ -605,177 +487,22 @@ def validate_book(document: Any, path: str = "") -> dict:
     return clean
 
 
-# ---------------------------------------------------------------- import
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    kind: str  # "chapter" or "books"
-    label: str
-    created: bool
-    enqueued: int = 0
-
-
-def is_book_document(document: Any) -> bool:
-    return isinstance(document, dict) and ("books" in document or "numeral" in document)
-
-
-def books_import(*, document: Any, dry_run: bool = False) -> ImportResult:
-    if "books" in document:
+def validate_books(document: Any) -> list[dict]:
+    """A book file: a `books:` list, or a single book."""
+    listed = isinstance(document, dict) and "books" in document
+    raw_books = [document]
+    if listed:
         c = _Checker()
         c.mapping(document, "", ("books",))
         raw_books = c.sequence(document, "books", "")
         if c.errors:
             raise ChapterFileError(c.errors)
-    else:
-        raw_books = [document]
     books, errors = [], []
     for i, raw in enumerate(raw_books):
         try:
-            books.append(validate_book(raw, f"books[{i}]" if "books" in document else ""))
+            books.append(validate_book(raw, f"books[{i}]" if listed else ""))
         except ChapterFileError as error:
             errors.extend(error.errors)
     if errors:
         raise ChapterFileError(errors)
-    with transaction.atomic():
-        created = False
-        for book in books:
-            _, made = Book.objects.update_or_create(numeral=book["numeral"], defaults=book)
-            created = created or made
-        transaction.set_rollback(dry_run)
-    return ImportResult("books", ", ".join(f"Book {b['numeral']}" for b in books), created)
-
-
-def chapter_import(
-    *, document: Any, dry_run: bool = False, expected_code: str | None = None
-) -> ImportResult:
-    """Create or update the working copy of one chapter from a document; all or nothing."""
-    code = document.get("code") if isinstance(document, dict) else None
-    if expected_code is not None and isinstance(document, dict) and code != expected_code:
-        named = "names no code" if code is None else f"is for {_kind(code)}"
-        raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
-    existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
-    clean = validate_chapter(
-        document,
-        known_books=set(Book.objects.values_list("numeral", flat=True)),
-        known_entries=set(
-            Chapter.objects.filter(code__startswith="0.").values_list("code", flat=True)
-        ),
-        released=bool(existing and existing.releases.exists()),
-    )
-    with transaction.atomic():
-        chapter = _write_chapter(clean, existing)
-        enqueued = _write_problems(chapter, clean["problems"])
-        transaction.set_rollback(dry_run)
-    return ImportResult("chapter", clean["code"], existing is None, enqueued)
-
-
-def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
-    if existing is not None:
-        chapter_lock(chapter_id=existing.pk)
-    fields = {key: clean[key] for key in CHAPTER_FIELDS}
-    fields.update(
-        {
-            f"{kind}_target": clean["strands"][kind]["target"]
-            for kind in STRAND_CODES
-            if kind != MATHEMATICS
-        }
-    )
-    fields["book"] = Book.objects.get(numeral=clean["book"])
-    chapter, _ = Chapter.objects.update_or_create(code=clean["code"], defaults=fields)
-    chapter.strand_items.all().delete()
-    StrandItem.objects.bulk_create(
-        StrandItem(chapter=chapter, strand=kind, position=i, **item)
-        for kind in STRAND_CODES
-        if kind != MATHEMATICS
-        for i, item in enumerate(clean["strands"][kind]["items"])
-    )
-    chapter.figures.all().delete()
-    Figure.objects.bulk_create(
-        Figure(chapter=chapter, position=i, **f) for i, f in enumerate(clean["figures"])
-    )
-    chapter.apparatus_links.all().delete()
-    entries = Chapter.objects.in_bulk(clean["apparatus"], field_name="code")
-    ApparatusLink.objects.bulk_create(
-        ApparatusLink(chapter=chapter, entry=entries[code], position=i)
-        for i, code in enumerate(clean["apparatus"])
-    )
-    chapter.notation.all().delete()
-    Notation.objects.bulk_create(
-        Notation(chapter=chapter, position=i, **row) for i, row in enumerate(clean["notation"])
-    )
-    chapter.propositions.all().delete()
-    Proposition.objects.bulk_create(
-        Proposition(chapter=chapter, **p) for p in clean["propositions"]
-    )
-    return chapter
-
-
-def _write_problems(chapter: Chapter, problems: list[dict]) -> int:
-    """Problems are matched by key, so an unchanged problem keeps its verdict."""
-    chapter.problems.exclude(key__in=[p["key"] for p in problems]).delete()
-    enqueued = 0
-    for position, clean in enumerate(problems):
-        problem, _ = Problem.objects.update_or_create(
-            chapter=chapter,
-            key=clean["key"],
-            defaults={
-                "kind": clean["kind"],
-                "variant": clean["variant"],
-                "statement": clean["statement"],
-                "operation": clean["operation"],
-                "inputs": clean["inputs"],
-                "ask": clean["ask"],
-                "rtol": clean["tolerance"]["rtol"],
-                "atol": clean["tolerance"]["atol"],
-                "position": position,
-            },
-        )
-        if clean["solution"] is None:
-            Solution.objects.filter(problem=problem).delete()
-            continue
-        solution, _ = Solution.objects.update_or_create(problem=problem, defaults=clean["solution"])
-        enqueued += verdict_request(solution=solution)
-    return enqueued
-
-
-def import_order(paths: list[Path]) -> list[Path]:
-    """Books first, then Book 0 entries, then chapters, so references resolve in one command."""
-
-    def rank(path: Path) -> int:
-        try:
-            document = load_yaml(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ChapterFileError):
-            return 3
-        if is_book_document(document):
-            return 0
-        code = document.get("code") if isinstance(document, dict) else None
-        return 1 if isinstance(code, str) and code.startswith("0.") else 2
-
-    return sorted(paths, key=rank)
-
-
-def file_import(*, text: str, dry_run: bool = False) -> ImportResult:
-    document = load_yaml(text)
-    if is_book_document(document):
-        return books_import(document=document, dry_run=dry_run)
-    return chapter_import(document=document, dry_run=dry_run)
-
-
-@contextmanager
-def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
-    """Import several files: each in its own transaction, or, for a dry run, all in one that is
-    rolled back at the end, so a chapter is checked against the book file given with it."""
-    if not dry_run:
-        yield file_import
-        return
-    with transaction.atomic():
-        yield file_import
-        transaction.set_rollback(True)
-
-
-# ---------------------------------------------------------------- export
-
-
-def chapter_export(*, code: str) -> str:
-    return dump_yaml(chapter_document(chapter_with_parts(code=code)))
+    return books

@@ -1,0 +1,36 @@
+"""Chapter and book files (content-format.md): validation with every error and its path,
+import in one transaction per file, and export to the same form.
+
+A file that breaks a rule is refused whole and nothing is written.
+"""
+
+from .errors import ChapterFileError
+from .importing import (
+    ImportResult,
+    books_import,
+    chapter_export,
+    chapter_import,
+    file_import,
+    files_import,
+    import_order,
+    is_book_document,
+)
+from .validation import validate_book, validate_books, validate_chapter
+from .yaml_form import dump_yaml, load_yaml
+
+__all__ = [
+    "ChapterFileError",
+    "ImportResult",
+    "books_import",
+    "chapter_export",
+    "chapter_import",
+    "dump_yaml",
+    "file_import",
+    "files_import",
+    "import_order",
+    "is_book_document",
+    "load_yaml",
+    "validate_book",
+    "validate_books",
+    "validate_chapter",
+]
