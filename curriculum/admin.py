@@ -31,10 +31,10 @@ from curriculum.domain.gate import (
     ChapterPublish,
     PublishForbidden,
     PublishRefused,
-    chapter_lock,
     publish_reasons,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
+from curriculum.domain.locks import chapter_lock
 from curriculum.domain.releases import release_changes
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.verification import verdict_request, verdict_state

@@ -19,7 +19,12 @@ SECRET_KEY = (
     if not DEBUG
     else env.str("DJANGO_SECRET_KEY", "dev-only-insecure-key")
 )
-ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+# Production names its own hosts; development answers on loopback (and Django's test client).
+ALLOWED_HOSTS = (
+    env.list("DJANGO_ALLOWED_HOSTS")
+    if not DEBUG
+    else env.list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+)
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -178,7 +183,9 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Trust X-Forwarded-Proto only behind a proxy that sets it (else a client could claim HTTPS).
+    if env.bool("DJANGO_BEHIND_TLS_PROXY", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,

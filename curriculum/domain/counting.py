@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from curriculum.models import Chapter, Problem
 
 from .ladder import LEVELS, MATHEMATICS, STRANDS, Level
-from .verification import verdict_counts
+from .verification import verdict_is_counted
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def plural(count: int, noun: str) -> str:
 
 def counted_problems(chapter: Chapter) -> list[Problem]:
     """Problems whose published solution the engine has verified for exactly what they say."""
-    return [p for p in chapter.problems.all() if verdict_counts(getattr(p, "solution", None))]
+    return [p for p in chapter.problems.all() if verdict_is_counted(getattr(p, "solution", None))]
 
 
 def chapter_counts(chapter: Chapter) -> ChapterCounts:

@@ -2,9 +2,9 @@
 
 from django.db import transaction
 
-from curriculum.models import Problem, Solution
+from curriculum.models import Problem
 
-from .gate import chapter_lock
+from .locks import chapter_lock
 from .verification import chapter_touch
 
 
@@ -22,10 +22,3 @@ def problem_delete(*, problem: Problem) -> None:
         chapter_lock(chapter_id=problem.chapter_id)
         problem.delete()
         chapter_touch(chapter_id=problem.chapter_id)
-
-
-def solution_delete(*, solution: Solution) -> None:
-    with transaction.atomic():
-        chapter_lock(chapter_id=solution.problem.chapter_id)
-        solution.delete()
-        chapter_touch(chapter_id=solution.problem.chapter_id)

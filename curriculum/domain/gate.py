@@ -12,14 +12,18 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from curriculum.models import Chapter, Release
 
 from .counting import chapter_counts
-from .ladder import STRANDS
+from .locks import chapter_lock
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
 from .verification import verdict_state
+
+PUBLISH_PERMISSION = "curriculum.publish_chapter"
+NOT_AN_EDITOR = "you may edit chapters but not publish them (Editors publish)"
 
 
 class PublishRefused(Exception):
@@ -30,11 +34,6 @@ class PublishRefused(Exception):
 
 class PublishForbidden(PermissionError):
     pass
-
-
-def chapter_lock(*, chapter_id: int) -> Chapter:
-    """Lock the chapter row for the rest of the transaction; callers must be inside atomic()."""
-    return Chapter.objects.select_for_update().get(pk=chapter_id)
 
 
 def publish_reasons(chapter: Chapter) -> list[str]:
@@ -62,7 +61,7 @@ def publish_reasons(chapter: Chapter) -> list[str]:
         if not strand.met:
             reasons.append(
                 f"strand {strand.kind}: {strand.done} of {strand.target} done "
-                f"({next(k.description for k in STRANDS if k.code == strand.kind)})"
+                f"({strand.description})"
             )
     for problem in chapter.problems.all():
         solution = getattr(problem, "solution", None)
@@ -96,23 +95,28 @@ class ChapterPublish:
     chapter: Chapter
     user: Any = None  # a User; None for the command line with no --user
 
+    def may_publish(self) -> bool:
+        """No user is the command line, run by whoever runs the server."""
+        return self.user is None or self.user.has_perm(PUBLISH_PERMISSION)
+
     def check(self) -> list[str]:
-        reasons = []
-        if self.user is not None and not self.user.has_perm("curriculum.publish_chapter"):
-            reasons.append("you may edit chapters but not publish them (Editors publish)")
+        reasons = [] if self.may_publish() else [NOT_AN_EDITOR]
         loaded = chapters_with_parts().get(pk=self.chapter.pk)
         return reasons + publish_reasons(loaded)
 
     def execute(self) -> Release:
-        if self.user is not None and not self.user.has_perm("curriculum.publish_chapter"):
-            raise PublishForbidden("you may edit chapters but not publish them (Editors publish)")
+        if not self.may_publish():
+            raise PublishForbidden(NOT_AN_EDITOR)
         with transaction.atomic():
             chapter_lock(chapter_id=self.chapter.pk)
             loaded = chapters_with_parts().get(pk=self.chapter.pk)
             reasons = publish_reasons(loaded)
             if reasons:
                 raise PublishRefused(reasons)
-            Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
+            # updated_at moves too: chapters leaning on this one show its released title
+            Chapter.objects.filter(pk=loaded.pk).update(
+                state=Chapter.State.PUBLISHED, updated_at=timezone.now()
+            )
             loaded.state = Chapter.State.PUBLISHED
             last = loaded.releases.aggregate(n=Max("number"))["n"] or 0
             return Release.objects.create(

@@ -40,7 +40,6 @@ class Freshness:
 
     version: str
     last_modified: datetime
-    released: bool
 
 
 def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
@@ -62,11 +61,11 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
         raise NotVisible
     if row["latest"]:
-        return Freshness(f"{code}:r{row['latest']}", row["released_at"], released=True)
+        return Freshness(f"{code}:r{row['latest']}", row["released_at"])
     stamps = [row["updated_at"]] + ([row["leaned"]] if row["leaned"] else [])
     parts = f"{code}|{'|'.join(t.isoformat() for t in stamps)}|{row['book__title']}"
     digest = hashlib.sha256(parts.encode()).hexdigest()[:16]
-    return Freshness(f"{code}:w{digest}", max(stamps), released=False)
+    return Freshness(f"{code}:w{digest}", max(stamps))
 
 
 def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False) -> ReaderView:

@@ -1,8 +1,8 @@
 """Reads: a chapter with every part loaded in a fixed number of queries."""
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 
-from curriculum.models import ApparatusLink, Chapter, Problem
+from curriculum.models import ApparatusLink, Chapter, Problem, Release
 
 
 def chapters_with_parts() -> QuerySet[Chapter]:
@@ -11,8 +11,16 @@ def chapters_with_parts() -> QuerySet[Chapter]:
         "figures",
         "notation",
         "propositions",
-        Prefetch("apparatus_links", ApparatusLink.objects.select_related("entry")),
+        Prefetch("apparatus_links", _apparatus_links()),
         Prefetch("problems", Problem.objects.select_related("solution__verdict")),
+    )
+
+
+def _apparatus_links() -> QuerySet[ApparatusLink]:
+    """Each Book 0 entry with the title readers know it by: its latest release's, if any."""
+    released = Release.objects.filter(chapter=OuterRef("entry")).order_by("-number")
+    return ApparatusLink.objects.select_related("entry").annotate(
+        entry_released_title=Subquery(released.values("snapshot__title")[:1])
     )
 
 

@@ -18,7 +18,6 @@ from .verification import verdict_state
 
 SNAPSHOT_FORMAT = 1
 ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
-STRANDS_HEADING = "How this chapter is built"
 
 
 def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> dict[str, Any]:
@@ -29,19 +28,27 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
     if not include_unpublished:
         _drop_unpublished(document)
     for problem in document["problems"]:
-        problem["verification"] = _provenance(solutions[problem["key"]], problem)
+        # what the engine said of a solution is shown only where the solution itself is
+        shown = solutions[problem["key"]] if "solution" in problem else None
+        problem["verification"] = _provenance(shown, problem)
     snapshot = {
         "format": SNAPSHOT_FORMAT,
         **document,
         "book_title": chapter.book.title,
         "apparatus": [
-            {"code": link.entry.code, "title": link.entry.title}
+            {"code": link.entry.code, "title": _entry_title(link)}
             for link in chapter.apparatus_links.all()
+            if include_unpublished or link.entry.state != Chapter.State.DRAFT
         ],
         "derived": _derived(chapter, counts),
     }
     _render(snapshot)
     return snapshot
+
+
+def _entry_title(link: Any) -> str:
+    """A released entry is known by its release's title; its working copy stays private."""
+    return link.entry_released_title or link.entry.title
 
 
 def _drop_unpublished(document: dict[str, Any]) -> None:

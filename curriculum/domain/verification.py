@@ -22,6 +22,8 @@ from django.utils import timezone
 import attention
 from curriculum.models import Chapter, Problem, Solution, Verdict
 
+from .locks import chapter_lock
+
 Status = Verdict.Status
 logger = logging.getLogger(__name__)
 
@@ -43,7 +45,7 @@ def fingerprint(problem: Problem, solution: Solution) -> str:
     return hashlib.sha256(json.dumps(checked, sort_keys=True).encode()).hexdigest()
 
 
-def verdict_counts(solution: Solution | None) -> bool:
+def verdict_is_counted(solution: Solution | None) -> bool:
     """A solution counts only when published and verified for exactly what it now says."""
     if solution is None or not solution.published:
         return False
@@ -220,8 +222,11 @@ def chapter_verify(*, code: str) -> list[int]:
     Raises Chapter.DoesNotExist for an unknown code.
     """
     chapter = Chapter.objects.get(code=code)
-    solutions = list(Solution.objects.filter(problem__chapter=chapter).select_related("problem"))
     with transaction.atomic():
+        chapter_lock(chapter_id=chapter.pk)  # an admin save of a solution waits, and vice versa
+        solutions = list(
+            Solution.objects.filter(problem__chapter=chapter).select_related("problem")
+        )
         for solution in solutions:
             verdict_request(solution=solution, force=True)
     return [solution.pk for solution in solutions]

@@ -24,6 +24,20 @@ def numeral_value(numeral: str) -> int:
     return total
 
 
+def code_number_mismatch(code: str, number: int) -> str | None:
+    """II.4 is "Chapter 4": a number that disagrees would show two different chapters."""
+    suffix = code.rsplit(".", 1)[-1] if not code.startswith("0.") else ""
+    if suffix.isdigit() and number != int(suffix):
+        return f"the code {code} says chapter {int(suffix)}, but number is {number}"
+    return None
+
+
+def state_after_edit(state: str, *, released: bool) -> str:
+    """A released chapter stays published while its working copy is edited; only draft
+    withdraws it. Every writer (admin, files, API) passes the state it was given through here."""
+    return "published" if released and state == "in_progress" else state
+
+
 class Book(models.Model):
     numeral = models.CharField(
         max_length=10,
@@ -50,10 +64,6 @@ class Book(models.Model):
     def save(self, *args, **kwargs):
         self.position = numeral_value(self.numeral)
         super().save(*args, **kwargs)
-
-    @property
-    def is_apparatus(self) -> bool:
-        return self.numeral == "0"
 
 
 class Chapter(models.Model):
@@ -104,6 +114,12 @@ class Chapter(models.Model):
     def clean(self) -> None:
         if not re.match(CODE_RE, self.code or ""):
             raise ValidationError({"code": "a book numeral, a dot and a number (II.4), or 0.LA.01"})
+        released = self.pk is not None and self.releases.exists()
+        self.state = state_after_edit(self.state, released=released)
+        if self.state == self.State.PUBLISHED and not released:
+            raise ValidationError({"state": "published is reached only by publishing"})
+        if self.number and (mismatch := code_number_mismatch(self.code, self.number)):
+            raise ValidationError({"number": mismatch})
         if self.book_id and not self.code.startswith(f"{self.book.numeral}."):
             raise ValidationError(
                 {
@@ -132,3 +148,5 @@ class ApparatusLink(models.Model):
     def clean(self) -> None:
         if self.entry_id and not self.entry.code.startswith("0."):
             raise ValidationError({"entry": "apparatus links go to Book 0 entries"})
+        if self.entry_id and self.entry_id == self.chapter_id:
+            raise ValidationError({"entry": "a chapter cannot lean on itself"})

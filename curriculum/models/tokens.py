@@ -27,7 +27,3 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name})"
-
-    @property
-    def active(self) -> bool:
-        return self.revoked_at is None

@@ -6,8 +6,13 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from curriculum.domain.chapter_files import ChapterFileError, chapter_export, file_import
-from curriculum.domain.gate import chapter_publish
+from curriculum.domain.chapter_files import (
+    ChapterFileError,
+    chapter_export,
+    chapter_import,
+    file_import,
+)
+from curriculum.domain.gate import PublishForbidden, chapter_publish
 from curriculum.models import Chapter, Problem, StrandItem
 from tests.conftest import CONTENT, problem, sketch, verify_now
 
@@ -226,3 +231,33 @@ def test_reimporting_a_released_chapter_as_in_progress_keeps_it_published(books)
     assert (chapter.state, chapter.title) == ("published", "Edited")
     import_text(yaml.safe_dump(sketch(state="draft"), sort_keys=False))
     assert Chapter.objects.get(code="II.7").state == "draft"
+
+
+def test_text_too_long_for_its_column_is_an_error_not_a_crash(books):
+    doc = sketch(title="T" * 201)
+    doc["problems"][0]["key"] = "p" * 51
+    doc["figures"] = [{"label": "4" * 21, "caption": "c", "alt": "a",
+                       "svg": '<svg xmlns="http://www.w3.org/2000/svg"/>'}]
+    assert refused(doc) == [
+        "title: is 201 characters long; at most 200 fit",
+        "figures[0].label: is 21 characters long; at most 20 fit",
+        "problems[0].key: is 51 characters long; at most 50 fit",
+    ]
+
+
+def test_an_author_cannot_withdraw_a_published_chapter_and_an_editor_can(books, alice, erin):
+    import_text(yaml.safe_dump(sketch(), sort_keys=False))
+    verify_now(Chapter.objects.get(code="II.7"))
+    chapter_publish(chapter=Chapter.objects.get(code="II.7"))
+    with pytest.raises(PublishForbidden, match="for Editors"):
+        chapter_import(document=sketch(state="draft"), user=alice)
+    assert Chapter.objects.get(code="II.7").state == "published"
+    chapter_import(document=sketch(state="draft"), user=erin)
+    assert Chapter.objects.get(code="II.7").state == "draft"
+
+
+def test_problem_keys_may_use_capitals_as_admin_allows(books):
+    doc = sketch()
+    doc["problems"][0]["key"] = "P1"
+    import_text(yaml.safe_dump(doc, sort_keys=False))
+    assert Problem.objects.filter(key="P1").exists()

@@ -1,6 +1,7 @@
 """The publication gate: a test per rule, every reason listed, a release only when it holds."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from curriculum.domain.chapter_files import chapter_import
@@ -187,3 +188,26 @@ def test_publish_command_as_an_author_is_refused(books, alice):
     imported(sketch())
     with pytest.raises(CommandError, match="not publish"):
         call_command("publish_chapter", "II.7", user="alice")
+
+
+def test_a_withdrawn_chapter_put_back_in_progress_is_published_again(books):
+    chapter_publish(chapter=imported(sketch()))
+    imported(sketch(state="draft"))
+    chapter = Chapter.objects.get(code="II.7")
+    chapter.state = "in_progress"
+    chapter.full_clean()
+    assert chapter.state == "published"
+
+
+def test_the_model_refuses_published_without_a_release(books):
+    chapter = imported(sketch())
+    chapter.state = "published"
+    with pytest.raises(ValidationError, match="only by publishing"):
+        chapter.full_clean()
+
+
+def test_the_model_refuses_a_number_that_disagrees_with_the_code(books):
+    chapter = imported(sketch())
+    chapter.number = 5
+    with pytest.raises(ValidationError, match="the code II.7 says chapter 7, but number is 5"):
+        chapter.full_clean()

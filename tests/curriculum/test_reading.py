@@ -83,3 +83,28 @@ def test_a_draft_is_invisible_to_readers_and_visible_to_staff(books):
     with pytest.raises(NotVisible):
         chapter_for_reader(code="II.7")
     assert chapter_for_reader(code="II.7", staff=True).snapshot["state"] == "draft"
+
+
+def test_apparatus_shows_released_titles_and_hides_draft_entries(books):
+    chapter_import(document=sketch(apparatus=["0.LA.01", "0.MC.07"]))
+    entry = Chapter.objects.get(code="0.LA.01")
+    chapter_publish(chapter=entry)  # released as it stands
+    entry.title = "A working title nobody has released"
+    entry.save()
+    draft = Chapter.objects.get(code="0.MC.07")
+    draft.state = "draft"
+    draft.save()
+    shown = chapter_for_reader(code="II.7").snapshot["apparatus"]
+    assert shown == [{"code": "0.LA.01", "title": "Vectors, matrices and the row-major convention"}]
+    preview = chapter_for_reader(code="II.7", staff=True, preview=True).snapshot["apparatus"]
+    assert [a["code"] for a in preview] == ["0.LA.01", "0.MC.07"]
+
+
+def test_an_unpublished_solution_has_no_verdict_shown(books):
+    doc = sketch()
+    doc["problems"][1]["solution"]["published"] = False
+    chapter_import(document=doc)
+    verify_now(Chapter.objects.get(code="II.7"))
+    problems = chapter_for_reader(code="II.7").snapshot["problems"]
+    assert "solution" not in problems[1] and problems[1]["verification"] is None
+    assert problems[0]["verification"]["status"] == "verified"

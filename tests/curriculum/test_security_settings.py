@@ -35,6 +35,15 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     assert result.returncode != 0 and "DJANGO_SECRET_KEY" in result.stderr
 
 
+def test_production_settings_refuse_to_start_without_allowed_hosts():
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOWED_HOSTS"}
+    env.update(DJANGO_DEBUG="0", DJANGO_SECRET_KEY="x" * 64 + "-Prod-Secret-9")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], env=env, capture_output=True, text=True
+    )
+    assert result.returncode != 0 and "DJANGO_ALLOWED_HOSTS" in result.stderr
+
+
 def test_passwords_are_hashed_with_argon2(erin):
     assert erin.password.startswith("argon2")
     assert get_hasher().algorithm == "argon2"

@@ -21,8 +21,9 @@ from curriculum.models import (
 )
 
 from ..documents import chapter_document
-from ..gate import chapter_lock
+from ..gate import PUBLISH_PERMISSION, PublishForbidden
 from ..ladder import MATHEMATICS, STRAND_CODES
+from ..locks import chapter_lock
 from ..selectors import chapter_with_parts
 from ..verification import verdict_request
 from .errors import ChapterFileError
@@ -54,22 +55,30 @@ def books_import(*, document: Any, dry_run: bool = False) -> ImportResult:
 
 
 def chapter_import(
-    *, document: Any, dry_run: bool = False, expected_code: str | None = None
+    *, document: Any, dry_run: bool = False, expected_code: str | None = None, user: Any = None
 ) -> ImportResult:
-    """Create or update the working copy of one chapter from a document; all or nothing."""
+    """Create or update the working copy of one chapter from a document; all or nothing.
+
+    With a `user` (the API), withdrawing a released chapter (state draft) is an editor's
+    decision, as publishing is.
+    """
     code = document.get("code") if isinstance(document, dict) else None
     if expected_code is not None and isinstance(document, dict) and code != expected_code:
         named = "names no code" if code is None else f"is for {kind_of(code)}"
         raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
     existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
+    released = bool(existing and existing.releases.exists())
     clean = validate_chapter(
         document,
         known_books=set(Book.objects.values_list("numeral", flat=True)),
         known_entries=set(
             Chapter.objects.filter(code__startswith="0.").values_list("code", flat=True)
         ),
-        released=bool(existing and existing.releases.exists()),
+        released=released,
     )
+    withdrawing = existing is not None and clean["state"] == "draft" and existing.state != "draft"
+    if withdrawing and released and user is not None and not user.has_perm(PUBLISH_PERMISSION):
+        raise PublishForbidden("withdrawing a published chapter is for Editors, as publishing is")
     with transaction.atomic():
         chapter = _write_chapter(clean, existing)
         enqueued = _write_problems(chapter, clean["problems"])

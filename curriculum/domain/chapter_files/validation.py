@@ -10,10 +10,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.validators import slug_re
+from django.db.models import Model
+
 import attention
 from attention.answers import answer_problems
-from curriculum.models import Chapter, Problem
-from curriculum.models.course import CODE_RE, NUMERAL_RE
+from curriculum.models import Book, Chapter, Figure, Notation, Problem, Proposition, StrandItem
+from curriculum.models.course import (
+    CODE_RE,
+    NUMERAL_RE,
+    code_number_mismatch,
+    state_after_edit,
+)
 
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..markup import math_errors, math_prepare
@@ -45,7 +53,7 @@ CHAPTER_KEYS = (
 )
 REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
-SLUG_RE = r"^[a-z0-9][a-z0-9_-]*$"
+SLUG_RE = slug_re  # what Django's SlugField accepts, so admin and files agree
 DEFAULT_TOLERANCE = {"rtol": 1e-6, "atol": 1e-9}
 MAX_WHOLE_NUMBER = 10_000  # chapter and proposition numbers, strand targets
 
@@ -131,6 +139,11 @@ class _Checker:
             self.error(where, f"must be at most {maximum}, got {value}")
             return default
         return value
+
+    def fits(self, value: Any, path: str, model: type[Model], name: str) -> None:
+        limit = getattr(model._meta.get_field(name), "max_length", None)
+        if isinstance(value, str) and limit is not None and len(value) > limit:
+            self.error(path, f"is {len(value)} characters long; at most {limit} fit")
 
     def boolean(self, holder: dict, key: str, path: str) -> bool:
         value = holder.get(key, False)
@@ -230,26 +243,48 @@ def validate_chapter(
             else ""
         )
         c.error("state", f"expected one of {', '.join(allowed_states)}, got {kind_of(state)}{hint}")
-    # A released chapter stays published while its working copy is edited ("in_progress" in a
-    # file written before its first release); only "draft" withdraws it.
-    clean["state"] = "published" if released and state == "in_progress" else state
+    clean["state"] = state_after_edit(state, released=released) if isinstance(state, str) else state
     clean["strands"] = _strands(c, doc, maturity)
     clean["figures"] = _figures(c, doc)
     clean["apparatus"] = _apparatus(c, doc, known_entries, code)
     clean["notation"] = _notation(c, doc)
     clean["propositions"] = _propositions(c, doc)
     clean["problems"] = _problems(c, doc)
+    _lengths(c, clean)
     if c.errors:
         raise ChapterFileError(c.errors)
     return clean
 
 
+def _lengths(c: _Checker, clean: dict) -> None:
+    """Text that would not fit its column is an error here, not a database error later."""
+    fields: list[tuple[str, dict, type[Model], str]] = [
+        ("code", clean, Chapter, "code"),
+        ("title", clean, Chapter, "title"),
+        ("author", clean, Chapter, "author"),
+    ]
+    for kind, strand in clean["strands"].items():
+        for i, item in enumerate(strand.get("items", [])):
+            fields.append((f"strands.{kind}.items[{i}].title", item, StrandItem, "title"))
+    for i, figure in enumerate(clean["figures"]):
+        fields.append((f"figures[{i}].label", figure, Figure, "label"))
+    for i, row in enumerate(clean["notation"]):
+        fields.append((f"notation[{i}].symbol", row, Notation, "symbol"))
+    for i, prop in enumerate(clean["propositions"]):
+        fields.append((f"propositions[{i}].title", prop, Proposition, "title"))
+    for i, prob in enumerate(clean["problems"]):
+        fields += [
+            (f"problems[{i}].key", prob, Problem, "key"),
+            (f"problems[{i}].variant", prob, Problem, "variant"),
+        ]
+    for path, holder, model, name in fields:
+        c.fits(holder.get(path.rsplit(".", 1)[-1]), path, model, name)
+
+
 def _number_matches_code(c: _Checker, code: Any, book: Any, number: Any) -> None:
-    """II.4 is "Chapter 4": a number that disagrees would show two different chapters."""
-    suffix = code.rsplit(".", 1)[-1] if isinstance(code, str) and book != "0" else ""
     in_range = type(number) is int and 1 <= number <= MAX_WHOLE_NUMBER
-    if suffix.isdigit() and in_range and number != int(suffix):
-        c.error("number", f"the code {code} says chapter {int(suffix)}, but number is {number}")
+    if isinstance(code, str) and in_range and (mismatch := code_number_mismatch(code, number)):
+        c.error("number", mismatch)
 
 
 def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
@@ -397,7 +432,7 @@ def _problems(c: _Checker, doc: dict) -> list:
             raw, path, keys, ("key", "kind", "variant", "statement", "operation", "inputs", "ask")
         )
         key = prob.get("key")
-        if not isinstance(key, str) or not re.match(SLUG_RE, key):
+        if not isinstance(key, str) or not SLUG_RE.match(key):
             c.error(f"{path}.key", f"expected a short key such as p1, got {kind_of(key)}")
         elif key in keys_seen:
             c.error(f"{path}.key", f"problem key {key} appears twice")
@@ -407,7 +442,7 @@ def _problems(c: _Checker, doc: dict) -> list:
         if kind not in Problem.Kind.values:
             c.error(f"{path}.kind", f"expected worked or exercise, got {kind_of(kind)}")
         variant = prob.get("variant")
-        if not isinstance(variant, str) or not re.match(SLUG_RE, variant):
+        if not isinstance(variant, str) or not SLUG_RE.match(variant):
             c.error(
                 f"{path}.variant",
                 f"expected a short name such as mha-output, got {kind_of(variant)}",
@@ -474,7 +509,7 @@ def validate_book(document: Any, path: str = "") -> dict:
             f'expected a roman numeral or "0", got {kind_of(numeral)}',
         )
     slug = book.get("slug")
-    if not isinstance(slug, str) or not re.match(SLUG_RE, slug):
+    if not isinstance(slug, str) or not SLUG_RE.match(slug):
         c.error(f"{path}.slug" if path else "slug", f"expected a slug, got {kind_of(slug)}")
     clean = {
         "numeral": numeral,
@@ -482,6 +517,8 @@ def validate_book(document: Any, path: str = "") -> dict:
         "slug": slug,
         "description": c.text(book, "description", path, markdown=True),
     }
+    for name in ("numeral", "title", "slug"):
+        c.fits(clean[name], f"{path}.{name}" if path else name, Book, name)
     if c.errors:
         raise ChapterFileError(c.errors)
     return clean
