@@ -44,7 +44,7 @@ api.add_router("", chapters.router)
 
 @api.get(
     "/ping",
-    response={200: Pong, 429: Error},
+    response={200: Pong, 401: Error, 429: Error},
     auth=READ_AUTH,
     openapi_extra=READ_SECURITY,
     tags=["service"],

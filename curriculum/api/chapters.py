@@ -4,6 +4,7 @@ A draft is 404 unless the caller is staff. `?preview=true` lets staff see the wo
 with its unpublished parts; for anyone else it is ignored.
 """
 
+
 from ninja import Router
 from ninja.pagination import LimitOffsetPagination, paginate
 
@@ -11,17 +12,18 @@ from curriculum.domain.reading import (
     chapter_for_reader,
     chapter_freshness,
     release_for_reader,
+    release_freshness,
     releases_for_reader,
 )
 
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import CODE, RELEASE_NUMBER
 from .responses import conditional_json, reader_body, uncached_json
-from .schemas import ChapterOut, Error, ReleaseSummary
+from .schemas import READ_ERRORS, ChapterOut, Error, ReleaseSummary
 
 router = Router(tags=["books and chapters"], auth=READ_AUTH)
 CONDITIONAL = {304: None, 412: None}
-ERRORS = {404: Error, 422: Error, 429: Error}
+ERRORS = {**READ_ERRORS, 404: Error}
 
 
 @router.get(
@@ -37,7 +39,7 @@ def chapter_read(request, code: str = CODE, preview: bool = False):
     who = caller(request)
     if preview and who.staff:
         view = chapter_for_reader(code=code, staff=True, preview=True)
-        return uncached_json(reader_body(view), who)
+        return uncached_json(reader_body(view))
     fresh = chapter_freshness(code=code, staff=who.staff)
     return conditional_json(
         request,
@@ -75,12 +77,11 @@ def release_list(request, code: str = CODE):
 def release_read(request, code: str = CODE, number: int = RELEASE_NUMBER):
     """One release, exactly as it was released (and which release is now the latest)."""
     who = caller(request)
-    view = release_for_reader(code=code, number=number, staff=who.staff)
-    assert view.release is not None
+    fresh = release_freshness(code=code, number=number, staff=who.staff)
     return conditional_json(
         request,
         who,
-        version=f"{code}:r{number}:of{view.latest_release}",
-        last_modified=view.release.created_at,
-        build=lambda: reader_body(view),
+        version=fresh.version,
+        last_modified=fresh.last_modified,
+        build=lambda: reader_body(release_for_reader(code=code, number=number, staff=who.staff)),
     )

@@ -13,10 +13,9 @@ from curriculum.domain.reading import NotVisible, books_for_reader
 
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import BOOK_FILTER, NUMERAL
-from .schemas import BookOut, ChapterSummary, Error, Maturity, State
+from .schemas import READ_ERRORS, BookOut, ChapterSummary, Error, Maturity, State
 
 router = Router(tags=["books and chapters"], auth=READ_AUTH)
-ERRORS = {422: Error, 429: Error}
 
 
 def _books(request, numeral: str | None, maturity: str | None, state: str | None) -> list[dict]:
@@ -39,7 +38,7 @@ def _books(request, numeral: str | None, maturity: str | None, state: str | None
     return listed
 
 
-@router.get("/books", response={200: list[BookOut], **ERRORS}, openapi_extra=READ_SECURITY)
+@router.get("/books", response={200: list[BookOut], **READ_ERRORS}, openapi_extra=READ_SECURITY)
 @paginate(LimitOffsetPagination)
 def book_list(request, maturity: Maturity | None = None, state: State | None = None):
     """Books in order, each with the chapters you may see (filtered by maturity and state)."""
@@ -47,7 +46,9 @@ def book_list(request, maturity: Maturity | None = None, state: State | None = N
 
 
 @router.get(
-    "/books/{numeral}", response={200: BookOut, 404: Error, **ERRORS}, openapi_extra=READ_SECURITY
+    "/books/{numeral}",
+    response={200: BookOut, 404: Error, **READ_ERRORS},
+    openapi_extra=READ_SECURITY,
 )
 def book_read(
     request, numeral: str = NUMERAL, maturity: Maturity | None = None, state: State | None = None
@@ -60,7 +61,7 @@ def book_read(
 
 
 @router.get(
-    "/chapters", response={200: list[ChapterSummary], **ERRORS}, openapi_extra=READ_SECURITY
+    "/chapters", response={200: list[ChapterSummary], **READ_ERRORS}, openapi_extra=READ_SECURITY
 )
 @paginate(LimitOffsetPagination)
 def chapter_list(

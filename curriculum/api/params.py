@@ -2,18 +2,16 @@
 
 from ninja import Path, Query
 
-from .schemas import CODE_PATTERN, NUMERAL_PATTERN
+from curriculum.models.course import CODE_RE, NUMERAL_RE
 
 # Codes contain dots (II.4, 0.LA.01); Django's default converter accepts them.
 CODE = Path(
     ...,
-    pattern=CODE_PATTERN,
+    pattern=CODE_RE,
     description="Chapter code: II.4, or 0.LA.01 in Book 0.",
     examples=["II.4"],
 )
-NUMERAL = Path(
-    ..., pattern=NUMERAL_PATTERN, description='Book numeral: II, or "0".', examples=["II"]
-)
-BOOK_FILTER = Query(None, pattern=NUMERAL_PATTERN, description="Only chapters of this book.")
+NUMERAL = Path(..., pattern=NUMERAL_RE, description='Book numeral: II, or "0".', examples=["II"])
+BOOK_FILTER = Query(None, pattern=NUMERAL_RE, description="Only chapters of this book.")
 # Release numbers are stored as PostgreSQL integers.
 RELEASE_NUMBER = Path(..., ge=1, le=2**31 - 1, description="Release number, from 1.")

@@ -1,9 +1,10 @@
 """Chapter bodies on the wire, with the HTTP validators that let clients skip them.
 
 A chapter or release body is the domain's snapshot served verbatim (a release exactly as
-it was released) plus which release it is. The ETag and Last-Modified come from
-`reading.chapter_freshness`, one cheap query, so a conditional request is answered (304)
-before any snapshot is built or loaded.
+it was released) plus which release it is. The ETag and Last-Modified come from cheap
+validators-only queries (`reading.chapter_freshness`; for a release, its number and date and
+the latest number), so a conditional request is answered (304) before any snapshot is built
+or loaded.
 """
 
 import json
@@ -38,10 +39,10 @@ def json_response(body: object, status: int = 200) -> HttpResponse:
     )
 
 
-def _cache_headers(response: HttpResponse, who: Caller, max_age: int = 0) -> HttpResponse:
+def _cache_headers(response: HttpResponse, who: Caller) -> HttpResponse:
     """Staff may see drafts: their responses stay out of shared caches."""
     scope = "public" if who.anonymous else "private"
-    response["Cache-Control"] = f"{scope}, max-age={max_age}, must-revalidate"
+    response["Cache-Control"] = f"{scope}, max-age=0, must-revalidate"
     patch_vary_headers(response, ["Authorization", "Cookie"])
     return response
 
@@ -53,7 +54,6 @@ def conditional_json(
     version: str,
     last_modified: datetime | None,
     build: Callable[[], dict],
-    max_age: int = 0,
 ) -> HttpResponse:
     """304 (or 412) from the validators alone; `build` runs only when the body is needed."""
     etag = quote_etag(version)
@@ -64,10 +64,11 @@ def conditional_json(
     response["ETag"] = etag
     if stamp is not None:
         response["Last-Modified"] = http_date(stamp)
-    return _cache_headers(response, who, max_age)
+    return _cache_headers(response, who)
 
 
-def uncached_json(body: object, who: Caller) -> HttpResponse:
+def uncached_json(body: object) -> HttpResponse:
+    """A staff preview: never stored, by any cache."""
     response = json_response(body)
     response["Cache-Control"] = "private, no-store"
     patch_vary_headers(response, ["Authorization", "Cookie"])

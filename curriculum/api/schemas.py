@@ -8,16 +8,26 @@ two together. `extra="allow"` keeps a field the domain adds later from being cal
 """
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ninja import Schema
 from pydantic import ConfigDict, Field
 
-Maturity = Literal["M0", "M1", "M2", "M3", "M4"]
-StrandKind = Literal["basics", "concept", "theory", "mathematics", "practice"]
-State = Literal["draft", "in_progress", "published"]
-CODE_PATTERN = r"^(0\.[A-Z]{2}\.\d{2}|[IVXLC]+\.\d+)$"
-NUMERAL_PATTERN = r"^(0|[IVXLC]+)$"
+from curriculum.domain.ladder import LEVELS, STRAND_CODES
+from curriculum.models import Chapter, Problem
+from curriculum.models.course import CODE_RE, NUMERAL_RE
+
+# The choices come from the ladder and the model, so the schema cannot drift from them.
+if TYPE_CHECKING:
+    type Maturity = str
+    type StrandKind = str
+    type State = str
+    type ProblemKind = str
+else:
+    Maturity = Literal[tuple(LEVELS)]
+    StrandKind = Literal[STRAND_CODES]
+    State = Literal[tuple(Chapter.State.values)]
+    ProblemKind = Literal[tuple(Problem.Kind.values)]
 
 
 class Open(Schema):
@@ -29,6 +39,11 @@ class Error(Schema):
     errors: list[str] = Field(
         default_factory=list, description="Every problem, as `path: message`."
     )
+
+
+# What any read with parameters may answer instead: a token that is sent but unknown or
+# revoked (401, never read as anonymous), invalid parameters (422), too many requests (429).
+READ_ERRORS: dict[int, Any] = {401: Error, 422: Error, 429: Error}
 
 
 class Pong(Schema):
@@ -94,7 +109,7 @@ class SolutionIn(Open):
 
 class ProblemIn(Open):
     key: str
-    kind: Literal["worked", "exercise"]
+    kind: ProblemKind
     variant: str
     statement: str
     operation: str = Field(description="A named operation of the attention engine.")
@@ -107,8 +122,8 @@ class ProblemIn(Open):
 class ChapterDocument(Open):
     """A chapter file (content-format.md) as JSON; the importer validates it whole."""
 
-    code: str = Field(pattern=CODE_PATTERN, examples=["II.4", "0.LA.01"])
-    book: str = Field(pattern=NUMERAL_PATTERN)
+    code: str = Field(pattern=CODE_RE, examples=["II.4", "0.LA.01"])
+    book: str = Field(pattern=NUMERAL_RE)
     number: int = Field(ge=1)
     title: str
     author: str = ""
@@ -116,7 +131,9 @@ class ChapterDocument(Open):
     summary: str = ""
     maturity: Maturity
     spine: StrandKind = "mathematics"
-    state: Literal["draft", "in_progress"] = "draft"
+    state: State = Field(
+        "draft", description="published only for a chapter already released (as exported)."
+    )
     before_you_start: str = ""
     problem_statement: str = ""
     strands: StrandsIn | None = None

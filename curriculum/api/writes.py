@@ -1,21 +1,20 @@
 """Writes, for tokens only: import a chapter document, publish through the gate, re-verify.
 
 Each is a thin call into the domain: the importer (every error with its path), the one
-publication gate (every reason), and `verdict_request` for each solution. A token carries
-its user's permissions, so an author's token may import but not publish.
+publication gate (every reason), and `chapter_verify`. A token carries its user's
+permissions, so an author's token may import but not publish.
 """
 
 import json
 from typing import Any
 
-from django.db import transaction
 from ninja.responses import Status
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, ReaderView
-from curriculum.domain.verification import verdict_request
-from curriculum.models import Chapter, Solution
+from curriculum.domain.verification import chapter_verify
+from curriculum.models import Chapter
 
 from .auth import WRITE_AUTH, caller
 from .chapters import router
@@ -61,7 +60,9 @@ def chapter_put(request, code: str = CODE):
     """Create or replace the working copy of a chapter (201 when created)."""
     exists = Chapter.objects.filter(code=code).exists()
     caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
-    result = chapter_import(document=_document(request), expected_code=code)
+    result = chapter_import(
+        document=_document(request), expected_code=code, user=caller(request).user
+    )
     body = {
         "code": result.label,
         "created": result.created,
@@ -73,9 +74,10 @@ def chapter_put(request, code: str = CODE):
 @router.post(
     "/chapters/{code}/publish",
     response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 422: Error},
+    operation_id="curriculum_api_writes_chapter_publish",  # stable for generated clients
     **WRITE,
 )
-def chapter_publish(request, code: str = CODE):
+def publish_endpoint(request, code: str = CODE):
     """Publish through the gate: 201 with the new release, or 409 with every reason."""
     release = ChapterPublish(_chapter(code), caller(request).user).execute()
     return json_response(
@@ -86,13 +88,14 @@ def chapter_publish(request, code: str = CODE):
 @router.post(
     "/chapters/{code}/verify",
     response={202: Enqueued, **AUTH_ERRORS, 404: Error, 422: Error},
+    operation_id="curriculum_api_writes_chapter_verify",  # stable for generated clients
     **WRITE,
 )
-def chapter_verify(request, code: str = CODE):
+def verify_endpoint(request, code: str = CODE):
     """Re-check every solution of the chapter with the engine (queued; verdicts follow)."""
     caller(request).require("curriculum.change_solution")
-    chapter = _chapter(code)
-    with transaction.atomic():
-        solutions = Solution.objects.filter(problem__chapter=chapter).select_related("problem")
-        enqueued = sum(verdict_request(solution=s, force=True) for s in solutions)
-    return Status(202, {"code": code, "enqueued": enqueued})
+    try:
+        enqueued = chapter_verify(code=code)
+    except Chapter.DoesNotExist:
+        raise NotVisible from None
+    return Status(202, {"code": code, "enqueued": len(enqueued)})

@@ -68,6 +68,21 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     return Freshness(f"{code}:w{digest}", max(stamps))
 
 
+def release_freshness(*, code: str, number: int, staff: bool = False) -> Freshness:
+    """Validators for one release, from one query that never loads its snapshot."""
+    chapter_freshness(code=code, staff=staff)  # a withdrawn (draft) chapter hides its history
+    newest = Release.objects.filter(chapter=OuterRef("chapter")).order_by("-number")
+    row = (
+        Release.objects.filter(chapter__code=code, number=number)
+        .annotate(latest=Subquery(newest.values("number")[:1]))
+        .values("created_at", "latest")
+        .first()
+    )
+    if row is None:
+        raise NotVisible
+    return Freshness(f"{code}:r{number}:of{row['latest']}", row["created_at"])
+
+
 def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False) -> ReaderView:
     """The latest release if there is one, else the working copy of a non-draft chapter.
 

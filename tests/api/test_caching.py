@@ -85,3 +85,12 @@ def test_a_released_read_costs_two_queries(client, books, erin, django_assert_nu
     released("II.7", erin)
     with django_assert_num_queries(2):
         assert client.get("/api/v1/chapters/II.7").json()["release"] == 1
+
+
+def test_a_304_on_a_release_never_loads_its_snapshot(client, books, erin):
+    released("II.7", erin)
+    etag = client.get("/api/v1/chapters/II.7/releases/1")["ETag"]
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/api/v1/chapters/II.7/releases/1", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304 and response.content == b""
+    assert not any("snapshot" in q["sql"] for q in queries.captured_queries)

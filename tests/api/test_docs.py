@@ -20,3 +20,32 @@ def test_the_docs_page_uses_only_this_sites_scripts_under_the_strict_csp(client,
     sources = re.findall(r'(?:src|href)="([^"]+)"', html)
     assert sources and all(s.startswith("/static/") for s in sources)
     assert "<script>" not in html  # no inline script (the settings block is JSON data)
+
+
+EXAMPLE_PARAMETERS = {"{code}": "II.4", "{numeral}": "II", "{number}": "1"}
+
+
+def test_every_read_answers_a_revoked_or_unknown_token_with_the_documented_401(client, seeded):
+    schema = client.get("/api/v1/openapi.json").json()
+    reads = [path for path, operations in schema["paths"].items() if "get" in operations]
+    assert "/api/v1/ping" in reads and "/api/v1/chapters/{code}/releases/{number}" in reads
+    for path in reads:
+        url = path
+        for placeholder, value in EXAMPLE_PARAMETERS.items():
+            url = url.replace(placeholder, value)
+        response = client.get(url, HTTP_AUTHORIZATION="Bearer cur_nope")
+        assert response.status_code == 401, url
+        assert response.json()["detail"], url
+        assert "401" in schema["paths"][path]["get"]["responses"], path
+
+
+def test_the_write_operations_keep_their_operation_ids(client, db):
+    paths = client.get("/api/v1/openapi.json").json()["paths"]
+    operation_ids = {
+        paths["/api/v1/chapters/{code}/publish"]["post"]["operationId"],
+        paths["/api/v1/chapters/{code}/verify"]["post"]["operationId"],
+    }
+    assert operation_ids == {
+        "curriculum_api_writes_chapter_publish",
+        "curriculum_api_writes_chapter_verify",
+    }

@@ -2,8 +2,10 @@
 
 import json
 
+from curriculum.api.schemas import ChapterDocument
 from curriculum.domain.tokens import token_revoke
 from curriculum.models import ApiToken, Chapter, Release, Verdict
+from tests.api.conftest import released
 from tests.conftest import sketch, verify_now
 
 
@@ -86,3 +88,48 @@ def test_verify_requeues_every_solution(client, seeded, alice_token):
     assert response.status_code == 202 and response.json()["enqueued"] > 0
     pending = Verdict.objects.filter(solution__problem__chapter__code="II.3", status="pending")
     assert pending.count() == response.json()["enqueued"]
+
+
+READER_ONLY = {"format", "book_title", "derived", "release", "latest_release", "released_at"}
+
+
+def _document_of(body):
+    """What a client sends back of what it read: the document fields, not the derived ones."""
+    if isinstance(body, list):
+        return [_document_of(item) for item in body]
+    if not isinstance(body, dict):
+        return body
+    return {
+        key: _document_of(value)
+        for key, value in body.items()
+        if not key.endswith("_html") and key != "verification"
+    }
+
+
+def test_a_released_chapter_read_in_preview_puts_back_as_it_was(client, seeded, erin, erin_token):
+    released("II.7", erin, apparatus=["0.LA.01"])
+    before = client.get("/api/v1/chapters/II.7?preview=true", **erin_token).json()
+    document = {k: v for k, v in _document_of(before).items() if k not in READER_ONLY}
+    document["apparatus"] = [entry["code"] for entry in document["apparatus"]]
+    assert document["state"] == "published"
+    ChapterDocument.model_validate(document)  # the published schema accepts it
+    response = put(client, "II.7", document, erin_token)
+    assert response.status_code == 200, response.json()
+    after = client.get("/api/v1/chapters/II.7?preview=true", **erin_token).json()
+    assert after == before
+
+
+def test_verifying_an_unknown_chapter_is_404(client, books, erin_token):
+    assert client.post("/api/v1/chapters/II.70/verify", **erin_token).status_code == 404
+
+
+def test_an_authors_token_cannot_withdraw_a_published_chapter(
+    client, books, erin, alice_token, erin_token
+):
+    released("II.7", erin)
+    response = put(client, "II.7", sketch("II.7", state="draft"), alice_token)
+    assert response.status_code == 403
+    assert "for Editors" in response.json()["detail"]
+    assert Chapter.objects.get(code="II.7").state == "published"
+    assert put(client, "II.7", sketch("II.7", state="draft"), erin_token).status_code == 200
+    assert Chapter.objects.get(code="II.7").state == "draft"
