@@ -11,7 +11,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -253,13 +253,24 @@ def verdicts_pending(*, solution_ids: list[int]) -> int:
     return Verdict.objects.filter(solution_id__in=solution_ids, status=Status.PENDING).count()
 
 
-def verdicts_await(*, solution_ids: list[int], timeout: float, poll: float = 0.2) -> bool:
-    """Wait until none of these is pending; False on timeout."""
+def verdicts_await(
+    *,
+    solution_ids: list[int],
+    timeout: float,
+    poll: float = 0.2,
+    progress: Callable[[int], None] | None = None,
+) -> bool:
+    """Wait until none of these is pending (`progress` hears how many are decided); False on
+    timeout."""
     deadline = time.monotonic() + timeout
-    while verdicts_pending(solution_ids=solution_ids):
+    while pending := verdicts_pending(solution_ids=solution_ids):
+        if progress is not None:
+            progress(len(solution_ids) - pending)
         if time.monotonic() >= deadline:
             return False
         time.sleep(poll)
+    if progress is not None:
+        progress(len(solution_ids))
     return True
 
 

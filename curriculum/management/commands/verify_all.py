@@ -1,12 +1,11 @@
 """verify_all: check every stored solution again, e.g. after an engine upgrade."""
 
 import sys
-import time
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from curriculum.domain.verification import verdicts_all_request, verdicts_pending
+from curriculum.domain.verification import verdicts_all_request, verdicts_await
 from curriculum.models import Solution
 
 
@@ -28,16 +27,11 @@ class Command(BaseCommand):
             tqdm(verdicts_all_request(), total=total, desc="sent", unit="solution", file=sys.stderr)
         )
         self.stdout.write(f"{len(solution_ids)} solutions sent to the verifier")
-        if wait is not None and not self._follow(solution_ids, wait):
-            raise CommandError(f"timed out after {wait:g} s with verdicts still pending")
-
-    def _follow(self, solution_ids: list[int], wait: float) -> bool:
-        deadline = time.monotonic() + wait
+        if wait is None:
+            return
         with tqdm(total=len(solution_ids), desc="decided", unit="verdict", file=sys.stderr) as bar:
-            while True:
-                bar.update(len(solution_ids) - verdicts_pending(solution_ids=solution_ids) - bar.n)
-                if bar.n == len(solution_ids):
-                    return True
-                if time.monotonic() >= deadline:
-                    return False
-                time.sleep(0.2)
+            decided = verdicts_await(
+                solution_ids=solution_ids, timeout=wait, progress=lambda n: bar.update(n - bar.n)
+            )
+        if not decided:
+            raise CommandError(f"timed out after {wait:g} s with verdicts still pending")
