@@ -119,7 +119,7 @@ STORAGES = {
 
 # Celery: with no broker configured, tasks run in-process (the embedded default).
 CELERY_TASK_ALWAYS_EAGER = not env.str("CELERY_BROKER_URL", "")
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", "") or "memory://"
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", "") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
