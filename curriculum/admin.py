@@ -37,6 +37,7 @@ from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.locks import chapter_lock
 from curriculum.domain.releases import release_changes
 from curriculum.domain.selectors import chapters_with_parts
+from curriculum.domain.svg import svg_inline, svg_removals
 from curriculum.domain.verification import verdict_request, verdict_state
 from curriculum.models import (
     ApparatusLink,
@@ -125,15 +126,22 @@ class FigureInline(TextBoxes, admin.StackedInline):
     rows = {"caption": 2, "alt": 3, "svg": 14}
     code = frozenset({"svg"})
 
-    @admin.display(description="as saved")
+    @admin.display(description="as readers see it")
     def drawing(self, figure):
-        if not figure.svg:
+        shown = svg_inline(figure.svg or "", alt=figure.alt)
+        if not shown:
             return "—"
-        encoded = base64.b64encode(figure.svg.encode()).decode()
-        return format_html(
+        encoded = base64.b64encode(shown.encode()).decode()
+        preview = format_html(
             '<img class="figure-preview" src="data:image/svg+xml;base64,{}" alt="{}">',
             encoded,
             figure.alt,
+        )
+        removed = svg_removals(figure.svg)
+        if not removed:
+            return preview
+        return format_html(
+            '{}<p class="figure-removed">Left out for readers: {}</p>', preview, "; ".join(removed)
         )
 
 

@@ -1,8 +1,10 @@
 """Author SVG: a drawing, never a program.
 
-Figures are checked against an allowlist of SVG elements and attributes when saved, so a
-figure that could run code or fetch anything (scripts, event handlers, foreignObject,
-external references, CSS) is refused with a reason instead of reaching a reader's page.
+A figure that is not an SVG at all (not XML, another root, a DOCTYPE or entities, too large)
+is refused when saved. Anything else is kept as the author wrote it (so files round-trip) and
+sanitised every time it is shown: the drawing is rebuilt from an allowlist of SVG elements and
+attributes, so scripts, event handlers, foreignObject, external references and CSS never reach
+a reader's page. Authors are told in admin what readers will not see.
 """
 
 import re
@@ -158,10 +160,16 @@ def _parse(source: str) -> tuple[ET.Element | None, str | None]:
 
 
 def svg_errors(source: str) -> list[str]:
-    """Every reason the drawing is refused; empty when it is a plain, self-contained SVG."""
-    root, refusal = _parse(source)
+    """Why the figure is not an SVG drawing at all; empty when it can be shown."""
+    _, refusal = _parse(source)
+    return [refusal] if refusal else []
+
+
+def svg_removals(source: str) -> list[str]:
+    """What `svg_inline` leaves out of this drawing when it shows it to readers."""
+    root, _ = _parse(source)
     if root is None:
-        return [refusal or "not an SVG"]
+        return []
     errors = []
     for element in root.iter():
         if problem := _element_problem(element):
@@ -189,8 +197,7 @@ def _strip(element: ET.Element) -> None:
 def svg_inline(source: str, *, alt: str) -> str:
     """The drawing rebuilt from its allowlisted parts only, labelled with its alt text.
 
-    Validation already refused anything else at save; rebuilding means a row that bypassed
-    validation still cannot put a script or handler into a reader's page. Empty if unparsable.
+    Empty if the source is not an SVG (validation refuses those at save).
     """
     root, _ = _parse(source)
     if root is None:

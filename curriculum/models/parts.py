@@ -40,7 +40,8 @@ class Figure(models.Model):
     caption = models.TextField(validators=[validate_markdown])
     alt = models.TextField(help_text="What the drawing shows, for readers who cannot see it.")
     svg = models.TextField(
-        help_text="An SVG drawing; scripts and external references are refused.",
+        help_text="An SVG drawing; scripts, event handlers, styles and external references are "
+        "left out when it is shown.",
         validators=[validate_svg],
     )
     position = models.PositiveIntegerField(default=0)

@@ -139,7 +139,7 @@ def test_a_formula_that_does_not_parse_is_shown_and_nothing_is_saved(
     assert chapter.title == "Multi-Head Attention"
 
 
-def test_an_svg_with_a_script_is_refused_and_the_figure_is_unchanged(
+def test_an_svg_with_a_script_is_saved_and_the_author_told_readers_will_not_get_it(
     seeded, admin_client_for, alice
 ):
     chapter = Chapter.objects.get(code="II.4")
@@ -147,10 +147,21 @@ def test_an_svg_with_a_script_is_refused_and_the_figure_is_unchanged(
     data = resubmitted(client.get(change_url(chapter)))
     data["figures-0-svg"] = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
                              "<script>alert(1)</script></svg>")
+    assert client.post(change_url(chapter), data).status_code == 302
+    assert "<script>" in Figure.objects.get(chapter=chapter).svg
+    page = client.get(change_url(chapter)).content.decode()
+    assert "Left out for readers: &lt;script&gt; is not allowed in a figure" in page
+
+
+def test_a_figure_that_is_not_an_svg_is_refused_and_unchanged(seeded, admin_client_for, alice):
+    chapter = Chapter.objects.get(code="II.4")
+    client = admin_client_for(alice)
+    data = resubmitted(client.get(change_url(chapter)))
+    data["figures-0-svg"] = "<svg><unclosed></svg>"
     page = client.post(change_url(chapter), data)
     assert page.status_code == 200
-    assert "&lt;script&gt; is not allowed in a figure" in shown_errors(page)
-    assert "<script>" not in Figure.objects.get(chapter=chapter).svg
+    assert "not well-formed XML" in shown_errors(page)
+    assert Figure.objects.get(chapter=chapter).svg.startswith("<svg xmlns")
 
 
 def test_the_chapter_page_links_to_adding_a_problem_for_this_chapter(

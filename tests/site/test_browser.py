@@ -169,6 +169,15 @@ HOSTILE_TEXT = (
     " and $\\rule{100000em}{100000em}$ and $" + "{" * 150 + "x" + "}" * 150 + "$"
     " and $" + "x+" * 2000 + "x$ and " + "W" * 300 + "."
 )
+HOSTILE_SVG = (  # a figure that tries everything an SVG can: imported, and shown as a drawing
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'viewBox="0 0 10 10" onload="window.__pwned=1"><script>window.__pwned = 1</script>'
+    '<foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="javascript:1"/>'
+    '</foreignObject><a href="javascript:window.__pwned=1"><rect width="5" height="5" '
+    'onclick="window.__pwned=1" style="fill:url(https://example.com/x)"/></a>'
+    '<use xlink:href="https://example.com/x.svg#a"/><image href="https://example.com/x.png"/>'
+    '<circle cx="5" cy="5" r="2" fill="navy"/></svg>'
+)
 FOREIGN = (  # links that go anywhere but a web page or this site
     "[...document.querySelectorAll('article a')]"
     ".filter(a => !/^(https?:|mailto:|\\/)/i.test(a.getAttribute('href')))"
@@ -185,6 +194,7 @@ def hostile_chapter() -> None:
     document["propositions"][0]["statement"] = HOSTILE_TEXT
     document["strands"]["basics"]["items"][0]["body"] = HOSTILE_TEXT
     document["figures"][0]["caption"] = HOSTILE_TEXT
+    document["figures"][0]["svg"] = HOSTILE_SVG
     chapter_import(document=document)
 
 
