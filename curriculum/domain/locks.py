@@ -2,6 +2,9 @@
 
 Publishing re-checks the gate under it; deleting or editing problems and solutions, importing,
 and re-verifying wait for it; so two staff at once cannot make a release that breaks the rule.
+
+Order: the chapter row is always locked before any verdict row of it (requests and the
+worker's decisions alike), so no two writers can deadlock.
 """
 
 from curriculum.models import Chapter

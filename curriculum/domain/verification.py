@@ -73,6 +73,13 @@ def verdict_request(*, solution: Solution, force: bool = False) -> bool:
     Unchanged content that already has a decided verdict keeps it, unless forced (re-verifying
     after an engine upgrade). Returns whether a check was enqueued.
     """
+    with transaction.atomic():
+        # the chapter row first, as the worker takes it: the two never deadlock
+        chapter_lock(chapter_id=solution.problem.chapter_id)
+        return _verdict_pending(solution=solution, force=force)
+
+
+def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     current = fingerprint(solution.problem, solution)
     verdict = Verdict.objects.filter(solution=solution).first()
     unchanged = verdict is not None and verdict.fingerprint == current
@@ -162,6 +169,9 @@ def verdict_decide(*, solution_id: int, checked: str | None = None) -> str | Non
     fields = _engine_verdict(problem, solution.answer)
     fields.update(decided_at=timezone.now(), duration_ms=(time.perf_counter() - started) * 1000)
     with transaction.atomic():  # one commit for the verdict and the chapter's new version
+        # the chapter row before the verdict row, in the order every writer takes them, so a
+        # decision never deadlocks with a save, an import or a re-verification of the chapter
+        chapter_lock(chapter_id=problem.chapter_id)
         written = Verdict.objects.filter(
             solution_id=solution_id, status=Status.PENDING, fingerprint=current
         ).update(**fields)
