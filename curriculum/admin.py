@@ -51,6 +51,7 @@ from curriculum.models import (
     Solution,
     StrandItem,
 )
+from curriculum.models.course import APPARATUS_PREFIX
 
 MARKDOWN_HELP = "Markdown; $…$ and $$…$$ are mathematics, checked with KaTeX when you save."
 ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
@@ -156,7 +157,7 @@ class ApparatusLinkInline(admin.TabularInline):
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name != "entry":
             return super().formfield_for_dbfield(db_field, request, **kwargs)
-        kwargs["queryset"] = Chapter.objects.filter(code__startswith="0.")
+        kwargs["queryset"] = Chapter.objects.filter(code__startswith=APPARATUS_PREFIX)
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         # Pick an entry; adding or deleting a Book 0 entry from here would surprise an author.
         field.widget.can_add_related = field.widget.can_delete_related = False

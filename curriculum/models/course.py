@@ -24,9 +24,16 @@ def numeral_value(numeral: str) -> int:
     return total
 
 
+APPARATUS_PREFIX = "0."  # Book 0 entries (0.LA.01): the apparatus every chapter may lean on
+
+
+def is_apparatus_code(code: str) -> bool:
+    return code.startswith(APPARATUS_PREFIX)
+
+
 def code_number_mismatch(code: str, number: int) -> str | None:
     """II.4 is "Chapter 4": a number that disagrees would show two different chapters."""
-    suffix = code.rsplit(".", 1)[-1] if not code.startswith("0.") else ""
+    suffix = code.rsplit(".", 1)[-1] if not is_apparatus_code(code) else ""
     if suffix.isdigit() and number != int(suffix):
         return f"the code {code} says chapter {int(suffix)}, but number is {number}"
     return None
@@ -146,7 +153,7 @@ class ApparatusLink(models.Model):
         return self.entry.code
 
     def clean(self) -> None:
-        if self.entry_id and not self.entry.code.startswith("0."):
+        if self.entry_id and not is_apparatus_code(self.entry.code):
             raise ValidationError({"entry": "apparatus links go to Book 0 entries"})
         if self.entry_id and self.entry_id == self.chapter_id:
             raise ValidationError({"entry": "a chapter cannot lean on itself"})

@@ -19,6 +19,7 @@ from curriculum.models import (
     Solution,
     StrandItem,
 )
+from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
 from ..documents import chapter_document
 from ..gate import PUBLISH_PERMISSION, PublishForbidden
@@ -72,7 +73,7 @@ def chapter_import(
         document,
         known_books=set(Book.objects.values_list("numeral", flat=True)),
         known_entries=set(
-            Chapter.objects.filter(code__startswith="0.").values_list("code", flat=True)
+            Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list("code", flat=True)
         ),
         released=released,
     )
@@ -166,7 +167,7 @@ def import_order(paths: list[Path]) -> list[Path]:
         if is_book_document(document):
             return 0
         code = document.get("code") if isinstance(document, dict) else None
-        return 1 if isinstance(code, str) and code.startswith("0.") else 2
+        return 1 if isinstance(code, str) and is_apparatus_code(code) else 2
 
     return sorted(paths, key=rank)
 

@@ -20,6 +20,7 @@ from curriculum.models.course import (
     CODE_RE,
     NUMERAL_RE,
     code_number_mismatch,
+    is_apparatus_code,
     state_after_edit,
 )
 
@@ -361,7 +362,7 @@ def _apparatus(c: _Checker, doc: dict, known_entries: set[str], code: Any) -> li
     codes = []
     for i, entry in enumerate(c.sequence(doc, "apparatus", "")):
         path = f"apparatus[{i}]"
-        if not isinstance(entry, str) or not entry.startswith("0."):
+        if not isinstance(entry, str) or not is_apparatus_code(entry):
             c.error(path, f"expected a Book 0 code such as 0.LA.01, got {kind_of(entry)}")
         elif entry == code:
             c.error(path, "a chapter cannot lean on itself")
