@@ -14,9 +14,9 @@ from ninja import Schema
 from pydantic import ConfigDict, Field
 
 from curriculum.domain.ladder import LEVELS, STRAND_CODES
+from curriculum.domain.placeholders import MAX_DIGITS
 from curriculum.models import Chapter, Problem
 from curriculum.models.course import CODE_RE, NUMERAL_RE
-from curriculum.models.problems import MAX_DIGITS
 
 # The choices come from the ladder and the model, so the schema cannot drift from them.
 if TYPE_CHECKING:

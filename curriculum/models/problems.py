@@ -5,14 +5,10 @@ from django.db import models
 
 import attention
 from attention.answers import answer_problems
+from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 
 from .course import Chapter
 from .validators import validate_markdown
-
-SHOWN_DIGITS = 6
-"""Significant figures a reader page shows of an answer; new problems check answers to these."""
-MAX_DIGITS = 15
-"""A float carries about 16; a tolerance in digits can ask for no more than this."""
 
 
 class Problem(models.Model):
@@ -65,6 +61,13 @@ class Problem(models.Model):
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
             errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
+        computable = "inputs" not in errors and "operation" not in errors
+        if computable and (
+            found := placeholder_errors(
+                self.statement, operation=self.operation, inputs=self.inputs
+            )
+        ):
+            errors["statement"] = found
         if errors:
             raise ValidationError(errors)
 
@@ -79,8 +82,17 @@ class Solution(models.Model):
         return f"solution to {self.problem}"
 
     def clean(self) -> None:
-        if errors := answer_problems(self.answer):
-            raise ValidationError({"answer": errors})
+        errors: dict[str, list[str]] = {}
+        if found := answer_problems(self.answer):
+            errors["answer"] = found
+        if self.problem_id is not None and (
+            found := placeholder_errors(
+                self.steps, operation=self.problem.operation, inputs=self.problem.inputs
+            )
+        ):
+            errors["steps"] = found
+        if errors:
+            raise ValidationError(errors)
 
 
 class Verdict(models.Model):

@@ -23,10 +23,10 @@ from curriculum.models.course import (
     is_apparatus_code,
     state_after_edit,
 )
-from curriculum.models.problems import MAX_DIGITS, SHOWN_DIGITS
 
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..markup import math_errors, math_prepare
+from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from ..svg import svg_errors
 from .errors import ChapterFileError
 
@@ -457,20 +457,32 @@ def _problems(c: _Checker, doc: dict) -> list:
             for problem in attention.check(operation, inputs, ask):
                 c.error(f"{path}.{problem.path}", problem.message)
         tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
-        problems.append(
-            {
-                "key": key,
-                "kind": kind,
-                "variant": variant,
-                "statement": c.text(prob, "statement", path, required=True, markdown=True),
-                "operation": operation,
-                "inputs": inputs,
-                "ask": ask,
-                "tolerance": tolerance,
-                "solution": _solution(c, prob, path),
-            }
-        )
+        clean = {
+            "key": key,
+            "kind": kind,
+            "variant": variant,
+            "statement": c.text(prob, "statement", path, required=True, markdown=True),
+            "operation": operation,
+            "inputs": inputs,
+            "ask": ask,
+            "tolerance": tolerance,
+            "solution": _solution(c, prob, path),
+        }
+        _placeholders(c, clean, path)
+        problems.append(clean)
     return problems
+
+
+def _placeholders(c: _Checker, clean: dict, path: str) -> None:
+    """`{{ inputs.x }}` in the statement and steps must name what the problem has."""
+    texts = [("statement", clean["statement"] or "")]
+    if clean["solution"] is not None:
+        texts.append(("solution.steps", clean["solution"]["steps"] or ""))
+    for where, text in texts:
+        for message in placeholder_errors(
+            text, operation=clean["operation"], inputs=clean["inputs"]
+        ):
+            c.error(f"{path}.{where}", message)
 
 
 def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
