@@ -8,9 +8,16 @@ permissions, so an author's token may import but not publish.
 import json
 from typing import Any
 
+from django.http import HttpResponse, JsonResponse
 from ninja.responses import Status
 
-from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.chapter_files import (
+    ChapterFileError,
+    chapter_export,
+    chapter_import,
+    chapter_source,
+    load_yaml,
+)
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, ReaderView
 from curriculum.domain.verification import chapter_verify
@@ -26,12 +33,26 @@ from .schemas import ChapterOut, Enqueued, Error, Imported
 WRITE: dict[str, Any] = {"auth": WRITE_AUTH, "tags": ["writing (tokens)"]}
 AUTH_ERRORS = {401: Error, 403: Error}
 DOCUMENT_REF = "#/components/schemas/ChapterDocument"
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+DOCUMENT_CONTENT = {
+    "application/json": {"schema": {"$ref": DOCUMENT_REF}},
+    "application/yaml": {"schema": {"type": "string"}},
+}
 DOCUMENT_BODY = {
     "requestBody": {
         "required": True,
-        "content": {"application/json": {"schema": {"$ref": DOCUMENT_REF}}},
-        "description": "A chapter file (content-format.md) as JSON. The importer checks it "
-        "whole: a refusal lists every error with its path, and writes nothing.",
+        "content": DOCUMENT_CONTENT,
+        "description": "A chapter file (/api/v1/content-format.md) as JSON, or as the YAML "
+        "export_chapter writes (Content-Type: application/yaml). The importer checks it whole: "
+        "a refusal lists every error with its path, and writes nothing.",
+    }
+}
+SOURCE_RESPONSE = {
+    "responses": {
+        200: {
+            "description": "The chapter document: JSON, or YAML with Accept: application/yaml.",
+            "content": DOCUMENT_CONTENT,
+        }
     }
 }
 
@@ -43,11 +64,44 @@ def _chapter(code: str) -> Chapter:
     return chapter
 
 
+def _is_yaml(media_type: str) -> bool:
+    return any(kind in media_type for kind in YAML_TYPES)
+
+
 def _document(request) -> object:
+    """The body as YAML when its Content-Type says so, else as JSON."""
     try:
-        return json.loads(request.body or b"")
-    except (ValueError, UnicodeDecodeError) as error:
+        text = (request.body or b"").decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ChapterFileError([f"body: not UTF-8 text: {error}"]) from error
+    if _is_yaml(request.headers.get("Content-Type", "")):
+        return load_yaml(text)
+    try:
+        return json.loads(text)
+    except ValueError as error:
         raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
+
+
+@router.get(
+    "/chapters/{code}/source",
+    response={200: None, **AUTH_ERRORS, 404: Error},
+    openapi_extra=SOURCE_RESPONSE,
+    operation_id="curriculum_api_writes_chapter_source",  # stable for generated clients
+    **WRITE,
+)
+def chapter_source_read(request, code: str = CODE):
+    """The working copy as its file says it, unpublished parts included: what PUT accepts.
+
+    YAML exactly as `export_chapter` writes it when Accept asks for application/yaml, else JSON.
+    """
+    caller(request).require("curriculum.view_chapter")
+    chapter = _chapter(code)
+    if _is_yaml(request.headers.get("Accept", "")):
+        text = chapter_export(code=chapter.code)
+        return HttpResponse(text, content_type="application/yaml; charset=utf-8")
+    return JsonResponse(
+        chapter_source(code=chapter.code), json_dumps_params={"ensure_ascii": False}
+    )
 
 
 @router.put(

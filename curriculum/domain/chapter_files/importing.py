@@ -192,5 +192,10 @@ def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
         transaction.set_rollback(True)
 
 
+def chapter_source(*, code: str) -> dict[str, Any]:
+    """The chapter document as a file holds it (JSON-ready); raises Chapter.DoesNotExist."""
+    return chapter_document(chapter_with_parts(code=code))
+
+
 def chapter_export(*, code: str) -> str:
-    return dump_yaml(chapter_document(chapter_with_parts(code=code)))
+    return dump_yaml(chapter_source(code=code))

@@ -21,6 +21,7 @@ from curriculum.models.course import (
     NUMERAL_RE,
     code_number_mismatch,
     is_apparatus_code,
+    number_from_code,
     state_after_edit,
 )
 
@@ -53,8 +54,28 @@ CHAPTER_KEYS = (
     "propositions",
     "problems",
 )
-REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
+REQUIRED_KEYS = ("code", "book", "title", "maturity")
+STRAND_KEYS = ("target", "items")
+STRAND_ITEM_KEYS = ("title", "body", "published")
+FIGURE_KEYS = ("label", "caption", "alt", "svg")
+NOTATION_KEYS = ("symbol", "meaning")
+PROPOSITION_KEYS = ("number", "title", "statement", "proof", "proof_published")
+PROBLEM_KEYS = (
+    "key",
+    "kind",
+    "variant",
+    "statement",
+    "operation",
+    "inputs",
+    "ask",
+    "tolerance",
+    "solution",
+)
+PROBLEM_REQUIRED = ("key", "kind", "variant", "statement", "operation", "inputs", "ask")
+TOLERANCE_KEYS = ("rtol", "atol", "digits")
+SOLUTION_KEYS = ("steps", "answer", "published")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
+BOOK_FILE_KEYS = ("books",)
 SLUG_RE = slug_re  # what Django's SlugField accepts, so admin and files agree
 DEFAULT_TOLERANCE = {"digits": SHOWN_DIGITS}
 # what a problem in digits mode stores in its unused rtol/atol columns: the columns' defaults
@@ -223,7 +244,8 @@ def validate_chapter(
     elif isinstance(code, str) and not code.startswith(f"{book}."):
         c.error("code", f"a chapter of Book {book} has a code starting {book}.")
     clean["book"] = book
-    clean["number"] = c.integer(doc, "number", "", minimum=1)
+    derived = number_from_code(code) if isinstance(code, str) and re.match(CODE_RE, code) else 1
+    clean["number"] = c.integer(doc, "number", "", default=derived or 1, minimum=1)
     _number_matches_code(c, code, book, doc.get("number"))
     clean["title"] = c.text(doc, "title", "", required=True)
     for key in ("author",):
@@ -305,7 +327,7 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
                 c.error(path, "is required (all five strands, in order)")
             clean[kind] = {"target": 0, "items": []}
             continue
-        allowed = ("target",) if kind == MATHEMATICS else ("target", "items")
+        allowed = ("target",) if kind == MATHEMATICS else STRAND_KEYS
         strand = c.mapping(strands[kind], path, allowed, ("target",))
         target = c.integer(strand, "target", path) if "target" in strand else 0
         if kind == MATHEMATICS:
@@ -322,7 +344,7 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
         items = []
         for i, raw in enumerate(c.sequence(strand, "items", path)):
             ipath = f"{path}.items[{i}]"
-            item = c.mapping(raw, ipath, ("title", "body", "published"), ("title",))
+            item = c.mapping(raw, ipath, STRAND_ITEM_KEYS, ("title",))
             items.append(
                 {
                     "title": c.text(item, "title", ipath, required=True),
@@ -338,9 +360,7 @@ def _figures(c: _Checker, doc: dict) -> list:
     figures, labels = [], set()
     for i, raw in enumerate(c.sequence(doc, "figures", "")):
         path = f"figures[{i}]"
-        figure = c.mapping(
-            raw, path, ("label", "caption", "alt", "svg"), ("label", "caption", "alt", "svg")
-        )
+        figure = c.mapping(raw, path, FIGURE_KEYS, FIGURE_KEYS)
         label = _numeral(figure.get("label"))
         if not isinstance(label, str) or not label.strip():
             c.error(f"{path}.label", f'expected a label such as "4", got {kind_of(label)}')
@@ -382,7 +402,7 @@ def _notation(c: _Checker, doc: dict) -> list:
     rows = []
     for i, raw in enumerate(c.sequence(doc, "notation", "")):
         path = f"notation[{i}]"
-        row = c.mapping(raw, path, ("symbol", "meaning"), ("symbol", "meaning"))
+        row = c.mapping(raw, path, NOTATION_KEYS, NOTATION_KEYS)
         rows.append(
             {
                 "symbol": c.text(row, "symbol", path, required=True),
@@ -394,10 +414,9 @@ def _notation(c: _Checker, doc: dict) -> list:
 
 def _propositions(c: _Checker, doc: dict) -> list:
     props, numbers = [], set()
-    keys = ("number", "title", "statement", "proof", "proof_published")
     for i, raw in enumerate(c.sequence(doc, "propositions", "")):
         path = f"propositions[{i}]"
-        prop = c.mapping(raw, path, keys, ("number", "title", "statement"))
+        prop = c.mapping(raw, path, PROPOSITION_KEYS, ("number", "title", "statement"))
         number = c.integer(prop, "number", path, minimum=1)
         if number in numbers:
             c.error(f"{path}.number", f"Prop. {number} appears twice")
@@ -420,22 +439,9 @@ def _propositions(c: _Checker, doc: dict) -> list:
 
 def _problems(c: _Checker, doc: dict) -> list:
     problems, keys_seen = [], set()
-    keys = (
-        "key",
-        "kind",
-        "variant",
-        "statement",
-        "operation",
-        "inputs",
-        "ask",
-        "tolerance",
-        "solution",
-    )
     for i, raw in enumerate(c.sequence(doc, "problems", "")):
         path = f"problems[{i}]"
-        prob = c.mapping(
-            raw, path, keys, ("key", "kind", "variant", "statement", "operation", "inputs", "ask")
-        )
+        prob = c.mapping(raw, path, PROBLEM_KEYS, PROBLEM_REQUIRED)
         key = prob.get("key")
         if not isinstance(key, str) or not SLUG_RE.match(key):
             c.error(f"{path}.key", f"expected a short key such as p1, got {kind_of(key)}")
@@ -491,7 +497,7 @@ def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
         c.mapping(raw, path, ("digits",))
         digits = c.integer(raw, "digits", path, default=SHOWN_DIGITS, minimum=1, maximum=MAX_DIGITS)
         return {"digits": digits, "rtol": UNUSED_RTOL, "atol": UNUSED_ATOL}
-    tolerance = c.mapping(raw, path, ("rtol", "atol", "digits"), ("rtol", "atol"))
+    tolerance = c.mapping(raw, path, TOLERANCE_KEYS, ("rtol", "atol"))
     clean: dict[str, Any] = {"digits": None, "rtol": 0.0, "atol": 0.0}
     for key in ("rtol", "atol"):
         value = tolerance.get(key, clean[key])
@@ -510,7 +516,7 @@ def _solution(c: _Checker, prob: dict, path: str) -> dict | None:
     if prob.get("solution") is None:
         return None
     spath = f"{path}.solution"
-    solution = c.mapping(prob["solution"], spath, ("steps", "answer", "published"), ("answer",))
+    solution = c.mapping(prob["solution"], spath, SOLUTION_KEYS, ("answer",))
     answer = solution.get("answer")
     for problem in answer_problems(answer):
         c.error(f"{spath}.answer", problem)
@@ -552,7 +558,7 @@ def validate_books(document: Any) -> list[dict]:
     raw_books = [document]
     if listed:
         c = _Checker()
-        c.mapping(document, "", ("books",))
+        c.mapping(document, "", BOOK_FILE_KEYS)
         raw_books = c.sequence(document, "books", "")
         if c.errors:
             raise ChapterFileError(c.errors)
