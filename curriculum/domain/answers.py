@@ -65,3 +65,62 @@ def instances_error(*, problem: Problem) -> str:
         return ""
     instances = range(1, settings.PRACTICE_INSTANCES + 1)
     return attention.instances_problem(problem.operation, problem.inputs, problem.ask, instances)
+
+
+MAX_DERIVED_FIGURES = 8
+"""More significant figures than this were copied from a machine, not derived by a person."""
+
+EXACT_FIGURES = 2
+"""A number of one or two figures (0.5, 0.25, 3) is taken as exact, not as a precision."""
+
+
+def _numbers(answer: Any) -> list[float]:
+    values = answer.values() if isinstance(answer, dict) else [answer]
+    flat: list[float] = []
+    for value in values:
+        try:
+            flat += np.asarray(value, dtype=np.float64).ravel().tolist()
+        except (TypeError, ValueError):
+            return []  # not numbers: the answer's own check reports it
+    return [x for x in flat if np.isfinite(x)]
+
+
+def written_figures(number: float) -> int:
+    """Significant figures as written (YAML and JSON keep the shortest form: 0.2689 is 4)."""
+    mantissa = repr(float(number)).lower().split("e")[0].lstrip("-")
+    whole, _, fraction = mantissa.partition(".")
+    fraction = "" if fraction == "0" else fraction
+    figures = (whole + fraction).lstrip("0")
+    return max(len(figures if fraction else figures.rstrip("0")), 1)
+
+
+def answer_lint(*, answer: Any, digits: int | None, rtol: float, atol: float) -> list[str]:
+    """Warnings, not errors: a tolerance tighter than the answer is written to, and an answer
+    with more figures than a person derives (copying the engine's digits proves nothing)."""
+    numbers = [x for x in _numbers(answer) if not float(x).is_integer()]
+    if not numbers:
+        return []
+    figures = {x: written_figures(x) for x in numbers}
+    most = max(figures.values())
+    warnings = []
+    if most > MAX_DERIVED_FIGURES:
+        warnings.append(
+            f"the answer carries {most} significant figures, more than a person derives: write "
+            "it to the figures you worked out (4 to 6) and set tolerance digits to match"
+        )
+    elif most > EXACT_FIGURES and digits is not None and most < digits:
+        warnings.append(
+            f"the answer is written to {most} significant figures but the tolerance asks for "
+            f"{digits}: set tolerance {{digits: {most}}}, or write the answer to {digits}"
+        )
+    elif most > EXACT_FIGURES and digits is None:
+        for x, shown in figures.items():
+            half_unit = 0.5 * 10.0 ** (np.floor(np.log10(abs(x))) - shown + 1)
+            if shown > EXACT_FIGURES and atol + rtol * abs(x) < half_unit:
+                warnings.append(
+                    f"the tolerance (rtol={rtol:g}, atol={atol:g}) is tighter than the answer is "
+                    f"written: {x!r} stands for anything within {half_unit:.1g}; use "
+                    f"tolerance {{digits: {shown}}}"
+                )
+                break
+    return warnings
