@@ -124,3 +124,11 @@ def answer_lint(*, answer: Any, digits: int | None, rtol: float, atol: float) ->
                 )
                 break
     return warnings
+
+
+def solution_lint(*, solution: Any) -> list[str]:
+    """``answer_lint`` for a stored solution, with its problem's tolerance."""
+    problem = solution.problem
+    return answer_lint(
+        answer=solution.answer, digits=problem.digits, rtol=problem.rtol, atol=problem.atol
+    )

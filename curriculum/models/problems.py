@@ -18,8 +18,17 @@ class Problem(models.Model):
 
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="problems")
     key = models.SlugField(max_length=50, help_text="Stable within the chapter: p1, p2, …")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    variant = models.SlugField(max_length=80, help_text="The problem's kind; distinct ones count.")
+    kind = models.CharField(
+        max_length=10,
+        choices=Kind.choices,
+        help_text="A worked problem is solved step by step in the text; an exercise is left to "
+        "the reader. The level sets how many of each the chapter owes.",
+    )
+    variant = models.SlugField(
+        max_length=80,
+        help_text="The problem's type, such as mha-output. The level counts the distinct "
+        "variants among the worked problems: five worked problems of two types are two variants.",
+    )
     statement = models.TextField(validators=[validate_markdown])
     operation = models.CharField(max_length=60, help_text="The engine operation that checks it.")
     inputs = models.JSONField(default=dict, help_text="Named scalars and matrices (JSON).")
