@@ -13,6 +13,8 @@ from django.conf import settings
 import attention
 from curriculum.models import Problem
 
+from .placeholders import SHOWN_DIGITS
+
 
 def tolerance_of(problem: Problem) -> dict[str, Any]:
     """The problem's comparison mode as ``attention.compare`` keywords."""
@@ -92,6 +94,19 @@ def written_figures(number: float) -> int:
     fraction = "" if fraction == "0" else fraction
     figures = (whole + fraction).lstrip("0")
     return max(len(figures if fraction else figures.rstrip("0")), 1)
+
+
+MIN_DEFAULT_DIGITS = 3
+
+
+def default_digits(answer: Any) -> int:
+    """A problem that names no tolerance checks its answer to the figures it is written to,
+    from 3 up to the SHOWN_DIGITS a reader page shows: a hand-derived 0.2689 is checked to 4,
+    0.090031 to 5, a copied 16-digit value to 6, and 0.5 to 3."""
+    figures = [written_figures(x) for x in _numbers(answer) if not float(x).is_integer()]
+    if not figures:  # no answer yet, or whole numbers: exact at any precision
+        return SHOWN_DIGITS
+    return min(max(MIN_DEFAULT_DIGITS, *figures), SHOWN_DIGITS)
 
 
 def answer_lint(*, answer: Any, digits: int | None, rtol: float, atol: float) -> list[str]:

@@ -46,9 +46,33 @@ def test_a_wrong_shape_names_both_shapes(books, tmp_path, capsys):
     )
 
 
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ([[0.2689, 0.7311]], "verified"),  # right to 4 figures
+        ([[0.26894, 0.73106]], "verified"),  # right to 5
+        ([[0.268941, 0.731059]], "verified"),  # right to 6
+        ([[0.2691, 0.7309]], "mismatch"),  # wrong in the 4th figure
+        ([[0.26895, 0.73105]], "mismatch"),  # wrong in the 5th
+    ],
+)
+def test_without_a_tolerance_an_answer_is_checked_at_the_figures_it_is_written_to(
+    books, tmp_path, capsys, answer, verdict
+):
+    written = problem("p1", "worked", scores=[[0.0, 1.0]], answer=answer)
+    del written["tolerance"]
+    path = write(tmp_path, sketch(problems=[written]))
+    if verdict == "verified":
+        call_command("import_chapter", path, "--dry-run")
+    else:
+        with pytest.raises(CommandError, match="1 answers not verified"):
+            call_command("import_chapter", path, "--dry-run")
+    assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["p1", verdict]
+
+
 def test_an_answer_written_to_four_figures_under_six_is_warned_about(books, tmp_path, capsys):
     four = problem("p1", "worked", scores=[[0.0, 1.0]], answer=[[0.2689, 0.7311]])
-    del four["tolerance"]  # the default: 6 significant figures
+    four["tolerance"] = {"digits": 6}
     call_command("import_chapter", write(tmp_path, sketch(problems=[four])))
     err = capsys.readouterr().err
     assert ("warning: problems[0].solution.answer: the answer is written to 4 significant "

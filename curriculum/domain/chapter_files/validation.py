@@ -25,6 +25,7 @@ from curriculum.models.course import (
     state_after_edit,
 )
 
+from ..answers import default_digits
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..markup import math_errors, math_prepare
 from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
@@ -77,7 +78,6 @@ SOLUTION_KEYS = ("steps", "answer", "published")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
 BOOK_FILE_KEYS = ("books",)
 SLUG_RE = slug_re  # what Django's SlugField accepts, so admin and files agree
-DEFAULT_TOLERANCE = {"digits": SHOWN_DIGITS}
 # what a problem in digits mode stores in its unused rtol/atol columns: the columns' defaults
 UNUSED_RTOL = Problem._meta.get_field("rtol").default
 UNUSED_ATOL = Problem._meta.get_field("atol").default
@@ -462,7 +462,9 @@ def _problems(c: _Checker, doc: dict) -> list:
         if "operation" in prob and "inputs" in prob and "ask" in prob:
             for problem in attention.check(operation, inputs, ask):
                 c.error(f"{path}.{problem.path}", problem.message)
-        tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
+        solution = _solution(c, prob, path)
+        default = {"digits": default_digits(solution["answer"] if solution else None)}
+        tolerance = _tolerance(c, prob.get("tolerance", default), f"{path}.tolerance")
         clean = {
             "key": key,
             "kind": kind,
@@ -472,7 +474,7 @@ def _problems(c: _Checker, doc: dict) -> list:
             "inputs": inputs,
             "ask": ask,
             "tolerance": tolerance,
-            "solution": _solution(c, prob, path),
+            "solution": solution,
         }
         _placeholders(c, clean, path)
         problems.append(clean)
