@@ -82,7 +82,7 @@ def _numbers(answer: Any) -> list[float]:
     for value in values:
         try:
             flat += np.asarray(value, dtype=np.float64).ravel().tolist()
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return []  # not numbers: the answer's own check reports it
     return [x for x in flat if np.isfinite(x)]
 
