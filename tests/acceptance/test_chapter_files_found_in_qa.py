@@ -158,3 +158,10 @@ def test_chapter_import_with_the_wrong_code_names_both(books):
     assert refusal.value.errors == [
         "code: the document is for text ('II.8'); this address is for II.7"
     ]
+
+
+def test_a_missing_number_is_taken_from_the_code(books):
+    document = sketch("II.7")
+    del document["number"]
+    chapter_import(document=document)
+    assert Chapter.objects.get(code="II.7").number == 7
