@@ -128,7 +128,7 @@ class ChapterDocument(Open):
 
     code: str = Field(pattern=CODE_RE, examples=["II.4", "0.LA.01"])
     book: str = Field(pattern=NUMERAL_RE)
-    number: int = Field(ge=1)
+    number: int | None = Field(None, ge=1, description="Optional: the code carries it.")
     title: str
     author: str = ""
     thesis: str = ""

@@ -245,7 +245,8 @@ def validate_chapter(
         c.error("code", f"a chapter of Book {book} has a code starting {book}.")
     clean["book"] = book
     derived = number_from_code(code) if isinstance(code, str) and re.match(CODE_RE, code) else 1
-    clean["number"] = c.integer(doc, "number", "", default=derived or 1, minimum=1)
+    given = {"number": doc["number"]} if doc.get("number") is not None else {}  # null: absent
+    clean["number"] = c.integer(given, "number", "", default=derived or 1, minimum=1)
     _number_matches_code(c, code, book, doc.get("number"))
     clean["title"] = c.text(doc, "title", "", required=True)
     for key in ("author",):
