@@ -52,7 +52,7 @@ from curriculum.models import (
     Solution,
     StrandItem,
 )
-from curriculum.models.course import APPARATUS_PREFIX
+from curriculum.models.course import APPARATUS_PREFIX, number_from_code
 
 MARKDOWN_HELP = "Markdown; $…$ and $$…$$ are mathematics, checked with KaTeX when you save."
 ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
@@ -276,8 +276,18 @@ def latest_release_number(chapter: Chapter) -> int:
     return getattr(chapter, "latest", None) or 0
 
 
+class ChapterForm(forms.ModelForm):
+    def clean(self):
+        """Number is not asked: the code carries it (II.4 is chapter 4)."""
+        cleaned = super().clean()
+        if isinstance(code := cleaned.get("code"), str):
+            self.instance.number = number_from_code(code) or self.instance.number
+        return cleaned
+
+
 @admin.register(Chapter)
 class ChapterAdmin(TextBoxes, admin.ModelAdmin):
+    form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
     search_fields = ["code", "title", "author"]

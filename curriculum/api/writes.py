@@ -84,7 +84,7 @@ def _document(request) -> object:
 
 @router.get(
     "/chapters/{code}/source",
-    response={200: None, **AUTH_ERRORS, 404: Error},
+    response={200: None, **AUTH_ERRORS, 404: Error, 422: Error},
     openapi_extra=SOURCE_RESPONSE,
     operation_id="curriculum_api_writes_chapter_source",  # stable for generated clients
     **WRITE,

@@ -127,7 +127,6 @@ class Chapter(models.Model):
     def clean(self) -> None:
         if not re.match(CODE_RE, self.code or ""):
             raise ValidationError({"code": "a book numeral, a dot and a number (II.4), or 0.LA.01"})
-        self.number = number_from_code(self.code) or self.number  # the code carries it
         released = self.pk is not None and self.releases.exists()
         self.state = state_after_edit(self.state, released=released)
         if self.state == self.State.PUBLISHED and not released:
