@@ -8,6 +8,7 @@ data cannot disagree.
 inside ``$...$`` or ``$$...$$``. This module needs only the engine, so models may call it.
 """
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -82,9 +83,24 @@ class _Values:
         if operation is None or name not in operation.outputs:
             raise KeyError(name)
         if name not in self.outputs:
+            self._typesettable(name)  # before computing: a page is rendered on request
             ask = {"output": name}
             self.outputs[name] = attention.evaluate(self.operation, self.raw, ask, self.instance)
         return self.outputs[name]
+
+    def _typesettable(self, name: str) -> None:
+        axes = attention.output_axes(self.operation, self.raw, self.instance) or {}
+        dims = axes.get(name)
+        if dims and (size := math.prod(n for _, n in dims)) > MAX_TYPESET_ENTRIES:
+            raise TooLarge(size)
+
+
+class TooLarge(ValueError):
+    """More entries than a page should typeset (MAX_TYPESET_ENTRIES)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"has {size} entries, too many to typeset (at most {MAX_TYPESET_ENTRIES})")
+        self.size = size
 
 
 def _choices(values: _Values, kind: str) -> str:
@@ -120,11 +136,11 @@ def placeholder_errors(text: str, *, operation: Any, inputs: Any) -> list[str]:
         except attention.EngineInputError as error:
             errors.append(f"{match.group()}: cannot be computed: {error}")
             continue
+        except TooLarge as error:
+            errors.append(f"{match.group()}: {error}")
+            continue
         if (size := np.size(np.asarray(value, dtype=object))) > MAX_TYPESET_ENTRIES:
-            errors.append(
-                f"{match.group()}: has {size} entries, too many to typeset "
-                f"(at most {MAX_TYPESET_ENTRIES})"
-            )
+            errors.append(f"{match.group()}: {TooLarge(size)}")
     return errors
 
 
@@ -140,7 +156,7 @@ def placeholders_expand(text: str, *, operation: Any, inputs: Any, instance: int
     def replace(match: re.Match[str]) -> str:
         try:
             value = values.get(match["kind"], match["name"])
-        except (KeyError, attention.EngineInputError):
+        except (KeyError, attention.EngineInputError, TooLarge):
             return match.group()
         if np.size(np.asarray(value, dtype=object)) > MAX_TYPESET_ENTRIES:
             return match.group()

@@ -94,3 +94,15 @@ def test_admin_and_services_refuse_it_too(books):
     with pytest.raises(ValidationError) as raised:
         stored.solution.full_clean()
     assert "steps" in raised.value.message_dict
+
+
+def test_an_output_too_large_to_typeset_is_refused_before_it_is_computed():
+    big = {"generate": "normal", "shape": [30, 30], "seed": 1}
+    errors = placeholder_errors("{{ outputs.out }} {{ inputs.scores }}", operation="softmax",
+                                inputs={"scores": big})
+    assert errors == [
+        "{{ outputs.out }}: has 900 entries, too many to typeset (at most 400)",
+        "{{ inputs.scores }}: has 900 entries, too many to typeset (at most 400)",
+    ]
+    shown = placeholders_expand("{{ outputs.out }}", operation="softmax", inputs={"scores": big})
+    assert shown == "{{ outputs.out }}"
