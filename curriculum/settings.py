@@ -95,10 +95,12 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Throttle admin logins: five failures lock the username+address pair for a cool-off.
+# Throttle admin logins: five failures from one address, whatever usernames they tried, lock
+# that address for a cool-off (so spraying many usernames is slowed too). The username alone is
+# not a key: nobody elsewhere can lock a colleague out by failing as them.
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", 0.25)
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 
 LANGUAGE_CODE = "en-gb"

@@ -30,6 +30,7 @@ from ..limits import nul_paths
 from ..markup import math_errors, math_prepare
 from ..snapshots import rendered_size
 from ..svg import svg_errors
+from ..tolerances import tolerance_problems
 from .errors import ChapterFileError
 
 CHAPTER_FIELDS = (
@@ -481,6 +482,10 @@ def _problems(c: _Checker, doc: dict) -> list:
             for problem in attention.check(operation, inputs, ask):
                 c.error(f"{path}.{problem.path}", problem.message)
         tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
+        solution = _solution(c, prob, path)
+        answer = solution["answer"] if solution else None
+        for key, message in tolerance_problems(**tolerance, answer=answer).items():
+            c.error(f"{path}.tolerance.{key}", message)
         problems.append(
             {
                 "key": key,
@@ -491,7 +496,7 @@ def _problems(c: _Checker, doc: dict) -> list:
                 "inputs": inputs,
                 "ask": ask,
                 "tolerance": tolerance,
-                "solution": _solution(c, prob, path),
+                "solution": solution,
             }
         )
     return problems
