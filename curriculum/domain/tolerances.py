@@ -20,9 +20,10 @@ def _scale(answer: Any) -> float:
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            if math.isfinite(value):
-                largest = max(largest, abs(value))
+        elif (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ):
+            largest = max(largest, abs(value))
     return largest
 
 

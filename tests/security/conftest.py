@@ -52,3 +52,10 @@ def every_page_answers(chapter: Chapter, root) -> dict[str, int]:
 
 
 ALL_200 = dict.fromkeys(["page", "json", "book", "home", "preview", "admin"], 200)
+
+
+@pytest.fixture
+def alice_token(alice) -> dict:
+    from curriculum.domain.tokens import token_issue
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=alice, name='laptop')[1]}"}
