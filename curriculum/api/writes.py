@@ -10,9 +10,8 @@ from typing import Any
 from django.conf import settings
 from ninja.responses import Status
 
-from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.chapter_files import chapter_import, json_document
 from curriculum.domain.gate import ChapterPublish
-from curriculum.domain.limits import json_document
 from curriculum.domain.reading import NotVisible, ReaderView
 from curriculum.domain.verification import chapter_verify
 from curriculum.models import Chapter

@@ -1,29 +1,7 @@
-"""Bounds on what clients send, checked before anything deep is built: a JSON body's nesting
-(Python's parser recurses) and NUL characters (PostgreSQL text cannot hold them)."""
+"""Bounds checked before anything deep is built or stored: NUL characters (PostgreSQL text
+and jsonb cannot hold them), wherever they sit in a document."""
 
-import json
-import re
 from typing import Any
-
-from django.conf import settings
-
-from .chapter_files.errors import ChapterFileError
-
-JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-def json_document(body: bytes) -> Any:
-    """The body's JSON, refused with a reason when it is not JSON or nests too deeply."""
-    limit, depth = settings.LIMIT_JSON_DEPTH, 0
-    for bracket in JSON_STRING.sub(b"", body).translate(None, NOT_BRACKETS):
-        depth += 1 if bracket in b"[{" else -1
-        if depth > limit:
-            raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
-    try:
-        return json.loads(body or b"")
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
 
 
 def nul_paths(document: Any) -> list[str]:

@@ -5,6 +5,7 @@ from django.db import models
 
 import attention
 from attention.answers import answer_problems
+from curriculum.domain.limits import nul_paths
 from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
 
 from .course import Chapter
@@ -44,6 +45,11 @@ class Problem(models.Model):
     def clean(self) -> None:
         """The engine says whether the inputs fit the operation, before any worker sees them."""
         errors: dict[str, list[str]] = {}
+        for path in nul_paths({"inputs": self.inputs, "ask": self.ask}):
+            field = path.split(".")[0].split("[")[0]
+            errors.setdefault(field, []).append(f"{path}: contains a NUL character (\\0)")
+        if errors:  # PostgreSQL could not store it; the engine need not look
+            raise ValidationError(errors)
         for problem in attention.check(self.operation, self.inputs, self.ask):
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
@@ -67,6 +73,8 @@ class Solution(models.Model):
         return f"solution to {self.problem}"
 
     def clean(self) -> None:
+        if nul_paths(self.answer):
+            raise ValidationError({"answer": "contains a NUL character (\\0)"})
         if errors := answer_problems(self.answer):
             raise ValidationError({"answer": errors})
         tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}

@@ -10,8 +10,12 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 from django.test import Client
 
-from curriculum.domain.chapter_files import ChapterFileError, chapter_import, load_yaml
-from curriculum.domain.limits import json_document
+from curriculum.domain.chapter_files import (
+    ChapterFileError,
+    chapter_import,
+    json_document,
+    load_yaml,
+)
 from curriculum.domain.verification import verdict_decide
 from curriculum.models import Book, Chapter, Problem, Solution, StrandItem, Verdict
 from tests.conftest import sketch
@@ -171,3 +175,39 @@ def test_the_api_answers_hostile_bodies_with_the_error_shape(books, alice_token)
                           "errors": ["body: at most 2,097,152 bytes (LIMIT_API_BODY_BYTES)"]}
     assert not Chapter.objects.filter(code="II.7").exists()
     assert put(json.dumps(sketch("II.7")).encode()).status_code == 201
+
+
+def test_admin_checks_refuse_nul_in_json_fields(chapter):
+    from django.core.exceptions import ValidationError
+
+    problem = Problem.objects.filter(chapter=chapter).first()
+    problem.inputs = {"scores\x00": [[0.0, 0.0]]}
+    with pytest.raises(ValidationError) as error:
+        problem.full_clean()
+    [message] = error.value.message_dict["inputs"]
+    assert message == "inputs.scores\x00: contains a NUL character (\\0)"
+    solution = Solution.objects.get(problem=problem)
+    solution.answer = {"out\x00": 1.0}
+    with pytest.raises(ValidationError, match="NUL"):
+        solution.full_clean()
+
+
+def test_no_accepted_chapter_makes_a_page_or_body_beyond_the_documented_cap(chapter, settings):
+    """The largest chapter the cap accepts: its page is at most the cap plus the page frame,
+    its API body at most the cap (JSON-escaped) plus its source."""
+    settings.LIMIT_CHAPTER_HTML_BYTES = 300_000
+    formulas = " ".join(f"$\\frac{{a_{{{i}}}}}{{b^{{{i}}}}}$" for i in range(150))
+    document = sketch("II.7")
+    for size in range(40, 0, -1):  # the most text the cap lets through
+        document["before_you_start"] = (formulas + "\n\n") * size
+        try:
+            chapter_import(document=document)
+            break
+        except ChapterFileError as error:
+            assert "LIMIT_CHAPTER_HTML_BYTES" in error.errors[0]
+    page = Client().get("/chapters/II.7/").content
+    body = Client().get("/api/v1/chapters/II.7").content
+    source = len(json.dumps(document).encode())
+    assert 250_000 < len(page) < 300_000 + 60_000
+    assert len(body) < 2 * 300_000 + source
+    print(f"cap 300000: page {len(page)}, API body {len(body)}, source {source}")
