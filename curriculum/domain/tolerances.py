@@ -20,10 +20,13 @@ def _scale(answer: Any) -> float:
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
-        elif (
-            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        ):
-            largest = max(largest, abs(value))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            try:
+                number = abs(float(value))
+            except OverflowError:  # past float range: the answer's own check refuses it
+                continue
+            if math.isfinite(number):
+                largest = max(largest, number)
     return largest
 
 
