@@ -5,9 +5,9 @@ publication gate (every reason), and `chapter_verify`. A token carries its user'
 permissions, so an author's token may import but not publish.
 """
 
-import json
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from ninja.responses import Status
 
@@ -16,6 +16,7 @@ from curriculum.domain.chapter_files import (
     chapter_export,
     chapter_import,
     chapter_source,
+    json_document,
     load_yaml,
 )
 from curriculum.domain.gate import ChapterPublish
@@ -68,18 +69,31 @@ def _is_yaml(media_type: str) -> bool:
     return any(kind in media_type for kind in YAML_TYPES)
 
 
+class BodyTooLarge(Exception):
+    """413: refused from its Content-Length, before the body is read."""
+
+    @staticmethod
+    def limit() -> int:
+        return settings.LIMIT_API_BODY_BYTES
+
+
 def _document(request) -> object:
     """The body as YAML when its Content-Type says so, else as JSON."""
     try:
-        text = (request.body or b"").decode("utf-8")
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > BodyTooLarge.limit():
+        raise BodyTooLarge
+    body = request.body
+    if len(body) > BodyTooLarge.limit():
+        raise BodyTooLarge
+    if not _is_yaml(request.headers.get("Content-Type", "")):
+        return json_document(body)
+    try:
+        return load_yaml(body.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ChapterFileError([f"body: not UTF-8 text: {error}"]) from error
-    if _is_yaml(request.headers.get("Content-Type", "")):
-        return load_yaml(text)
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
 
 
 @router.get(
@@ -106,7 +120,7 @@ def chapter_source_read(request, code: str = CODE):
 
 @router.put(
     "/chapters/{code}",
-    response={200: Imported, 201: Imported, **AUTH_ERRORS, 422: Error},
+    response={200: Imported, 201: Imported, **AUTH_ERRORS, 413: Error, 422: Error},
     openapi_extra=DOCUMENT_BODY,
     **WRITE,
 )

@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     and variant are explained in the seed's words."""
 
     dependencies = [
-        ("curriculum", "0003_figure_svg_help"),
+        ("curriculum", "0004_ascii_codes_bounded_tolerance"),
     ]
 
     operations = [
