@@ -118,7 +118,9 @@ def multi_head_attention_backward(
     h = _validate_heads(heads, width)
     g = float_input("grad_out", grad_out)
     if g.shape != x_arr.shape:
-        raise fail("inputs.grad_out", f"expected shape {x_arr.shape} like the output, got {g.shape}")
+        raise fail(
+            "inputs.grad_out", f"expected shape {x_arr.shape} like the output, got {g.shape}"
+        )
     mask_arr = _prepare_mask(mask, batched, batch, seq, causal)
     if seq == 0:
         raise fail("inputs.x", "must contain at least one token")

@@ -23,7 +23,7 @@ def activate(name: str, z: np.ndarray) -> np.ndarray:
         return np.maximum(z, 0)
     if name == "gelu":
         # numpy has no erf; the standard library's is exact to the last bit in float64
-        erf = _erf(z.astype(np.float64) / math.sqrt(2.0)).astype(np.float64)
+        erf = np.asarray(_erf(z.astype(np.float64) / math.sqrt(2.0)), dtype=np.float64)
         return (0.5 * z * (1.0 + erf)).astype(z.dtype)
     inner = math.sqrt(2.0 / math.pi) * (z + 0.044715 * z**3)
     return 0.5 * z * (1.0 + np.tanh(inner))

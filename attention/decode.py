@@ -52,7 +52,10 @@ def attention_decode(
             raise fail(f"inputs.{name}", f"expected {want} (earlier tokens), got {arr.shape}")
         caches.append(arr3)
     if caches[0].shape[1] != caches[1].shape[1]:
-        raise fail("inputs.v_cache", f"has {caches[1].shape[1]} tokens but k_cache has {caches[0].shape[1]}")
+        raise fail(
+            "inputs.v_cache",
+            f"has {caches[1].shape[1]} tokens but k_cache has {caches[0].shape[1]}",
+        )
     wq = _prepare_weight("w_q", w_q, width, width)
     wk = _prepare_weight("w_k", w_k, width, kv * dk)
     wv = _prepare_weight("w_v", w_v, width, kv * dk)
@@ -62,7 +65,9 @@ def attention_decode(
     keys = np.concatenate([caches[0].astype(dtype), (x2 @ wk.astype(dtype))[:, None]], axis=1)
     values = np.concatenate([caches[1].astype(dtype), (x2 @ wv.astype(dtype))[:, None]], axis=1)
     total = keys.shape[1]
-    q = (x2 @ (wq.astype(dtype) * dtype.type(1.0 / math.sqrt(dk)))).reshape(batch, kv, h // kv, 1, dk)
+    q = (x2 @ (wq.astype(dtype) * dtype.type(1.0 / math.sqrt(dk)))).reshape(
+        batch, kv, h // kv, 1, dk
+    )
     k = keys.reshape(batch, total, kv, dk).transpose(0, 2, 1, 3)[:, :, None]
     v = values.reshape(batch, total, kv, dk).transpose(0, 2, 1, 3)[:, :, None]
     head_out, weights = attend(q, k, v, None, False)

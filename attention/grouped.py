@@ -28,7 +28,9 @@ def validate_kv_heads(kv_heads: object, heads: int) -> int:
     if isinstance(kv_heads, (bool, np.bool_)) or not isinstance(kv_heads, (int, np.integer)):
         raise fail("inputs.kv_heads", f"must be a positive integer, got {kv_heads!r}")
     if kv_heads < 1 or heads % kv_heads:
-        raise fail("inputs.kv_heads", f"must be a positive divisor of heads ({heads}), got {kv_heads}")
+        raise fail(
+            "inputs.kv_heads", f"must be a positive divisor of heads ({heads}), got {kv_heads}"
+        )
     return int(kv_heads)
 
 
