@@ -182,6 +182,7 @@ KINDS: dict[str, str] = {
     "weight": "a matrix of numbers",
     "vector": "a vector of numbers",
     "mask": "booleans",
+    "cache": "a matrix of numbers, or [] for none",
     "indices": "an integer or a list of integers",
     "int": "an integer",
     "number": "a positive number",
@@ -197,6 +198,7 @@ _RANKS = {
     "weight": (2,),
     "vector": (1,),
     "mask": (1, 2, 3),
+    "cache": (1, 2, 3),
     "indices": (0, 1),
 }
 
@@ -648,14 +650,16 @@ def _run_rms_norm(v: dict[str, Any]) -> dict[str, Any]:
     return {"out": rms_norm(v["x"], v.get("gamma"), v.get("eps", 1e-6))}
 
 
-def _ffn_shapes(p: _Plan, width: int, rows: int) -> int | None:
-    """Check w_1, b_1, w_2, b_2 against width d; return the output width, or None."""
+def _ffn_shapes(p: _Plan, width: int, rows: int, out_width: int | None = None) -> int | None:
+    """Check w_1, b_1, w_2, b_2 against width d (and the output width, when it is fixed);
+    return the output width, or None."""
     w1, w2 = p.values.get("w_1"), p.values.get("w_2")
     if w1 is None or w2 is None:
         return None
     hidden = w1.shape[1]
+    out_width = w2.shape[1] if out_width is None else out_width
     ok = p.matrix("w_1", width, hidden, None) & _vector(p, "b_1", hidden)
-    ok &= p.matrix("w_2", hidden, w2.shape[1], None) & _vector(p, "b_2", w2.shape[1])
+    ok &= p.matrix("w_2", hidden, out_width, None) & _vector(p, "b_2", out_width)
     ok &= p.limit("w_1", "hidden width", hidden, MAX_WIDTH)
     if rows * hidden > MAX_ELEMENTS:
         p.add(
@@ -664,11 +668,11 @@ def _ffn_shapes(p: _Plan, width: int, rows: int) -> int | None:
             f"limit of {MAX_ELEMENTS}",
         )
         ok = False
-    flops = 2 * rows * hidden * (width + w2.shape[1])
+    flops = 2 * rows * hidden * (width + out_width)
     if flops > MAX_FLOPS:
         p.add("", f"the computation needs {flops} flops, more than the limit of {MAX_FLOPS}")
         ok = False
-    return w2.shape[1] if ok else None
+    return out_width if ok else None
 
 
 def _plan_ffn(
@@ -982,10 +986,7 @@ def _plan_block(
         ok &= _vector(p, name, width)
     heads = p.heads(width)
     p.mask(seq, seq, batch, p.causal())
-    out_width = _ffn_shapes(p, width, (batch or 1) * seq)
-    if out_width is not None and out_width != width:
-        p.add("w_2", f"must map back to the width {width}, got {_dims(values['w_2'].shape)}")
-        ok = False
+    out_width = _ffn_shapes(p, width, (batch or 1) * seq, width)
     if heads is None or out_width is None or not ok:
         return None
     if not _work_limit(p, batch, seq, width, heads):
@@ -1306,8 +1307,8 @@ OPERATIONS: dict[str, Operation] = {
             "returns the grown caches.",
             (
                 Parameter("x", "vector_or_matrix", True, "the new token: vector of d or (B, d)"),
-                Parameter("k_cache", "matrix", True, _CACHE),
-                Parameter("v_cache", "matrix", True, _CACHE),
+                Parameter("k_cache", "cache", True, _CACHE),
+                Parameter("v_cache", "cache", True, _CACHE),
                 Parameter("w_q", "weight", True, _WEIGHT),
                 Parameter("w_k", "weight", True, _KV_WEIGHT),
                 Parameter("w_v", "weight", True, _KV_WEIGHT),
