@@ -6,15 +6,26 @@ a block only scores keys up to its own end, skipping the masked upper triangle e
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from attention.errors import fail
-from attention.softmax import as_bool_mask, as_float_array, softmax_rows_inplace
+from attention.softmax import (
+    SMALL,
+    all_finite,
+    as_bool_mask,
+    as_float_array,
+    softmax_rows_inplace,
+)
 
 QUERY_BLOCK = 256
 """Queries per block: large enough for efficient matmuls, small enough to stay cache-friendly."""
+
+TINY_SCORES = SMALL
+"""Up to this many scores in all, attention runs as three plain calls: at textbook sizes the
+per-call overhead of blocking, broadcasting and contiguous copies is most of the time."""
 
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
@@ -23,7 +34,7 @@ def _result_dtype(*arrays: np.ndarray) -> np.dtype:
 
 
 def _require_finite(name: str, arr: np.ndarray) -> None:
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         raise fail(name, "must be finite (no NaN or infinity)")
 
 
@@ -66,6 +77,12 @@ def attend(
     into the returned array and normalised in place to avoid extra passes over memory.
     """
     rows, cols = q.shape[-2], k.shape[-2]
+    if (
+        q.size // max(q.shape[-1], 1) * cols <= TINY_SCORES
+        and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+        and (mask is None or mask.ndim <= q.ndim)
+    ):
+        return _attend_tiny(q, k, v, mask, causal)
     lead = np.broadcast_shapes(
         q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2]
     )
@@ -91,6 +108,28 @@ def attend(
         softmax_rows_inplace(scores)
         np.matmul(scores, v[..., :width, :], out=out[..., start:stop, :])
     return out, weights
+
+
+def _attend_tiny(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``attend`` for a small problem whose q, k and v share their batch dimensions: one matmul
+    for every score, one softmax, one matmul."""
+    weights = np.matmul(q, np.swapaxes(k, -1, -2))
+    if causal:
+        np.copyto(weights, -np.inf, where=_future(*weights.shape[-2:]))
+    if mask is not None:
+        np.copyto(weights, -np.inf, where=~mask)
+    softmax_rows_inplace(weights)
+    return np.matmul(weights, v), weights
+
+
+@functools.lru_cache(maxsize=64)
+def _future(rows: int, cols: int) -> np.ndarray:
+    """Read-only (rows, cols) mask of the keys after each query."""
+    future = np.triu(np.ones((rows, cols), dtype=bool), 1)
+    future.flags.writeable = False
+    return future
 
 
 def scaled_dot_product_attention(
@@ -148,6 +187,11 @@ def scaled_dot_product_attention(
         mask_arr,
         bool(causal),
     )
+
+
+def _as(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``arr`` in ``dtype``, converted only when it is not already."""
+    return arr if arr.dtype == dtype else arr.astype(dtype)
 
 
 def _validate_heads(heads: object, width: int) -> int:
@@ -231,15 +275,18 @@ def multi_head_attention(
     if seq == 0:
         raise fail("inputs.x", "must contain at least one token")
     dtype = _result_dtype(x3, *ws)
-    x3 = x3.astype(dtype, copy=False)
-    w_q_a, w_k_a, w_v_a, w_o_a = (w.astype(dtype, copy=False) for w in ws)
+    x3 = _as(x3, dtype)
+    w_q_a, w_k_a, w_v_a, w_o_a = (_as(w, dtype) for w in ws)
     dk = width // h
     # fold 1/sqrt(dk) into the query weights: T*d multiplies instead of h*T*T
     w_qkv = np.concatenate([w_q_a * dtype.type(1.0 / math.sqrt(dk)), w_k_a, w_v_a], axis=1)
     qkv = x3 @ w_qkv
-    q = _split_heads(qkv[..., :width], h)
-    k = _split_heads(qkv[..., width : 2 * width], h)
-    v = _split_heads(qkv[..., 2 * width :], h)
+    if qkv.size <= TINY_SCORES:  # views, no copies: (3, B, h, T, dk)
+        q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
+    else:
+        q = _split_heads(qkv[..., :width], h)
+        k = _split_heads(qkv[..., width : 2 * width], h)
+        v = _split_heads(qkv[..., 2 * width :], h)
     head_out, weights = attend(q, k, v, mask_arr, bool(causal))
     concat = head_out.transpose(0, 2, 1, 3).reshape(batch, seq, width)
     out = concat @ w_o_a
