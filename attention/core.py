@@ -274,6 +274,17 @@ def multi_head_attention(
     mask_arr = _prepare_mask(mask, batched, batch, seq, causal)
     if seq == 0:
         raise fail("inputs.x", "must contain at least one token")
+    return checked_mha(x_arr, ws, h, mask_arr, bool(causal))
+
+
+def checked_mha(
+    x: np.ndarray, ws: list[np.ndarray], h: int, mask_arr: np.ndarray | None, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``multi_head_attention`` on inputs already checked (the registry checks them itself):
+    finite float arrays of the right shapes, and the mask as (B or 1, 1, T, T) or None."""
+    batched = x.ndim == 3
+    x3 = x if batched else x[None]
+    batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
     x3 = _as(x3, dtype)
     w_q_a, w_k_a, w_v_a, w_o_a = (_as(w, dtype) for w in ws)
@@ -287,7 +298,7 @@ def multi_head_attention(
         q = _split_heads(qkv[..., :width], h)
         k = _split_heads(qkv[..., width : 2 * width], h)
         v = _split_heads(qkv[..., 2 * width :], h)
-    head_out, weights = attend(q, k, v, mask_arr, bool(causal))
+    head_out, weights = attend(q, k, v, mask_arr, causal)
     concat = head_out.transpose(0, 2, 1, 3).reshape(batch, seq, width)
     out = concat @ w_o_a
     if not batched:

@@ -169,6 +169,19 @@ def attention_cost(
     kv = h if kv_heads is None else int(kv_heads)
     d_kv = kv * (d // h)
     add = 1 if bias else 0
+    terms = cost_terms(b, t, d, h, kv, bool(bias), bool(backward))
+    params = 2 * d * d + 2 * d * d_kv + add * (2 * d + 2 * d_kv)
+    return AttentionCost(
+        t, d, h, b, bool(bias), MappingProxyType(terms), params, kv, bool(backward)
+    )
+
+
+def cost_terms(
+    b: int, t: int, d: int, h: int, kv: int, bias: bool, backward: bool
+) -> dict[str, int]:
+    """The flop terms for arguments already checked (``attention_cost`` checks them)."""
+    d_kv = kv * (d // h)
+    add = 1 if bias else 0
     full = 2 * b * t * d * d + add * b * t * d
     shared = 2 * b * t * d * d_kv + add * b * t * d_kv
     terms = {
@@ -194,7 +207,4 @@ def attention_cost(
                 "v_projection_backward": 4 * b * t * d * d_kv + add * b * t * d_kv,
             }
         )
-    params = 2 * d * d + 2 * d * d_kv + add * (2 * d + 2 * d_kv)
-    return AttentionCost(
-        t, d, h, b, bool(bias), MappingProxyType(terms), params, kv, bool(backward)
-    )
+    return terms

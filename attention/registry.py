@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,8 +21,14 @@ from attention.backward import (
     softmax_backward,
 )
 from attention.block import ACTIVATIONS, feed_forward, transformer_block
-from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
-from attention.cost import BACKWARD_TERM_NAMES, TERM_NAMES, attention_cost, cost_problems
+from attention.core import attention_head, checked_mha, scaled_dot_product_attention
+from attention.cost import (
+    BACKWARD_TERM_NAMES,
+    TERM_NAMES,
+    attention_cost,
+    cost_problems,
+    cost_terms,
+)
 from attention.decode import attention_decode
 from attention.errors import EngineInputError, InputProblem
 from attention.grouped import grouped_query_attention
@@ -37,7 +44,7 @@ from attention.limits import (
 from attention.losses import cross_entropy
 from attention.norms import layer_norm, rms_norm
 from attention.positions import rope, sinusoidal_positions
-from attention.softmax import softmax
+from attention.softmax import all_finite, softmax
 
 SELECTORS: tuple[str, ...] = ("batch", "head", "row", "col")
 """Optional integer ``ask`` keys, applied in this order, each indexing the output axis so named."""
@@ -113,6 +120,33 @@ def _describe(v: object) -> str:
     return f"{type(v).__name__} {text[:40]}"
 
 
+_PLAIN_LEAVES = {
+    "numbers": frozenset({int, float}),
+    "booleans": frozenset({bool}),
+    "integers": frozenset({int}),
+}
+"""The exact Python types a JSON array of each kind holds (bool is not int here)."""
+
+
+def _plain_leaves(value: object, leaves: frozenset[type]) -> tuple[tuple[int, ...], list] | None:
+    """Shape and flattened leaves of a rectangular nested list of plain leaves, found level by
+    level without a Python call per row; None sends the value to ``_scan``, which says why."""
+    if type(value) is not list:
+        return None
+    shape: list[int] = []
+    level: list = [value]
+    while True:
+        n = len(level[0])
+        if any(type(item) is not list or len(item) != n for item in level):
+            return None
+        shape.append(n)
+        flat = list(itertools.chain.from_iterable(level))
+        if flat and type(flat[0]) is list:
+            level = flat
+            continue
+        return (tuple(shape), flat) if leaves.issuperset(map(type, flat)) else None
+
+
 def _scan(value: object, leaf_ok: Callable[[object], bool], what: str) -> tuple[int, ...] | str:
     """Shape of a rectangular nested list whose leaves pass ``leaf_ok``, or a message why not."""
     if isinstance(value, np.ndarray):
@@ -148,6 +182,19 @@ def _scan(value: object, leaf_ok: Callable[[object], bool], what: str) -> tuple[
 def _convert_array(
     path: str, value: object, booleans: bool, problems: list[InputProblem]
 ) -> np.ndarray | None:
+    plain = _plain_leaves(value, _PLAIN_LEAVES["booleans" if booleans else "numbers"])
+    if plain is not None and len(plain[1]) <= MAX_ELEMENTS:
+        dims, flat = plain
+        dtype = bool if booleans else np.float64
+        try:
+            arr = np.fromiter(flat, dtype=dtype, count=len(flat)).reshape(dims)
+        except OverflowError:  # an integer past float range
+            problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
+            return None
+        if booleans or all_finite(arr):
+            return arr
+        problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
+        return None
     shape = _scan(
         value, _is_bool if booleans else _is_number, "booleans" if booleans else "numbers"
     )
@@ -164,12 +211,12 @@ def _convert_array(
         return np.asarray(value, dtype=bool)
     try:
         arr = np.asarray(value)
-        if arr.dtype.kind in "iu" or arr.dtype not in (np.float32, np.float64):
+        if arr.dtype.char not in "fd":  # integers, float16, longdouble: float64
             arr = arr.astype(np.float64)
     except OverflowError:  # an integer past float range
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
         return None
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
         return None
     return arr
@@ -256,7 +303,11 @@ def _convert(param: Parameter, value: object, problems: list[InputProblem]) -> A
         if isinstance(shape, str):
             problems.append(InputProblem(path, shape))
             return None
-        arr: np.ndarray | None = np.asarray(value, dtype=np.int64)
+        try:
+            arr: np.ndarray | None = np.asarray(value, dtype=np.int64)
+        except OverflowError:
+            problems.append(InputProblem(path, "has an integer too large to be an index"))
+            return None
     else:
         arr = _convert_array(path, value, param.kind == "mask", problems)
     if arr is None:
@@ -388,7 +439,8 @@ def _work_limit(
             f"more than the limit of {MAX_ELEMENTS}",
         )
         ok = False
-    flops = attention_cost(seq, width, heads, b, kv_heads=kv_heads, backward=backward).flops
+    kv = heads if kv_heads is None else kv_heads
+    flops = sum(cost_terms(b, seq, width, heads, kv, False, backward).values())
     if flops > MAX_FLOPS:
         p.add("", f"the computation needs {flops} flops, more than the limit of {MAX_FLOPS}")
         ok = False
@@ -501,14 +553,13 @@ def _plan_mha(
 
 
 def _run_mha(v: dict[str, Any]) -> dict[str, Any]:
-    out, weights = multi_head_attention(
-        v["x"],
-        v["w_q"],
-        v["w_k"],
-        v["w_v"],
-        v["w_o"],
+    x, mask = v["x"], v.get("mask")
+    seq = x.shape[-2]
+    out, weights = checked_mha(
+        x,
+        [v["w_q"], v["w_k"], v["w_v"], v["w_o"]],
         v["heads"],
-        v.get("mask"),
+        None if mask is None else mask.reshape((-1, 1, seq, seq)),
         v.get("causal") or False,
     )
     return {"out": out, "weights": weights}
@@ -1532,9 +1583,13 @@ def _check_ask(
             )
 
 
-def _analyse(
-    operation: object, inputs: object, ask: object
-) -> tuple[list[InputProblem], Operation | None, dict[str, Any]]:
+Analysis = tuple[
+    list[InputProblem], Operation | None, dict[str, Any], dict[str, Axes | None] | None
+]
+"""Problems, the operation, the converted inputs and the outputs' axes of one request."""
+
+
+def _analyse(operation: object, inputs: object, ask: object) -> Analysis:
     problems: list[InputProblem] = []
     values: dict[str, Any] = {}
     op = OPERATIONS.get(operation) if isinstance(operation, str) else None
@@ -1545,7 +1600,7 @@ def _analyse(
                 f"unknown operation {operation!r}; expected one of {', '.join(OPERATIONS)}",
             )
         )
-        return problems, None, values
+        return problems, None, values, None
     if not isinstance(inputs, Mapping):
         problems.append(
             InputProblem(
@@ -1553,7 +1608,7 @@ def _analyse(
             )
         )
         _check_ask(op, ask, None, problems)
-        return problems, op, values
+        return problems, op, values, None
     names = [p.name for p in op.parameters]
     for key in inputs:
         if key not in names:
@@ -1574,7 +1629,7 @@ def _analyse(
             values[param.name] = value
     axes = op.plan(values, problems)
     _check_ask(op, ask, axes, problems)
-    return problems, op, values
+    return problems, op, values, axes
 
 
 def check(operation: object, inputs: object, ask: object) -> list[InputProblem]:
@@ -1585,16 +1640,14 @@ def check(operation: object, inputs: object, ask: object) -> list[InputProblem]:
 def evaluate(operation: object, inputs: object, ask: object) -> np.ndarray | dict[str, int]:
     """Compute the asked output: an array (0-d for scalars) narrowed by the selectors, or for
     ``terms`` a dict of term name to flops. Raises ``EngineInputError`` listing all problems."""
-    problems, op, values = _analyse(operation, inputs, ask)
+    problems, op, values, axes = _analyse(operation, inputs, ask)
     if problems or op is None:
         raise EngineInputError(problems)
-    assert isinstance(ask, Mapping)
+    assert isinstance(ask, Mapping) and axes is not None
     result = op.run(values)[ask["output"]]
     if isinstance(result, dict):
         return {str(k): int(v) for k, v in result.items()}
     arr = np.asarray(result)
-    axes = op.plan(values, [])
-    assert axes is not None
     labels = [name for name, _ in axes[ask["output"]] or ()]
     index = tuple(int(ask[label]) if label in ask else slice(None) for label in labels)
     return np.asarray(arr[index]) if index else arr
