@@ -35,6 +35,7 @@ from attention.registry import (
     Parameter,
     check,
     evaluate,
+    output_selectors,
 )
 from attention.softmax import softmax
 
@@ -53,6 +54,7 @@ __all__ = [
     "grouped_query_attention",
     "layer_norm",
     "multi_head_attention_backward",
+    "output_selectors",
     "rms_norm",
     "rope",
     "scaled_dot_product_attention_backward",

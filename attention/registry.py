@@ -1651,3 +1651,17 @@ def evaluate(operation: object, inputs: object, ask: object) -> np.ndarray | dic
     labels = [name for name, _ in axes[ask["output"]] or ()]
     index = tuple(int(ask[label]) if label in ask else slice(None) for label in labels)
     return np.asarray(arr[index]) if index else arr
+
+
+def output_selectors(
+    operation: str, inputs: Mapping[str, Any]
+) -> dict[str, tuple[str, ...] | None]:
+    """For valid ``inputs``, each output's selectors in order (None for a mapping output): the
+    ``ask`` keys that may narrow it, as the operations reference shows them."""
+    problems, _, _, axes = _analyse(operation, inputs, {"output": OPERATIONS[operation].outputs[0]})
+    if problems or axes is None:
+        raise EngineInputError(problems)
+    return {
+        name: None if shape is None else tuple(label for label, _ in shape)
+        for name, shape in axes.items()
+    }
