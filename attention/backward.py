@@ -13,6 +13,7 @@ import numpy as np
 
 from attention.checks import common_dtype, float_input, unbroadcast
 from attention.core import (
+    QUERY_BLOCK,
     _prepare_mask,
     _prepare_weight,
     _prepare_x,
@@ -20,9 +21,10 @@ from attention.core import (
     _split_heads,
     _validate_heads,
     attend,
-    scaled_dot_product_attention,
+    sdpa_inputs,
 )
 from attention.errors import fail
+from attention.softmax import softmax_rows_inplace
 
 
 def _softmax_vjp(p: np.ndarray, grad_p: np.ndarray) -> np.ndarray:
@@ -42,12 +44,40 @@ def softmax_backward(y: object, grad_y: object) -> np.ndarray:
 
 
 def _attention_vjp(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, p: np.ndarray, grad_out: np.ndarray
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: np.ndarray | None,
+    causal: bool,
+    grad_out: np.ndarray,
+    block: int = QUERY_BLOCK,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """dq, dk, dv of ``softmax(q k^T) v`` with ``q`` already scaled and weights ``p``."""
-    dv = np.swapaxes(p, -1, -2) @ grad_out
-    ds = _softmax_vjp(p, grad_out @ np.swapaxes(v, -1, -2))
-    return ds @ k, np.swapaxes(ds, -1, -2) @ q, dv
+    """dq, dk, dv of ``softmax(q k^T) v`` with ``q`` already scaled; q, k, v and ``grad_out``
+    share their leading dimensions, and ``mask`` broadcasts to the scores.
+
+    The weights are recomputed a block of queries at a time, so no (T, S) matrix per head is
+    ever held whole, and under ``causal`` a block skips the keys after its last query.
+    """
+    rows, cols = q.shape[-2], k.shape[-2]
+    dq = np.empty(q.shape, dtype=q.dtype)
+    dk = np.zeros(k.shape, dtype=q.dtype)
+    dv = np.zeros(v.shape, dtype=q.dtype)
+    for start in range(0, rows, block):
+        stop = min(rows, start + block)
+        width = min(cols, stop) if causal else cols
+        p = q[..., start:stop, :] @ np.swapaxes(k[..., :width, :], -1, -2)
+        if causal and start < width:
+            future = np.arange(start, width)[None, :] > np.arange(start, stop)[:, None]
+            np.copyto(p[..., start:width], -np.inf, where=future)
+        if mask is not None:
+            np.copyto(p, -np.inf, where=~mask[..., start:stop, :width])
+        softmax_rows_inplace(p)
+        g = grad_out[..., start:stop, :]
+        dv[..., :width, :] += np.swapaxes(p, -1, -2) @ g
+        ds = _softmax_vjp(p, g @ np.swapaxes(v[..., :width, :], -1, -2))
+        dq[..., start:stop, :] = ds @ k[..., :width, :]
+        dk[..., :width, :] += np.swapaxes(ds, -1, -2) @ q[..., start:stop, :]
+    return dq, dk, dv
 
 
 def scaled_dot_product_attention_backward(
@@ -63,20 +93,32 @@ def scaled_dot_product_attention_backward(
     Shapes and conventions as ``scaled_dot_product_attention``; each gradient has the shape of
     its input (summed over batch dimensions that input was broadcast along).
     """
-    arrays = [float_input(n, a) for n, a in (("q", q), ("k", k), ("v", v))]
+    q_arr, k_arr, v_arr, mask_arr = sdpa_inputs(q, k, v, mask, causal)
     g = float_input("grad_out", grad_out)
-    dtype = common_dtype(*arrays, g)
-    q_arr, k_arr, v_arr = (a.astype(dtype, copy=False) for a in arrays)
-    out, p = scaled_dot_product_attention(q_arr, k_arr, v_arr, mask, causal)
-    if g.shape != out.shape:
-        raise fail("inputs.grad_out", f"expected shape {out.shape} like the output, got {g.shape}")
-    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1]))
-    lead = out.shape[:-2]
+    rows, dv_width = q_arr.shape[-2], v_arr.shape[-1]
+    lead = np.broadcast_shapes(
+        q_arr.shape[:-2],
+        k_arr.shape[:-2],
+        v_arr.shape[:-2],
+        () if mask_arr is None else mask_arr.shape[:-2],
+    )
+    if g.shape != lead + (rows, dv_width):
+        raise fail(
+            "inputs.grad_out",
+            f"expected shape {lead + (rows, dv_width)} like the output, got {g.shape}",
+        )
+    dtype = common_dtype(q_arr, k_arr, v_arr, g)
+    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1)
+
+    def spread(a: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(a.astype(dtype, copy=False), lead + a.shape[-2:])
+
     dq, dk, dv = _attention_vjp(
-        np.broadcast_to(q_arr * scale, lead + q_arr.shape[-2:]),
-        np.broadcast_to(k_arr, lead + k_arr.shape[-2:]),
-        np.broadcast_to(v_arr, lead + v_arr.shape[-2:]),
-        p,
+        spread(q_arr) * scale,
+        spread(k_arr),
+        spread(v_arr),
+        mask_arr,
+        bool(causal),
         g.astype(dtype, copy=False),
     )
     return (
@@ -133,12 +175,13 @@ def multi_head_attention_backward(
     q = _split_heads(x3 @ (w_q_a * scale), h)
     k = _split_heads(x3 @ w_k_a, h)
     v = _split_heads(x3 @ w_v_a, h)
-    head_out, p = attend(q, k, v, mask_arr, bool(causal))
+    head_out, _ = attend(q, k, v, mask_arr, bool(causal))
     concat = _merge_heads(head_out)
     rows = batch * seq
     dw_o = concat.reshape(rows, width).T @ g3.reshape(rows, width)
     d_concat = _split_heads(g3 @ w_o_a.T, h)
-    dq, dk_, dv = (_merge_heads(a) for a in _attention_vjp(q, k, v, p, d_concat))
+    grads = _attention_vjp(q, k, v, mask_arr, bool(causal), d_concat)
+    dq, dk_, dv = (_merge_heads(a) for a in grads)
     dq = dq * scale
     flat_x = x3.reshape(rows, width).T
     dx = dq @ w_q_a.T + dk_ @ w_k_a.T + dv @ w_v_a.T

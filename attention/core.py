@@ -145,6 +145,23 @@ def scaled_dot_product_attention(
     dimensions broadcast. ``causal`` lets query ``t`` see keys ``<= t`` and is ANDed with
     ``mask``. Returns ``(out (..., T, dv), weights (..., T, S))``.
     """
+    q_arr, k_arr, v_arr, mask_arr = sdpa_inputs(q, k, v, mask, causal)
+    dtype = _result_dtype(q_arr, k_arr, v_arr)
+    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1.0)
+    q_scaled = q_arr.astype(dtype) * scale
+    return attend(
+        q_scaled,
+        k_arr.astype(dtype, copy=False),
+        v_arr.astype(dtype, copy=False),
+        mask_arr,
+        bool(causal),
+    )
+
+
+def sdpa_inputs(
+    q: object, k: object, v: object, mask: object | None, causal: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """q, k, v and the mask checked as ``scaled_dot_product_attention`` takes them."""
     q_arr = as_float_array("inputs.q", q)
     k_arr = as_float_array("inputs.k", k)
     v_arr = as_float_array("inputs.v", v)
@@ -177,16 +194,7 @@ def scaled_dot_product_attention(
                 "inputs.mask", f"expected {rows}x{cols} matrix, got shape {mask_arr.shape}"
             ) from exc
     _check_rows_nonempty(mask_arr, bool(causal), rows, cols)
-    dtype = _result_dtype(q_arr, k_arr, v_arr)
-    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1.0)
-    q_scaled = q_arr.astype(dtype) * scale
-    return attend(
-        q_scaled,
-        k_arr.astype(dtype, copy=False),
-        v_arr.astype(dtype, copy=False),
-        mask_arr,
-        bool(causal),
-    )
+    return q_arr, k_arr, v_arr, mask_arr
 
 
 def _as(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:

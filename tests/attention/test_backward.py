@@ -9,6 +9,7 @@ from attention import (
     EngineInputError,
     evaluate,
     multi_head_attention_backward,
+    scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
     softmax,
     softmax_backward,
@@ -154,3 +155,22 @@ def test_registry_gives_each_gradient_and_selects_into_it():
         evaluate("multi_head_attention_backward", {**inputs, "grad_out": [[1.0]]},
                  {"output": "dx"})
     assert [p.path for p in info.value.problems] == ["inputs.grad_out"]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sequences_longer_than_a_block_give_the_textbook_gradients(causal):
+    """Past one block of queries the weights are recomputed block by block; the gradients are
+    still dV = P^T G, dS = P * (dP - rowsum(dP * P)), dQ = dS K / sqrt(d), dK = dS^T Q / sqrt(d)."""
+    rng = np.random.default_rng(11)
+    q, k, v = (rng.normal(size=(300, 4)) for _ in range(3))
+    grad_out = rng.normal(size=(300, 4))
+    mask = rng.random((300, 300)) < 0.7
+    mask[:, 0] = True
+    _, p = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+    dp = grad_out @ v.T
+    ds = p * (dp - np.sum(dp * p, axis=-1, keepdims=True))
+    dq, dk, dv = scaled_dot_product_attention_backward(q, k, v, grad_out, mask=mask,
+                                                       causal=causal)
+    np.testing.assert_allclose(dv, p.T @ grad_out, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(dq, ds @ k / 2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(dk, ds.T @ q / 2, rtol=1e-10, atol=1e-12)
