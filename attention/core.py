@@ -28,9 +28,12 @@ TINY_SCORES = SMALL
 per-call overhead of blocking, broadcasting and contiguous copies is most of the time."""
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
     """float32 only when every operand is float32; anything else computes in float64."""
-    return np.result_type(*arrays)
+    return _FLOAT32 if all(a.dtype == _FLOAT32 for a in arrays) else _FLOAT64
 
 
 def _require_finite(name: str, arr: np.ndarray) -> None:
@@ -115,7 +118,7 @@ def _attend_tiny(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``attend`` for a small problem whose q, k and v share their batch dimensions: one matmul
     for every score, one softmax, one matmul."""
-    weights = np.matmul(q, np.swapaxes(k, -1, -2))
+    weights = np.matmul(q, k.swapaxes(-1, -2))
     if causal:
         np.copyto(weights, -np.inf, where=_future(*weights.shape[-2:]))
     if mask is not None:
@@ -295,7 +298,7 @@ def checked_mha(
     batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
     x3 = _as(x3, dtype)
-    w_q_a, w_k_a, w_v_a, w_o_a = (_as(w, dtype) for w in ws)
+    w_q_a, w_k_a, w_v_a, w_o_a = [_as(w, dtype) for w in ws]
     dk = width // h
     # fold 1/sqrt(dk) into the query weights: T*d multiplies instead of h*T*T
     w_qkv = np.concatenate([w_q_a * dtype.type(1.0 / math.sqrt(dk)), w_k_a, w_v_a], axis=1)
