@@ -33,7 +33,10 @@ _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
     """float32 only when every operand is float32; anything else computes in float64."""
-    return _FLOAT32 if all(a.dtype == _FLOAT32 for a in arrays) else _FLOAT64
+    for arr in arrays:
+        if arr.dtype != _FLOAT32:
+            return _FLOAT64
+    return _FLOAT32
 
 
 def _require_finite(name: str, arr: np.ndarray) -> None:
