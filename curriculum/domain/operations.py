@@ -20,6 +20,8 @@ SELECTORS = attention.SELECTORS
 
 @dataclass(frozen=True)
 class InputDoc:
+    """One input as a problem's ``inputs`` gives it."""
+
     name: str
     kind: str
     what: str
@@ -30,12 +32,16 @@ class InputDoc:
 
 @dataclass(frozen=True)
 class OutputDoc:
+    """One output a problem may ``ask`` for, and the selectors that narrow it."""
+
     name: str
     selectors: tuple[str, ...] | None  # None: a mapping of named numbers, not selectable
 
 
 @dataclass(frozen=True)
 class ExampleDoc:
+    """The registry's worked example, with the engine's value for it."""
+
     inputs: dict[str, Any]
     ask: dict[str, Any]
     answer: Any
@@ -46,6 +52,8 @@ class ExampleDoc:
 
 @dataclass(frozen=True)
 class OperationDoc:
+    """Everything an author needs to name one operation in a problem."""
+
     name: str
     description: str
     inputs: tuple[InputDoc, ...]
