@@ -10,4 +10,5 @@ urlpatterns = [
     path("books/<str:numeral>/", views.book, name="book"),
     path("chapters/<str:code>/", views.chapter, name="chapter"),
     path("chapters/<str:code>/releases/<int:number>/", views.release, name="release"),
+    path("operations/", views.operations, name="operations"),
 ]

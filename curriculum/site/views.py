@@ -10,6 +10,7 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
 from curriculum.domain.markup import RENDER_VERSION
+from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.reading import (
     NotVisible,
     ReaderView,
@@ -108,3 +109,12 @@ def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
     except NotVisible as error:
         raise Http404("no such release") from error
     return _chapter(request, view, preview=False)
+
+
+def operations(request: HttpRequest) -> HttpResponse:
+    """The operations reference for authors, generated from the engine's registry."""
+    return render(
+        request,
+        "site/operations.html",
+        {"operations": operations_reference(), "selectors": SELECTORS},
+    )
