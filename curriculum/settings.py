@@ -148,6 +148,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
 VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
+# Checks asked for together (import, verify_all, a chapter, the sweep) go this many to a task.
+VERIFY_BATCH_SIZE = env.int("VERIFY_BATCH_SIZE", 100)
+# A check whose run never finishes (killed by the hard time limit) is an error after this many.
+VERIFY_MAX_ATTEMPTS = env.int("VERIFY_MAX_ATTEMPTS", 3)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-verdicts": {
         "task": "curriculum.tasks.sweep_pending_verdicts",
