@@ -128,7 +128,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env.int("VERIFY_TIME_LIMIT", 60)
-CELERY_TASK_SOFT_TIME_LIMIT = max(CELERY_TASK_TIME_LIMIT - 10, 5)
+# always below the hard limit, or the hard limit would never be the one that fires
+CELERY_TASK_SOFT_TIME_LIMIT = min(max(CELERY_TASK_TIME_LIMIT - 10, 5), CELERY_TASK_TIME_LIMIT - 0.5)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Publishing must fail fast when the broker is down: a save never waits on Redis; its verdict
 # stays pending and the sweep sends it once the broker is back.

@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 from celery import Task, shared_task
-from celery.exceptions import TimeLimitExceeded
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError
 
@@ -18,10 +18,11 @@ from curriculum.domain.verification import (
 class Checks(Task):
     """A run killed by the hard time limit is acknowledged, not redelivered: send its checks
     again, each alone, so the one that never finishes runs out of attempts (an error verdict)
-    while the others are decided."""
+    while the others are decided. So too a batch that ran out of time outside the engine."""
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
-        if isinstance(exc, TimeLimitExceeded):
+        batch = self.name.endswith("verify_batch")
+        if isinstance(exc, TimeLimitExceeded) or (batch and isinstance(exc, SoftTimeLimitExceeded)):
             for solution_id, checked in _checks(self.name, args, kwargs):
                 verdict_enqueue_now(solution_id=solution_id, checked=checked)
 
