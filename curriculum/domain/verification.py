@@ -327,18 +327,15 @@ def _verdicts_write(
         # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
         _chapters_lock({chapter_of[solution_id] for solution_id in fields})
-        rows = Verdict.objects.select_for_update().filter(solution_id__in=fields).order_by("pk")
-        written = [
-            row
-            for row in rows
-            if row.status == Status.PENDING and row.fingerprint == checked[row.solution_id]
-        ]
-        for row in written:
-            for name, value in (DECIDED | {"decided_at": now} | fields[row.solution_id]).items():
-                setattr(row, name, value)
-        Verdict.objects.bulk_update(written, list(DECIDED))
-        _chapters_touch({chapter_of[row.solution_id] for row in written})
-    return {row.solution_id: row.status for row in written}
+        written = {
+            solution_id: values["status"]
+            for solution_id, values in fields.items()
+            if Verdict.objects.filter(
+                solution_id=solution_id, status=Status.PENDING, fingerprint=checked[solution_id]
+            ).update(**(DECIDED | {"decided_at": now} | values))
+        }
+        _chapters_touch({chapter_of[solution_id] for solution_id in written})
+    return written
 
 
 def _engine_verdict(problem: Problem, answer: Any) -> dict:
