@@ -16,7 +16,7 @@ from curriculum.models import Chapter, Verdict
 from .chapter_files import books_import, chapter_import
 from .gate import ChapterPublish
 from .ladder import LADDER, MATHEMATICS, STRAND_CODES, Level
-from .verification import verdicts_decide
+from .verification import jsonable, verdicts_decide
 
 ROMAN = [(100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
          (4, "IV"), (1, "I")]
@@ -141,7 +141,7 @@ def _problem(rng: random.Random, i: int, worked: bool) -> dict:
         inputs = {"q": _matrix(rng, 2, 2), "k": _matrix(rng, 2, 2), "v": _matrix(rng, 2, 2)}
         statement = "Compute $\\operatorname{softmax}(QK^\\top/\\sqrt{d})V$."
     ask = {"output": "out"}
-    answer = attention.evaluate(operation, inputs, ask).tolist()
+    answer = jsonable(attention.evaluate(operation, inputs, ask))
     return {
         "key": f"p{i + 1}",
         "kind": "worked" if worked else "exercise",

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -150,9 +151,8 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
         rows, checks = [], []
         for solution in solutions:
             current = fingerprint(solution.problem, solution)
-            before = known.get(solution.pk)
-            unchanged = before is not None and before[1] == current
-            if unchanged and before[0] != Status.PENDING and not force:
+            status, checked = known.get(solution.pk, (Status.PENDING, ""))
+            if checked == current and status != Status.PENDING and not force:
                 continue
             rows.append(Verdict(solution=solution, **_pending_fields(current, now)))
             checks.append((solution.pk, current))
@@ -214,13 +214,13 @@ def verdicts_enqueue_now(*, checks: list[tuple[int, str]]) -> int:
     for start in range(0, len(checks), size):
         batch = checks[start : start + size]
         what = f"{len(batch)} solutions from {batch[0][0]}"
-        sent += len(batch) * _send(lambda b=batch: verify_batch.delay(b), what)
+        sent += len(batch) * _send(partial(verify_batch.delay, batch), what)
     return sent
 
 
-def _jsonable(value):
+def jsonable(value):
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     if hasattr(value, "tolist"):
         return value.tolist()
     return value
@@ -358,7 +358,7 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
         "status": Status.VERIFIED if result.ok else Status.MISMATCH,
         "max_abs_error": _finite_or_none(result.max_abs_error),
         "max_rel_error": _finite_or_none(result.max_rel_error),
-        "engine_value": _jsonable(value),
+        "engine_value": jsonable(value),
         "message": result.message,
     }
 
