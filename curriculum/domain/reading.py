@@ -113,6 +113,24 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
     return ReaderView(code, snapshot, None, None)
 
 
+BODY_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -> bytes:
+    """A response body (chapter JSON, a page) made once per version of what it shows, then read
+    from the cache: a 200 costs the freshness query and this read. `kind` names the form and
+    whatever else the bytes depend on (a template's version); the snapshot and render formats
+    are in the key, so a deploy that changes them never serves old bytes, and so is the time
+    of the version, so a database made again (release 1 anew) never meets an old release 1."""
+    stamp = freshness.last_modified.isoformat()
+    key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}:{stamp}"
+    body = cache.get(key)
+    if body is None:
+        body = make()
+        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+    return body
+
+
 def release_for_reader(*, code: str, number: int, staff: bool = False) -> ReaderView:
     chapter_freshness(code=code, staff=staff)  # a withdrawn (draft) chapter hides its history
     release = Release.objects.filter(chapter__code=code, number=number).first()
@@ -143,6 +161,9 @@ class ChapterSummary:
     owes: int
 
 
+LONGEST_LIST = 2**31
+
+
 class Listing[T]:
     """A list filtered, ordered, counted and sliced in the database: only the slice asked for
     is built, in the same few queries however long the list is."""
@@ -160,6 +181,8 @@ class Listing[T]:
         return self.count()
 
     def __getitem__(self, window: slice) -> list[T]:
+        if (window.start or 0) >= LONGEST_LIST:  # past the end: empty, not a database error
+            return []
         return self.build(list(self.rows[window]))
 
     def __iter__(self) -> Iterator[T]:
