@@ -19,7 +19,7 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -327,15 +327,35 @@ def _verdicts_write(
         # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
         _chapters_lock({chapter_of[solution_id] for solution_id in fields})
-        written = {
-            solution_id: values["status"]
-            for solution_id, values in fields.items()
-            if Verdict.objects.filter(
-                solution_id=solution_id, status=Status.PENDING, fingerprint=checked[solution_id]
-            ).update(**(DECIDED | {"decided_at": now} | values))
-        }
+        _compare_and_set(
+            checked, {sid: DECIDED | {"decided_at": now} | v for sid, v in fields.items()}
+        )
+        written = dict(
+            Verdict.objects.filter(solution_id__in=fields, decided_at=now)
+            .exclude(status=Status.PENDING)
+            .values_list("solution_id", "status")
+        )
         _chapters_touch({chapter_of[solution_id] for solution_id in written})
     return written
+
+
+def _compare_and_set(checked: dict[int, str], fields: dict[int, dict]) -> None:
+    """One UPDATE per verdict, each only while its checked fingerprint is still the one
+    pending, sent together (psycopg pipelines executemany): one round trip, not one each."""
+    names = list(DECIDED)
+    columns = ", ".join(f"{connection.ops.quote_name(name)} = %s" for name in names)
+    sql = (
+        f"UPDATE {connection.ops.quote_name(Verdict._meta.db_table)} SET {columns} "
+        "WHERE solution_id = %s AND status = %s AND fingerprint = %s"
+    )
+    prepared = {f.name: f for f in Verdict._meta.concrete_fields if f.name in DECIDED}
+    rows = [
+        [prepared[name].get_db_prep_save(values[name], connection) for name in names]
+        + [solution_id, Status.PENDING, checked[solution_id]]
+        for solution_id, values in fields.items()
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def _engine_verdict(problem: Problem, answer: Any) -> dict:
