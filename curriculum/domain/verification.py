@@ -163,7 +163,8 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
             unique_fields=["solution"],
             update_fields=list(_pending_fields("", now)),
         )
-        _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in dict(checks)})
+        asked = {solution_id for solution_id, _ in checks}
+        _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in asked})
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
     return [solution_id for solution_id, _ in checks]
 
