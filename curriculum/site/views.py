@@ -1,6 +1,7 @@
 """The readers' site: thin views over `domain.reading`, which decides what a reader may see."""
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -12,12 +13,15 @@ from django.utils.http import http_date, quote_etag
 from curriculum.domain.markup import RENDER_VERSION
 from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.reading import (
+    Freshness,
     NotVisible,
     ReaderView,
+    body_cached,
     books_for_reader,
     chapter_for_reader,
     chapter_freshness,
     release_for_reader,
+    release_freshness,
 )
 
 from .present import chapter_page, progress
@@ -94,7 +98,12 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
             request,
             etag=validators["ETag"],
             last_modified=int(freshness.last_modified.timestamp()),
-        ) or _chapter(request, chapter_for_reader(code=code, staff=staff), preview=False)
+        ) or _page(
+            request,
+            freshness,
+            staff,
+            lambda: chapter_for_reader(code=code, staff=staff),
+        )
     except NotVisible as error:
         raise Http404("no such chapter") from error
     for header, value in validators.items():
@@ -103,12 +112,29 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
     return response
 
 
+def _page(
+    request: HttpRequest, freshness: Freshness, staff: bool, view: Callable[[], ReaderView]
+) -> HttpResponse:
+    """The page's bytes, made once per version (and template version) and then cached."""
+    body = body_cached(
+        kind=f"page:{PAGES_VERSION}:{'staff' if staff else 'reader'}",
+        freshness=freshness,
+        make=lambda: _chapter(request, view(), preview=False).content,
+    )
+    return HttpResponse(body)
+
+
 def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
+    staff = request.user.is_staff
     try:
-        view = release_for_reader(code=code, number=number, staff=request.user.is_staff)
+        return _page(
+            request,
+            release_freshness(code=code, number=number, staff=staff),
+            staff,
+            lambda: release_for_reader(code=code, number=number, staff=staff),
+        )
     except NotVisible as error:
         raise Http404("no such release") from error
-    return _chapter(request, view, preview=False)
 
 
 def operations(request: HttpRequest) -> HttpResponse:
