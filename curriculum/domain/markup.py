@@ -15,6 +15,8 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from html import escape
 from pathlib import Path
 
@@ -217,9 +219,18 @@ def _katex(batch: list[tuple[str, bool]]) -> list[dict[str, str]]:
     return json.loads(done.stdout)
 
 
+_PREPARED: ContextVar[dict[tuple[str, bool], dict[str, str]] | None] = ContextVar(
+    "formulas_prepared", default=None
+)
+
+
 def typeset(batch: list[tuple[str, bool]]) -> dict[tuple[str, bool], dict[str, str]]:
-    """Typeset formulas, asking KaTeX only about those no cache holds."""
+    """Typeset formulas, asking KaTeX only about those neither `math_prepared` nor a cache
+    holds."""
     wanted = list(dict.fromkeys(batch))
+    prepared = _PREPARED.get() or {}
+    if all(formula in prepared for formula in wanted):
+        return {formula: prepared[formula] for formula in wanted}
     keys = {formula: _formula_key(formula) for formula in wanted}
     found = cache.get_many(keys.values())
     missing = [formula for formula in wanted if keys[formula] not in found]
@@ -315,9 +326,16 @@ def render(source: str) -> str:
     return render_many([source])[0]
 
 
-def math_prepare(sources: list[str]) -> None:
-    """Typeset every formula of many texts in one KaTeX run, so checks after it hit the cache."""
-    typeset([formula for source in sources for formula in formulas(source)])
+@contextmanager
+def math_prepared(sources: list[str]) -> Iterator[None]:
+    """Typeset every formula of many texts in one KaTeX run and keep the results at hand for the
+    checks made inside the block: a cache may keep fewer (local memory culls past 300 entries),
+    and a miss there costs a KaTeX process per text."""
+    token = _PREPARED.set(typeset([f for source in sources for f in formulas(source)]))
+    try:
+        yield
+    finally:
+        _PREPARED.reset(token)
 
 
 def _shown(tex: str) -> str:

@@ -29,7 +29,7 @@ from curriculum.models.course import (
 from ..answers import default_digits
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
-from ..markup import math_errors, math_prepare
+from ..markup import math_errors, math_prepared
 from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from ..snapshots import rendered_size
 from ..svg import svg_errors
@@ -234,7 +234,13 @@ def validate_chapter(
     doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
     if not doc or not _no_nul(c, doc):
         raise ChapterFileError(c.errors)
-    math_prepare(list(_texts(doc)))
+    with math_prepared(list(_texts(doc))):
+        return _chapter_checked(c, doc, known_books, known_entries, released)
+
+
+def _chapter_checked(
+    c: _Checker, doc: dict, known_books: set[str], known_entries: set[str], released: bool
+) -> dict:
     clean: dict[str, Any] = {}
     code = doc.get("code")
     if not isinstance(code, str) or not re.match(CODE_RE, code):
