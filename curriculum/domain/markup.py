@@ -310,16 +310,21 @@ def _key(source: str) -> str:
     return "md:" + hashlib.sha256(f"{_version()}|{source}".encode()).hexdigest()
 
 
+PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 ,.;?()']*[A-Za-z0-9.?)']")
+"""One line of words and plain punctuation: Markdown makes it one paragraph, as it is, so it
+needs no parse, no sanitiser and no cache (most strand items and many captions are such)."""
+
+
 def render_many(sources: list[str]) -> list[str]:
     """Render many texts with one cache round trip and at most one KaTeX process."""
-    keys = {s: _key(s) for s in sources if s}
+    keys = {s: _key(s) for s in sources if s and not PLAIN.fullmatch(s)}
     found = cache.get_many(keys.values())
     missing = [s for s in dict.fromkeys(keys) if keys[s] not in found]
     if missing:
         fresh = {keys[s]: html for s, html in zip(missing, _render_fresh(missing), strict=True)}
         cache.set_many(fresh, timeout=None)
         found.update(fresh)
-    return [found[keys[s]] if s else "" for s in sources]
+    return [found[keys[s]] if s in keys else f"<p>{s}</p>\n" if s else "" for s in sources]
 
 
 def render(source: str) -> str:
