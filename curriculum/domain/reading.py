@@ -173,11 +173,12 @@ def books_for_reader(
     """Books in order, each with the chapters this reader may see and their progress."""
     books = Book.objects.all() if numeral is None else Book.objects.filter(numeral=numeral)
     latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
+    # [:1]: each annotation is of the newest release only (more than one row is an SQL error)
     chapters = chapters_with_parts().annotate(
-        latest_release=Subquery(latest.values("number")),
-        released=Subquery(latest.values("snapshot__derived")),
-        released_title=Subquery(latest.values("snapshot__title")),
-        released_maturity=Subquery(latest.values("snapshot__maturity")),
+        latest_release=Subquery(latest.values("number")[:1]),
+        released=Subquery(latest.values("snapshot__derived")[:1]),
+        released_title=Subquery(latest.values("snapshot__title")[:1]),
+        released_maturity=Subquery(latest.values("snapshot__maturity")[:1]),
     )
     if not staff:
         chapters = chapters.exclude(state=Chapter.State.DRAFT)

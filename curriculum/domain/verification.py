@@ -22,7 +22,7 @@ from django.utils import timezone
 import attention
 from curriculum.models import Chapter, Problem, Solution, Verdict
 
-from .locks import chapter_lock
+from .locks import chapter_lock, chapters_lock
 
 Status = Verdict.Status
 logger = logging.getLogger(__name__)
@@ -252,6 +252,7 @@ def verdicts_all_request(*, chunk: int = 200) -> Iterator[int]:
     last = 0
     while batch := list(solutions.filter(pk__gt=last)[:chunk]):
         with transaction.atomic():
+            chapters_lock(chapter_ids=(s.problem.chapter_id for s in batch))
             for solution in batch:
                 verdict_request(solution=solution, force=True)
         last = batch[-1].pk
@@ -327,3 +328,11 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
             )
         )
     return rows
+
+
+def solutions_verify(*, solution_ids: list[int]) -> int:
+    """Ask again (forced) for these solutions, across chapters; returns how many were sent."""
+    with transaction.atomic():
+        solutions = list(Solution.objects.filter(pk__in=solution_ids).select_related("problem"))
+        chapters_lock(chapter_ids=(s.problem.chapter_id for s in solutions))
+        return sum(verdict_request(solution=s, force=True) for s in solutions)

@@ -7,6 +7,7 @@ import attention
 from attention.answers import answer_problems
 
 from .course import Chapter
+from .fields import LFTextField
 from .validators import validate_markdown
 
 
@@ -19,7 +20,7 @@ class Problem(models.Model):
     key = models.SlugField(max_length=50, help_text="Stable within the chapter: p1, p2, …")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     variant = models.SlugField(max_length=80, help_text="The problem's kind; distinct ones count.")
-    statement = models.TextField(validators=[validate_markdown])
+    statement = LFTextField(validators=[validate_markdown])
     operation = models.CharField(max_length=60, help_text="The engine operation that checks it.")
     inputs = models.JSONField(default=dict, help_text="Named scalars and matrices (JSON).")
     ask = models.JSONField(default=dict, help_text='Which result: {"output": "out"}')
@@ -52,7 +53,7 @@ class Problem(models.Model):
 
 class Solution(models.Model):
     problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="solution")
-    steps = models.TextField(blank=True, validators=[validate_markdown])
+    steps = LFTextField(blank=True, validators=[validate_markdown])
     answer = models.JSONField(help_text="Scalar, list, nested lists, or a mapping (JSON).")
     published = models.BooleanField(default=False)
 
