@@ -111,7 +111,9 @@ def test_a_crlf_thesis_edit_from_admin_is_a_one_line_release_diff(released, clie
     changed = [
         line for line in diff.splitlines()[2:] if line[:1] in "+-" and not line.startswith("@@")
     ]
-    assert changed == ["-thesis: A claim.", "+thesis: |-", "+  A sharper claim.", "+  On two lines."]
+    assert changed == [
+        "-thesis: A claim.", "+thesis: |-", "+  A sharper claim.", "+  On two lines."
+    ]
 
 
 def test_the_next_key_comes_from_the_keys_that_exist(released, client, alice):

@@ -37,13 +37,12 @@ def until(condition, timeout: float = 30.0) -> bool:
 
 
 def lockable_now(chapter_id: int) -> bool:
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT id FROM curriculum_chapter WHERE id = %s FOR UPDATE SKIP LOCKED",
-                [chapter_id],
-            )
-            return cursor.fetchone() is not None
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM curriculum_chapter WHERE id = %s FOR UPDATE SKIP LOCKED",
+            [chapter_id],
+        )
+        return cursor.fetchone() is not None
 
 
 def verify_in_order(chapter_ids: list[int]) -> int:

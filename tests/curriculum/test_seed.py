@@ -3,9 +3,8 @@
 import pytest
 from django.core.management import call_command
 
-from curriculum.management.commands import seed
-
 from curriculum.domain.editing import chapter_save, problem_save
+from curriculum.management.commands import seed
 from curriculum.models import Book, Chapter, Problem, Release
 from tests.conftest import verify_now
 
