@@ -154,8 +154,10 @@ class Chapter(models.Model):
 
     def _keep_identity(self) -> None:
         """A release's address is forever: its JSON and every link to it name this code."""
-        stored = Chapter.objects.filter(pk=self.pk).values("code", "book__numeral", "number")[0]
-        now = {"code": self.code, "book__numeral": self.book.numeral, "number": self.number}
+        row = Chapter.objects.filter(pk=self.pk).values("code", "book__numeral", "number")[0]
+        stored: dict[str, object] = dict(row)
+        book = self.book.numeral if self.book_id else None
+        now = {"code": self.code, "book__numeral": book, "number": self.number}
         errors = {
             IDENTITY[key]: f"the {IDENTITY[key]} cannot change once the chapter has a release "
             f"(it is {stored[key]}); make a new chapter instead"
