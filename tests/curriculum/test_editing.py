@@ -112,7 +112,10 @@ def test_a_crlf_thesis_edit_from_admin_is_a_one_line_release_diff(released, clie
         line for line in diff.splitlines()[2:] if line[:1] in "+-" and not line.startswith("@@")
     ]
     assert changed == [
-        "-thesis: A claim.", "+thesis: |-", "+  A sharper claim.", "+  On two lines."
+        "-thesis: A claim.",
+        "+thesis: |-",
+        "+  A sharper claim.",
+        "+  On two lines.",
     ]
 
 

@@ -86,12 +86,20 @@ class Lifecycle(RuleBasedStateMachine):
     def _user(self, name: str):
         return self.users.get(name)  # "cli" is None: the command line
 
-    @rule(code=st.sampled_from(CODES), title=st.sampled_from(["One", "Two", "Three"]),
-          draft=st.booleans(), writer=st.sampled_from(["cli", "alice", "erin"]))
+    @rule(
+        code=st.sampled_from(CODES),
+        title=st.sampled_from(["One", "Two", "Three"]),
+        draft=st.booleans(),
+        writer=st.sampled_from(["cli", "alice", "erin"]),
+    )
     def import_file(self, code, title, draft, writer):
         """A chapter file, as `import_chapter` or a token's PUT brings it."""
-        document = sketch(code, title=title, state="draft" if draft else "in_progress",
-                          thesis=f"Claim {title}.\r\nSecond line.")
+        document = sketch(
+            code,
+            title=title,
+            state="draft" if draft else "in_progress",
+            thesis=f"Claim {title}.\r\nSecond line.",
+        )
         try:
             chapter_import(document=document, user=self._user(writer))
         except Forbidden:
@@ -99,12 +107,17 @@ class Lifecycle(RuleBasedStateMachine):
             return
         self.pks[code] = Chapter.objects.get(code=code).pk
 
-    @rule(code=st.sampled_from(CODES), writer=st.sampled_from(["alice", "erin"]),
-          draft=st.booleans())
+    @rule(
+        code=st.sampled_from(CODES), writer=st.sampled_from(["alice", "erin"]), draft=st.booleans()
+    )
     def put_through_the_api(self, code, writer, draft):
         document = sketch(code, title="By the API", state="draft" if draft else "in_progress")
-        response = Client().put(f"/api/v1/chapters/{code}", json.dumps(document),
-                                content_type="application/json", **self.tokens[writer])
+        response = Client().put(
+            f"/api/v1/chapters/{code}",
+            json.dumps(document),
+            content_type="application/json",
+            **self.tokens[writer],
+        )
         assert response.status_code in (200, 201, 403), response.content
         if response.status_code == 403:
             assert writer == "alice" and draft
@@ -172,11 +185,19 @@ class Lifecycle(RuleBasedStateMachine):
         if chapter is None or chapter.problems.filter(key=key).exists():
             return
         written = problem(key)
-        new = Problem(chapter=chapter, key=key, kind=written["kind"], variant=written["variant"],
-                      statement=written["statement"], operation=written["operation"],
-                      inputs=written["inputs"], ask=written["ask"])
-        problem_save(problem=new, solution=Solution(**written["solution"]),
-                     user=self.users["alice"])
+        new = Problem(
+            chapter=chapter,
+            key=key,
+            kind=written["kind"],
+            variant=written["variant"],
+            statement=written["statement"],
+            operation=written["operation"],
+            inputs=written["inputs"],
+            ask=written["ask"],
+        )
+        problem_save(
+            problem=new, solution=Solution(**written["solution"]), user=self.users["alice"]
+        )
 
     @rule(code=st.sampled_from(CODES), to=st.sampled_from(CODES))
     def rename(self, code, to):
@@ -237,12 +258,15 @@ class Lifecycle(RuleBasedStateMachine):
             assert summary["latest_release"] == (latest.number if latest else None)
             if latest is None:
                 counts = chapter_counts(chapter)
-                strands = [{"kind": s.kind, "done": s.done, "target": s.target}
-                           for s in counts.strands]
+                strands = [
+                    {"kind": s.kind, "done": s.done, "target": s.target} for s in counts.strands
+                ]
                 owes = counts.owes
             else:
-                strands = [{k: s[k] for k in ("kind", "done", "target")}
-                           for s in latest.snapshot["derived"]["strands"]]
+                strands = [
+                    {k: s[k] for k in ("kind", "done", "target")}
+                    for s in latest.snapshot["derived"]["strands"]
+                ]
                 owes = latest.snapshot["derived"]["owes"]
             assert (summary["strands"], summary["owes"]) == (strands, owes), summary["code"]
 
@@ -250,8 +274,10 @@ class Lifecycle(RuleBasedStateMachine):
         hidden = anonymous and chapter.state == Chapter.State.DRAFT
         expected = 404 if hidden else 200
         code = chapter.code
-        for url, kind, headers in ((f"/chapters/{code}/", "page", {}),
-                                   (f"/api/v1/chapters/{code}", "page", who)):
+        for url, kind, headers in (
+            (f"/chapters/{code}/", "page", {}),
+            (f"/api/v1/chapters/{code}", "page", who),
+        ):
             assert self._get(client, url, kind, **headers).status_code == expected, url
         for number in chapter.releases.values_list("number", flat=True):
             page = self._get(client, f"/chapters/{code}/releases/{number}/", "release")

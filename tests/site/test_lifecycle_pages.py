@@ -20,13 +20,20 @@ def released_twice(code: str = "II.7") -> Chapter:
 def test_every_list_answers_after_a_second_release(books, client):
     released_twice()
     released_twice("II.8")
-    for url in ("/", "/books/II/", "/api/v1/books", "/api/v1/chapters",
-                "/api/v1/chapters?book=II", "/api/v1/chapters?state=published",
-                "/api/v1/books/II"):
+    for url in (
+        "/",
+        "/books/II/",
+        "/api/v1/books",
+        "/api/v1/chapters",
+        "/api/v1/chapters?book=II",
+        "/api/v1/chapters?state=published",
+        "/api/v1/books/II",
+    ):
         assert client.get(url).status_code == 200, url
     listed = client.get("/api/v1/chapters?book=II").json()["items"]
     assert [(c["code"], c["title"], c["latest_release"]) for c in listed] == [
-        ("II.7", "Second", 2), ("II.8", "Second", 2)
+        ("II.7", "Second", 2),
+        ("II.8", "Second", 2),
     ]
     staff = User.objects.create_user("staff", is_staff=True)
     client.force_login(staff)
