@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.locks import chapter_lock, chapters_lock
-from curriculum.domain.verification import solutions_verify, verdict_request
+from curriculum.domain.verification import solutions_verify, verdict_request, verdicts_all_request
 from curriculum.models import Chapter, Solution
 from tests.conftest import sketch
 from tests.curriculum.test_publish_concurrency import in_thread
@@ -77,3 +77,28 @@ def test_two_multi_chapter_operations_in_opposite_orders_both_finish(books):
     for finished in (held, backwards, forwards):
         assert finished.wait(60)
     assert backwards_out == [6] and forwards_out == [6]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verify_all_waits_on_the_lowest_chapter_without_holding_a_later_one(books):
+    # II.7 has the lower chapter pk but the higher solution pks: verify_all meets II.8 first
+    for code in ("II.7", "II.8"):
+        chapter_import(document=sketch(code, problems=[]))
+    for code in ("II.8", "II.7"):
+        chapter_import(document=sketch(code))
+    first, second = Chapter.objects.order_by("pk").filter(code__in=["II.7", "II.8"])
+    release_holder = threading.Event()
+
+    def hold_first():
+        with transaction.atomic():
+            chapter_lock(chapter_id=first.pk)
+            release_holder.wait(60)
+
+    held, _ = in_thread(hold_first)
+    assert until(lambda: not lockable_now(first.pk))
+    sent, out = in_thread(lambda: len(list(verdicts_all_request())))
+    assert until(lambda: waiting_on_locks() >= 1), "verify_all should wait on the first"
+    assert lockable_now(second.pk)
+    release_holder.set()
+    assert held.wait(60) and sent.wait(60)
+    assert out == [6]
