@@ -30,7 +30,7 @@ def text_to_lf(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0003_figure_svg_help'),
+        ('curriculum', '0004_ascii_codes_bounded_tolerance'),
     ]
 
     operations = [
