@@ -14,6 +14,7 @@ from ninja import Schema
 from pydantic import ConfigDict, Field
 
 from curriculum.domain.ladder import LEVELS, STRAND_CODES
+from curriculum.domain.placeholders import MAX_DIGITS
 from curriculum.models import Chapter, Problem
 
 from .params import CODE_RE, NUMERAL_RE
@@ -98,8 +99,11 @@ class PropositionIn(Open):
 
 
 class Tolerance(Open):
-    rtol: float = Field(ge=0)
-    atol: float = Field(ge=0)
+    """`{digits}` (significant figures) or `{rtol, atol}`: content-format.md, Tolerance."""
+
+    rtol: float | None = Field(None, ge=0)
+    atol: float | None = Field(None, ge=0)
+    digits: int | None = Field(None, ge=1, le=MAX_DIGITS)
 
 
 class SolutionIn(Open):
@@ -125,7 +129,7 @@ class ChapterDocument(Open):
 
     code: str = Field(pattern=CODE_RE, examples=["II.4", "0.LA.01"])
     book: str = Field(pattern=NUMERAL_RE)
-    number: int = Field(ge=1)
+    number: int | None = Field(None, ge=1, description="Optional: the code carries it.")
     title: str
     author: str = ""
     thesis: str = ""

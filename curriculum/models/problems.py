@@ -6,6 +6,7 @@ from django.db import models
 import attention
 from attention.answers import answer_problems
 from curriculum.domain.limits import nul_paths
+from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
 
 from .course import Chapter
@@ -20,14 +21,32 @@ class Problem(models.Model):
 
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="problems")
     key = models.SlugField(max_length=50, help_text="Stable within the chapter: p1, p2, …")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    variant = models.SlugField(max_length=80, help_text="The problem's kind; distinct ones count.")
+    kind = models.CharField(
+        max_length=10,
+        choices=Kind.choices,
+        help_text="A worked problem is solved step by step in the text; an exercise is left to "
+        "the reader. The level sets how many of each the chapter owes.",
+    )
+    variant = models.SlugField(
+        max_length=80,
+        help_text="The problem's type, such as mha-output. The level counts the distinct "
+        "variants among the worked problems: five worked problems of two types are two variants.",
+    )
     statement = LFTextField(validators=[validate_markdown])
     operation = models.CharField(max_length=60, help_text="The engine operation that checks it.")
     inputs = models.JSONField(default=dict, help_text="Named scalars and matrices (JSON).")
     ask = models.JSONField(default=dict, help_text='Which result: {"output": "out"}')
     rtol = models.FloatField(default=1e-6)
     atol = models.FloatField(default=1e-9)
+    digits = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        default=SHOWN_DIGITS,
+        help_text=(
+            "Significant figures the answer must agree with the engine's value to "
+            f"(1 to {MAX_DIGITS}). Empty: compare with rtol and atol instead."
+        ),
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -36,6 +55,11 @@ class Problem(models.Model):
             models.UniqueConstraint(fields=["chapter", "key"], name="problem_key_once"),
             models.CheckConstraint(
                 condition=models.Q(rtol__gte=0, atol__gte=0), name="tolerance_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(digits__isnull=True)
+                | models.Q(digits__gte=1, digits__lte=MAX_DIGITS),
+                name="digits_in_range",
             ),
             models.CheckConstraint(condition=models.Q(rtol__lte=MAX_RTOL), name="rtol_bounded"),
         ]
@@ -55,11 +79,19 @@ class Problem(models.Model):
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
             errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
+        computable = "inputs" not in errors and "operation" not in errors
+        if computable and (
+            found := placeholder_errors(
+                self.statement, operation=self.operation, inputs=self.inputs
+            )
+        ):
+            errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None
-        for key, message in tolerance_problems(
-            rtol=self.rtol, atol=self.atol, answer=answer
-        ).items():
-            errors.setdefault(key, []).append(message)
+        if self.digits is None:  # rtol/atol mode: bounded, as everywhere they are written
+            for key, message in tolerance_problems(
+                rtol=self.rtol, atol=self.atol, answer=answer
+            ).items():
+                errors.setdefault(key, []).append(message)
         if errors:
             raise ValidationError(errors)
 
@@ -76,11 +108,21 @@ class Solution(models.Model):
     def clean(self) -> None:
         if nul_paths(self.answer):
             raise ValidationError({"answer": "contains a NUL character (\\0)"})
-        if errors := answer_problems(self.answer):
-            raise ValidationError({"answer": errors})
-        tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}
-        if message := tolerance_problems(**tolerance, answer=self.answer).get("atol"):
-            raise ValidationError({"answer": f"the problem's atol is too wide for it: {message}"})
+        errors: dict[str, list[str]] = {}
+        if found := answer_problems(self.answer):
+            errors["answer"] = found
+        elif self.problem.digits is None:
+            tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}
+            if message := tolerance_problems(**tolerance, answer=self.answer).get("atol"):
+                errors["answer"] = [f"the problem's atol is too wide for it: {message}"]
+        if self.problem_id is not None and (
+            found := placeholder_errors(
+                self.steps, operation=self.problem.operation, inputs=self.problem.inputs
+            )
+        ):
+            errors["steps"] = found
+        if errors:
+            raise ValidationError(errors)
 
 
 class Verdict(models.Model):

@@ -8,6 +8,8 @@ from datetime import datetime
 from numbers import Real
 from typing import Any
 
+from curriculum.domain.placeholders import SHOWN_DIGITS
+
 APPARATUS_SENTENCE = (
     "The mathematics this chapter leans on, held in Book 0 so it can be assumed here without "
     "being taught here. Not a gate — follow a link when a step stops making sense."
@@ -28,7 +30,7 @@ def progress(done: int, target: int) -> dict[str, int] | None:
 def number(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, Real):
         return str(value)
-    return f"{value:.6g}"
+    return f"{value:.{SHOWN_DIGITS}g}"
 
 
 def answer_table(answer: Any) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from curriculum.models import (
 )
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
+from ..answers import answer_lint
 from ..documents import chapter_document
 from ..editing import chapter_save, problem_delete, problem_save, solution_delete
 from ..ladder import MATHEMATICS, STRAND_CODES
@@ -38,6 +39,7 @@ class ImportResult:
     created: bool
     enqueued: int = 0
     kept: tuple[str, ...] = ()  # what was already in the database and left as it is
+    warnings: tuple[str, ...] = ()  # written anyway: content-format.md, Tolerance
 
 
 def is_book_document(document: Any) -> bool:
@@ -99,7 +101,18 @@ def chapter_import(
             transaction.set_rollback(dry_run)
     except ValidationError as error:
         raise ChapterFileError(_paths(error)) from error
-    return ImportResult("chapter", clean["code"], existing is None, enqueued)
+    return ImportResult(
+        "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
+    )
+
+
+def _lint(clean: dict) -> tuple[str, ...]:
+    return tuple(
+        f"problems[{i}].solution.answer: {warning}"
+        for i, problem in enumerate(clean["problems"])
+        if problem["solution"] is not None
+        for warning in answer_lint(answer=problem["solution"]["answer"], **problem["tolerance"])
+    )
 
 
 def _paths(error: ValidationError) -> list[str]:
@@ -173,6 +186,7 @@ def _write_problems(chapter: Chapter, problems: list[dict], user: Any) -> int:
             "ask": clean["ask"],
             "rtol": clean["tolerance"]["rtol"],
             "atol": clean["tolerance"]["atol"],
+            "digits": clean["tolerance"]["digits"],
             "position": position,
         }.items():
             setattr(problem, name, value)
@@ -235,5 +249,10 @@ def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
         transaction.set_rollback(True)
 
 
+def chapter_source(*, code: str) -> dict[str, Any]:
+    """The chapter document as a file holds it (JSON-ready); raises Chapter.DoesNotExist."""
+    return chapter_document(chapter_with_parts(code=code))
+
+
 def chapter_export(*, code: str) -> str:
-    return dump_yaml(chapter_document(chapter_with_parts(code=code)))
+    return dump_yaml(chapter_source(code=code))

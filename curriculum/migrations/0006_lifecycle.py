@@ -30,7 +30,7 @@ def text_to_lf(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0004_ascii_codes_bounded_tolerance'),
+        ('curriculum', '0005_problem_digits'),
     ]
 
     operations = [
