@@ -164,10 +164,10 @@ class Chapter(models.Model):
 
     def _keep_identity(self) -> None:
         """A release's address is forever: its JSON and every link to it name this code."""
-        row = Chapter.objects.filter(pk=self.pk).values("code", "book__numeral", "number")[0]
+        row = Chapter.objects.filter(pk=self.pk).values(*IDENTITY)[0]
         stored: dict[str, object] = dict(row)
         book = self.book.numeral if self.book_id else None
-        now = {"code": self.code, "book__numeral": book, "number": self.number}
+        now = {"code": self.code, "book__numeral": book}
         errors = {
             IDENTITY[key]: f"the {IDENTITY[key]} cannot change once the chapter has a release "
             f"(it is {stored[key]}); make a new chapter instead"
@@ -179,7 +179,7 @@ class Chapter(models.Model):
 
 
 # What names a released chapter: its address, its book and its place in the book.
-IDENTITY = {"code": "code", "book__numeral": "book", "number": "number"}
+IDENTITY = {"code": "code", "book__numeral": "book"}  # the number follows from the code
 
 
 class ApparatusLink(models.Model):
