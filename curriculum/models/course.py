@@ -167,19 +167,25 @@ class Chapter(models.Model):
         row = Chapter.objects.filter(pk=self.pk).values(*IDENTITY)[0]
         stored: dict[str, object] = dict(row)
         book = self.book.numeral if self.book_id else None
-        now = {"code": self.code, "book__numeral": book}
-        errors = {
-            IDENTITY[key]: f"the {IDENTITY[key]} cannot change once the chapter has a release "
-            f"(it is {stored[key]}); make a new chapter instead"
-            for key in IDENTITY
-            if stored[key] != now[key]
-        }
+        now = {"code": self.code, "book__numeral": book, "number": self.number}
+        errors: dict[str, list[str]] = {}
+        for key, (field, label) in IDENTITY.items():
+            if stored[key] != now[key]:
+                errors.setdefault(field, []).append(
+                    f"the {label} cannot change once the chapter has a release "
+                    f"(it is {stored[key]}); make a new chapter instead"
+                )
         if errors:
             raise ValidationError(errors)
 
 
-# What names a released chapter: its address, its book and its place in the book.
-IDENTITY = {"code": "code", "book__numeral": "book"}  # the number follows from the code
+# What names a released chapter, and the field an error is shown on: the number follows from
+# the code (admin has no number field), so its error is shown on the code.
+IDENTITY = {
+    "code": ("code", "code"),
+    "book__numeral": ("book", "book"),
+    "number": ("code", "number"),
+}
 
 
 class ApparatusLink(models.Model):
