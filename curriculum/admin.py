@@ -14,7 +14,6 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.db.models import Case, JSONField, Max, Value, When
 from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
@@ -27,19 +26,26 @@ from django.utils.http import urlencode
 import attention
 from curriculum.domain.answers import solution_lint
 from curriculum.domain.counting import chapter_counts
-from curriculum.domain.editing import problem_delete, problem_save
+from curriculum.domain.editing import (
+    chapter_save,
+    chapter_withdraw,
+    problem_delete,
+    problem_save,
+    solution_delete,
+)
 from curriculum.domain.gate import (
+    PUBLISH_PERMISSION,
     ChapterPublish,
     PublishForbidden,
     PublishRefused,
     publish_reasons,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
-from curriculum.domain.locks import chapter_lock
 from curriculum.domain.releases import release_changes
+from curriculum.domain.roles import Forbidden
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.svg import svg_inline, svg_removals
-from curriculum.domain.verification import verdict_request, verdict_state
+from curriculum.domain.verification import solutions_verify, verdict_state
 from curriculum.models import (
     ApparatusLink,
     Book,
@@ -291,6 +297,7 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
     search_fields = ["code", "title", "author"]
+    actions = ["withdraw"]
     change_form_template = "admin/curriculum/chapter/change_form.html"
     fieldsets = [
         (
@@ -304,7 +311,9 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
                 ],
                 "description": "The code gives the number (II.4 is chapter 4). The maturity "
                 "level sets the problem quotas; state cannot be set to published here: Publish "
-                "makes a release.",
+                "makes a release, and an Editor withdraws a released chapter with the list's "
+                "Withdraw action. Once a chapter has a release, its code, book and number are "
+                "fixed.",
             },
         ),
         ("The claim", {"fields": ["thesis", "summary"], "description": MARKDOWN_HELP}),
@@ -335,8 +344,9 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
         return chapters_with_parts().annotate(latest=Max("releases__number"))
 
     def get_readonly_fields(self, request, obj=None):
+        """A released chapter's state moves only by Publish and Withdraw (an Editor's acts)."""
         fields = list(super().get_readonly_fields(request, obj))
-        if obj is not None and obj.state == Chapter.State.PUBLISHED:
+        if obj is not None and latest_release_number(obj):
             fields.append("state")
         return fields
 
@@ -348,17 +358,32 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
         return super().formfield_for_choice_field(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
-        if change:
-            chapter_lock(chapter_id=obj.pk)  # held until the admin's transaction commits
-        super().save_model(request, obj, form, change)
+        # the chapter lock it takes is held until the admin's transaction commits, so the
+        # inlines saved next are covered too
+        chapter_save(chapter=obj, user=request.user)
 
     def save_formset(self, request, form, formset, change):
         if formset.model is not Problem:
             return super().save_formset(request, form, formset, change)
         formset.save(commit=False)  # the list edits nothing; it only deletes
         for problem in formset.deleted_objects:
-            problem_delete(problem=problem)
+            problem_delete(problem=problem, user=request.user)
         return None
+
+    def has_publish_permission(self, request) -> bool:
+        return request.user.has_perm(PUBLISH_PERMISSION)
+
+    @admin.action(
+        description="Withdraw (back to draft; releases are kept)", permissions=["publish"]
+    )
+    def withdraw(self, request, queryset):
+        for chapter in queryset.order_by("pk"):
+            try:
+                chapter_withdraw(chapter=chapter, user=request.user)
+            except Forbidden as refusal:
+                self.message_user(request, f"{chapter.code}: {refusal}", messages.ERROR)
+                return
+        self.message_user(request, f"{queryset.count()} withdrawn: readers no longer see them.")
 
     @admin.display(description="owes")
     def owes(self, chapter):
@@ -461,16 +486,27 @@ class VerdictFilter(admin.SimpleListFilter):
     parameter_name = "verdict"
 
     def lookups(self, request, model_admin):
-        return [(s, s) for s in ("pending", "verified", "mismatch", "error")] + [
+        return [(s, s) for s in ("pending", "verified", "mismatch", "error", "stale")] + [
             ("none", "no solution")
         ]
 
     def queryset(self, request, queryset):
+        """The badge's state (`verdict_state`), so a stale verdict is never listed as verified."""
         if self.value() == "none":
             return queryset.filter(solution__isnull=True)
         if self.value():
-            return queryset.filter(solution__verdict__status=self.value())
+            solved = queryset.filter(solution__isnull=False).select_related("solution__verdict")
+            return queryset.filter(
+                pk__in=[p.pk for p in solved if verdict_state(p.solution) == self.value()]
+            )
         return queryset
+
+
+def next_key(keys) -> str:
+    """p1, p2, …: one past the highest pN in use, so a deleted problem's key is never offered
+    while a later one exists, and an existing key never is."""
+    numbers = [int(k[1:]) for k in keys if k[:1] == "p" and k[1:].isdigit()]
+    return f"p{max(numbers, default=0) + 1}"
 
 
 def ask_help(problem: Problem | None) -> str:
@@ -556,9 +592,9 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
         initial = super().get_changeform_initial_data(request)
         chapter = str(initial.get("chapter", ""))
         if chapter.isdigit():
-            written = Problem.objects.filter(chapter_id=int(chapter)).count()
-            initial.setdefault("key", f"p{written + 1}")
-            initial.setdefault("position", written)
+            problems = Problem.objects.filter(chapter_id=int(chapter))
+            initial.setdefault("key", next_key(problems.values_list("key", flat=True)))
+            initial.setdefault("position", (problems.aggregate(n=Max("position"))["n"] or 0) + 1)
         return initial
 
     @admin.display(description="operations the engine knows")
@@ -580,32 +616,31 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
         return verdict_badge(getattr(problem, "solution", None))
 
     def save_model(self, request, obj, form, change):
-        # Django saves this before the solution inline, inside one transaction: the chapter lock
-        # taken here also covers adding, changing or deleting the solution.
-        problem_save(problem=obj)
+        """Saved with its solution in save_related: one service call for both."""
 
     def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
+        (solutions,) = formsets  # the one inline: the solution
+        changed = solutions.save(commit=False)
+        if solutions.deleted_objects:
+            solution_delete(problem=form.instance, user=request.user)
+        problem_save(
+            problem=form.instance, solution=changed[0] if changed else None, user=request.user
+        )
         solution = Solution.objects.filter(problem=form.instance).first()
-        if solution is not None:
-            verdict_request(solution=solution)
-            for warning in solution_lint(solution=solution):
-                self.message_user(request, f"Answer: {warning}.", messages.WARNING)
+        for warning in solution_lint(solution=solution) if solution else ():
+            self.message_user(request, f"Answer: {warning}.", messages.WARNING)
 
     def delete_model(self, request, obj):
-        problem_delete(problem=obj)
+        problem_delete(problem=obj, user=request.user)
 
     def delete_queryset(self, request, queryset):
         for problem in queryset:
-            problem_delete(problem=problem)
+            problem_delete(problem=problem, user=request.user)
 
     @admin.action(description="Verify again")
     def verify_again(self, request, queryset):
-        with transaction.atomic():
-            count = sum(
-                verdict_request(solution=s, force=True)
-                for s in Solution.objects.filter(problem__in=queryset).select_related("problem")
-            )
+        solution_ids = Solution.objects.filter(problem__in=queryset).values_list("pk", flat=True)
+        count = solutions_verify(solution_ids=list(solution_ids))
         self.message_user(request, f"{count} solutions sent to the verifier.")
 
 

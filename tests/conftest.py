@@ -83,7 +83,7 @@ def sketch(code: str = "II.7", **overrides) -> dict:
         "spine": "mathematics",
         "state": "in_progress",
         "before_you_start": "",
-        "problem_statement": "",
+        "problem_statement": "What to compute.",
         "strands": {
             "basics": {"target": 1, "items": [{"title": "Word", "body": "Means.",
                                                 "published": True}]},

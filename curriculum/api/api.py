@@ -12,8 +12,9 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import HttpError, ValidationError
 
 from curriculum.domain.chapter_files import ChapterFileError
-from curriculum.domain.gate import PublishForbidden, PublishRefused
+from curriculum.domain.gate import PublishRefused
 from curriculum.domain.reading import NotVisible
+from curriculum.domain.roles import Forbidden
 
 from . import chapters, lists, operations, writes  # noqa: F401  (writes: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
@@ -111,6 +112,6 @@ def publish_refused(request, exc: PublishRefused):
     return _error(request, 409, "the chapter cannot be published yet", exc.reasons)
 
 
-@api.exception_handler(PublishForbidden)
-def publish_forbidden(request, exc: PublishForbidden):
+@api.exception_handler(Forbidden)
+def forbidden(request, exc: Forbidden):
     return _error(request, 403, str(exc), [])

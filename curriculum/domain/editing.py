@@ -1,24 +1,152 @@
-"""Writes to problems that can break the publication rule take the chapter's row lock first."""
+"""Every mutation of the course, one service each: admin, API, files and commands call these.
+
+Each checks its permission here (a user of None is the command line, run by whoever runs the
+server), takes the chapter's row lock first (the gate re-checks under the same lock), cleans
+in full before saving, and moves the chapter's version. Withdrawing is an Editor's act, as
+publishing is, so no other writer may reach it by another path (a state field, a file).
+"""
+
+from typing import Any
 
 from django.db import transaction
 
-from curriculum.models import Problem
+from curriculum.models import Chapter, Problem, Solution
 
+from .gate import PUBLISH_PERMISSION, PublishForbidden
 from .locks import chapter_lock
-from .verification import chapter_touch
+from .roles import permission_require
+from .verification import chapter_touch, verdict_request, verdicts_request
+
+WITHDRAW_FOR_EDITORS = (
+    "withdrawing or re-showing a released chapter is for Editors, as publishing is"
+)
 
 
-def problem_save(*, problem: Problem) -> Problem:
+def chapter_save(*, chapter: Chapter, user: Any = None) -> Chapter:
+    """Save the chapter row (its parts are the caller's, inside the same transaction)."""
+    permission_require(user=user, permission=_permission("chapter", chapter))
+    with transaction.atomic():
+        stored = chapter_lock(chapter_id=chapter.pk) if chapter.pk else None
+        chapter.full_clean()
+        if stored is not None and _shown_changes(stored, chapter) and stored.releases.exists():
+            _require_editor(user)
+        chapter.save()
+    return chapter
+
+
+def chapter_withdraw(*, chapter: Chapter, user: Any = None) -> Chapter:
+    """Back to draft: readers no longer see the chapter or its releases, which are all kept."""
+    _require_editor(user)
+    chapter.state = Chapter.State.DRAFT
+    return chapter_save(chapter=chapter, user=user)
+
+
+def _shown_changes(stored: Chapter, chapter: Chapter) -> bool:
+    """Whether readers stop or start seeing the chapter: draft is hidden, all else shown."""
+    return (stored.state == Chapter.State.DRAFT) != (chapter.state == Chapter.State.DRAFT)
+
+
+def _require_editor(user: Any) -> None:
+    if user is not None and not user.has_perm(PUBLISH_PERMISSION):
+        raise PublishForbidden(WITHDRAW_FOR_EDITORS)
+
+
+def problem_save(*, problem: Problem, solution: Solution | None = None, user: Any = None) -> bool:
+    """Save a problem, and its solution when given; either way its verdict is asked for again
+    after commit (an unchanged one keeps its decided verdict). Returns whether a check was sent.
+    """
+    permission_require(user=user, permission=_permission("problem", problem))
+    if solution is not None:
+        permission_require(user=user, permission=_permission("solution", solution))
     with transaction.atomic():
         chapter_lock(chapter_id=problem.chapter_id)
         problem.full_clean()
         problem.save()
+        if solution is not None:
+            solution.problem = problem
+            solution.full_clean()
+            solution.save()
+        else:
+            solution = Solution.objects.filter(problem=problem).first()
+        sent = solution is not None and verdict_request(solution=solution)
         chapter_touch(chapter_id=problem.chapter_id)
-    return problem
+    return sent
 
 
-def problem_delete(*, problem: Problem) -> None:
+def solution_delete(*, problem: Problem, user: Any = None) -> None:
+    """The problem stays, unsolved: it no longer counts, and the gate says so."""
+    permission_require(user=user, permission="curriculum.delete_solution")
+    with transaction.atomic():
+        chapter_lock(chapter_id=problem.chapter_id)
+        Solution.objects.filter(problem=problem).delete()
+        chapter_touch(chapter_id=problem.chapter_id)
+
+
+def problem_delete(*, problem: Problem, user: Any = None) -> None:
+    permission_require(user=user, permission="curriculum.delete_problem")
     with transaction.atomic():
         chapter_lock(chapter_id=problem.chapter_id)
         problem.delete()
         chapter_touch(chapter_id=problem.chapter_id)
+
+
+PROBLEM_FIELDS = [
+    "kind", "variant", "statement", "operation", "inputs", "ask", "rtol", "atol", "digits",
+    "position",
+]
+"""What a chapter file sets on each problem (the key matches it, the chapter owns it)."""
+
+
+def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None) -> int:
+    """A chapter's problems as a checked file gives them, matched by key so that an unchanged
+    problem keeps its verdict; in bulk, so thousands cost a few statements. The file validator
+    has held every problem to the rules its full_clean would. Returns the checks sent."""
+    gone = chapter.problems.exclude(key__in=[p["key"] for p in problems])
+    needed = ["add_problem", "change_problem", "add_solution", "change_solution"]
+    needed += ["delete_problem"] if gone.exists() else []
+    for codename in needed:
+        permission_require(user=user, permission=f"curriculum.{codename}")
+    with transaction.atomic():
+        chapter_lock(chapter_id=chapter.pk)
+        gone.delete()
+        rows = [
+            Problem(chapter=chapter, key=p["key"], position=position, **_problem_fields(p))
+            for position, p in enumerate(problems)
+        ]
+        Problem.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["chapter", "key"],
+            update_fields=PROBLEM_FIELDS,
+        )
+        unsolved = [row for row, p in zip(rows, problems, strict=True) if not p["solution"]]
+        Solution.objects.filter(problem__in=unsolved).delete()
+        solutions = [
+            Solution(problem=row, **p["solution"])
+            for row, p in zip(rows, problems, strict=True)
+            if p["solution"] is not None
+        ]
+        Solution.objects.bulk_create(
+            solutions, update_conflicts=True, unique_fields=["problem"],
+            update_fields=["steps", "answer", "published"],
+        )
+        sent = verdicts_request(solutions=solutions)
+        chapter_touch(chapter_id=chapter.pk)
+    return len(sent)
+
+
+def _problem_fields(clean: dict) -> dict[str, Any]:
+    tolerance = clean["tolerance"]
+    return {
+        "kind": clean["kind"],
+        "variant": clean["variant"],
+        "statement": clean["statement"],
+        "operation": clean["operation"],
+        "inputs": clean["inputs"],
+        "ask": clean["ask"],
+        "rtol": tolerance["rtol"],
+        "atol": tolerance["atol"],
+        "digits": tolerance["digits"],
+    }
+
+
+def _permission(model: str, instance: Any) -> str:
+    return f"curriculum.{'change' if instance.pk else 'add'}_{model}"

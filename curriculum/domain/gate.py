@@ -19,6 +19,7 @@ from curriculum.models import Chapter, Release
 from .answers import tolerance_text
 from .counting import chapter_counts
 from .locks import chapter_lock
+from .roles import Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
 from .verification import verdict_state
@@ -27,13 +28,17 @@ PUBLISH_PERMISSION = "curriculum.publish_chapter"
 NOT_AN_EDITOR = "you may edit chapters but not publish them (Editors publish)"
 
 
+# What a reader meets first: a release without them is a page of empty sections.
+PROSE_REQUIRED = ("thesis", "summary", "problem_statement")
+
+
 class PublishRefused(Exception):
     def __init__(self, reasons: list[str]):
         self.reasons = reasons
         super().__init__("; ".join(reasons))
 
 
-class PublishForbidden(PermissionError):
+class PublishForbidden(Forbidden):
     pass
 
 
@@ -41,7 +46,11 @@ def publish_reasons(chapter: Chapter) -> list[str]:
     """Every rule the chapter breaks now; empty when it may be released."""
     counts = chapter_counts(chapter)
     level = counts.level
-    reasons = []
+    reasons = [
+        f"{field.replace('_', ' ')}: empty (required at every maturity)"
+        for field in PROSE_REQUIRED
+        if not (getattr(chapter, field) or "").strip()
+    ]
     if counts.worked < level.worked:
         reasons.append(
             f"worked problems: {counts.worked} of {level.worked} required at {level.code} "

@@ -4,8 +4,11 @@ Publishing re-checks the gate under it; deleting or editing problems and solutio
 and re-verifying wait for it; so two staff at once cannot make a release that breaks the rule.
 
 Order: the chapter row is always locked before any verdict row of it (requests and the
-worker's decisions alike), so no two writers can deadlock.
+worker's decisions alike); an operation over several chapters locks them all first, in
+primary-key order (`chapters_lock`), so no two writers can wait on each other in a cycle.
 """
+
+from collections.abc import Iterable
 
 from curriculum.models import Chapter
 
@@ -13,3 +16,16 @@ from curriculum.models import Chapter
 def chapter_lock(*, chapter_id: int) -> Chapter:
     """Lock the chapter row for the rest of the transaction; callers must be inside atomic()."""
     return Chapter.objects.select_for_update().get(pk=chapter_id)
+
+
+def chapters_lock(*, chapter_ids: Iterable[int]) -> list[int]:
+    """Lock several chapter rows in primary-key order, whatever order the caller has them in:
+    two multi-chapter operations then queue on their first shared chapter instead of
+    deadlocking. Callers must be inside atomic(); returns the ids locked, in that order."""
+    ordered = sorted(set(chapter_ids))
+    return list(
+        Chapter.objects.filter(pk__in=ordered)
+        .order_by("pk")
+        .select_for_update()
+        .values_list("pk", flat=True)
+    )

@@ -34,3 +34,13 @@ def roles_ensure() -> None:
     authors.permissions.set(content)
     editors, _ = Group.objects.get_or_create(name="Editors")
     editors.permissions.set(content + publish)
+
+
+class Forbidden(PermissionError):
+    """The user's role does not allow this change (403 in the API, a message in admin)."""
+
+
+def permission_require(*, user, permission: str) -> None:
+    """No user is the command line, run by whoever runs the server."""
+    if user is not None and not user.has_perm(permission):
+        raise Forbidden(f"your role may not do this (it needs {permission.split('.')[-1]})")

@@ -27,7 +27,7 @@ import attention
 from curriculum.models import Chapter, Problem, Solution, Verdict
 
 from .answers import instances_error, tolerance_of
-from .locks import chapter_lock
+from .locks import chapter_lock, chapters_lock
 from .tolerances import tolerance_problems
 
 Status = Verdict.Status
@@ -42,17 +42,6 @@ def chapter_touch(*, chapter_id: int) -> None:
 def _chapters_touch(chapter_ids: set[int]) -> None:
     if chapter_ids:
         Chapter.objects.filter(pk__in=chapter_ids).update(updated_at=timezone.now())
-
-
-def _chapters_lock(chapter_ids: set[int]) -> None:
-    """Several chapter rows, in primary-key order: two batches over the same chapters queue up
-    instead of deadlocking, and (as everywhere) before any verdict row of them."""
-    list(
-        Chapter.objects.select_for_update()
-        .filter(pk__in=chapter_ids)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
 
 
 def fingerprint(problem: Problem, solution: Solution) -> str:
@@ -145,7 +134,7 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
         return []
     with transaction.atomic():
         chapter_ids = {solution.problem.chapter_id for solution in solutions}
-        _chapters_lock(chapter_ids)
+        chapters_lock(chapter_ids=chapter_ids)
         known = {
             solution_id: (status, checked)
             for solution_id, status, checked in Verdict.objects.filter(
@@ -273,7 +262,7 @@ def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
     verdict still pending for what was checked in one transaction (chapters locked first)."""
     chapter_of = {solution.pk: solution.problem.chapter_id for solution, _ in due}
     with transaction.atomic():
-        _chapters_lock(set(chapter_of.values()))
+        chapters_lock(chapter_ids=chapter_of.values())
         Verdict.objects.filter(solution_id__in=chapter_of, status=Status.PENDING).update(
             attempts=F("attempts") + 1
         )
@@ -332,7 +321,7 @@ def _verdicts_write(
     with transaction.atomic():
         # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
-        _chapters_lock({chapter_of[solution_id] for solution_id in fields})
+        chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})
         _compare_and_set(
             checked, {sid: DECIDED | {"decided_at": now} | v for sid, v in fields.items()}
         )
@@ -508,6 +497,12 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
             )
         )
     return rows
+
+
+def solutions_verify(*, solution_ids: list[int]) -> int:
+    """Ask again (forced) for these solutions, across chapters; returns how many were sent."""
+    solutions = list(Solution.objects.filter(pk__in=solution_ids).select_related("problem"))
+    return len(verdicts_request(solutions=solutions, force=True))
 
 
 def chapter_verify_now(*, code: str) -> list[VerdictRow]:

@@ -8,6 +8,7 @@ from django.db import models
 
 from curriculum.domain.ladder import MATURITY_CHOICES, STRAND_CHOICES
 
+from .fields import LFTextField
 from .validators import validate_markdown
 
 # Codes are ASCII: [0-9], never \d (which takes Arabic-Indic digits), and \Z, never $ (which
@@ -64,7 +65,7 @@ class Book(models.Model):
     )
     title = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
-    description = models.TextField(blank=True)
+    description = LFTextField(blank=True)
     position = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
@@ -82,6 +83,20 @@ class Book(models.Model):
         self.position = numeral_value(self.numeral)
         super().save(*args, **kwargs)
 
+    def clean(self) -> None:
+        stored = Book.objects.filter(pk=self.pk).values_list("numeral", flat=True).first()
+        if (
+            stored is not None
+            and stored != self.numeral
+            and self.chapters.filter(releases__isnull=False).exists()
+        ):
+            raise ValidationError(
+                {
+                    "numeral": f"the numeral cannot change (it is {stored}): chapters of this "
+                    "book have releases, and their codes start with it"
+                }
+            )
+
 
 class Chapter(models.Model):
     class State(models.TextChoices):
@@ -94,17 +109,17 @@ class Chapter(models.Model):
     number = models.PositiveIntegerField()
     title = models.CharField(max_length=200)
     author = models.CharField(max_length=200, blank=True)
-    thesis = models.TextField(
+    thesis = LFTextField(
         blank=True, help_text="The one-line claim.", validators=[validate_markdown]
     )
-    summary = models.TextField(
+    summary = LFTextField(
         blank=True, help_text="The one-line problem.", validators=[validate_markdown]
     )
     maturity = models.CharField(max_length=2, choices=MATURITY_CHOICES, default="M0")
     spine = models.CharField(max_length=20, choices=STRAND_CHOICES, default="mathematics")
     state = models.CharField(max_length=20, choices=State.choices, default=State.DRAFT)
-    before_you_start = models.TextField(blank=True, validators=[validate_markdown])
-    problem_statement = models.TextField(blank=True, validators=[validate_markdown])
+    before_you_start = LFTextField(blank=True, validators=[validate_markdown])
+    problem_statement = LFTextField(blank=True, validators=[validate_markdown])
     # Per-chapter strand targets; the mathematics target comes from the maturity ladder.
     basics_target = models.PositiveIntegerField(default=0)
     concept_target = models.PositiveIntegerField(default=0)
@@ -132,6 +147,8 @@ class Chapter(models.Model):
         if not re.match(CODE_RE, self.code or ""):
             raise ValidationError({"code": "a book numeral, a dot and a number (II.4), or 0.LA.01"})
         released = self.pk is not None and self.releases.exists()
+        if released:
+            self._keep_identity()
         self.state = state_after_edit(self.state, released=released)
         if self.state == self.State.PUBLISHED and not released:
             raise ValidationError({"state": "published is reached only by publishing"})
@@ -144,6 +161,31 @@ class Chapter(models.Model):
                     f"starting {self.book.numeral}."
                 }
             )
+
+    def _keep_identity(self) -> None:
+        """A release's address is forever: its JSON and every link to it name this code."""
+        row = Chapter.objects.filter(pk=self.pk).values(*IDENTITY)[0]
+        stored: dict[str, object] = dict(row)
+        book = self.book.numeral if self.book_id else None
+        now = {"code": self.code, "book__numeral": book, "number": self.number}
+        errors: dict[str, list[str]] = {}
+        for key, (field, label) in IDENTITY.items():
+            if stored[key] != now[key]:
+                errors.setdefault(field, []).append(
+                    f"the {label} cannot change once the chapter has a release "
+                    f"(it is {stored[key]}); make a new chapter instead"
+                )
+        if errors:
+            raise ValidationError(errors)
+
+
+# What names a released chapter, and the field an error is shown on: the number follows from
+# the code (admin has no number field), so its error is shown on the code.
+IDENTITY = {
+    "code": ("code", "code"),
+    "book__numeral": ("book", "book"),
+    "number": ("code", "number"),
+}
 
 
 class ApparatusLink(models.Model):

@@ -5,6 +5,7 @@ from django.db import models
 from curriculum.domain.ladder import MATHEMATICS, STRAND_CHOICES
 
 from .course import Chapter
+from .fields import LFTextField
 from .validators import validate_markdown, validate_svg
 
 # Mathematics has no items: its problems count.
@@ -17,7 +18,7 @@ class StrandItem(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="strand_items")
     strand = models.CharField(max_length=20, choices=ITEM_STRAND_CHOICES)
     title = models.CharField(max_length=200)
-    body = models.TextField(blank=True, validators=[validate_markdown])
+    body = LFTextField(blank=True, validators=[validate_markdown])
     published = models.BooleanField(default=False)
     position = models.PositiveIntegerField(default=0)
 
@@ -37,9 +38,9 @@ class StrandItem(models.Model):
 class Figure(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="figures")
     label = models.CharField(max_length=20, help_text='Numbers the caption: "Fig. 4 — …".')
-    caption = models.TextField(validators=[validate_markdown])
-    alt = models.TextField(help_text="What the drawing shows, for readers who cannot see it.")
-    svg = models.TextField(
+    caption = LFTextField(validators=[validate_markdown])
+    alt = LFTextField(help_text="What the drawing shows, for readers who cannot see it.")
+    svg = LFTextField(
         help_text="An SVG drawing; scripts, event handlers, styles and external references are "
         "left out when it is shown.",
         validators=[validate_svg],
@@ -59,7 +60,7 @@ class Figure(models.Model):
 class Notation(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="notation")
     symbol = models.CharField(max_length=100)
-    meaning = models.TextField(validators=[validate_markdown])
+    meaning = LFTextField(validators=[validate_markdown])
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -74,8 +75,8 @@ class Proposition(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="propositions")
     number = models.PositiveIntegerField()
     title = models.CharField(max_length=300)
-    statement = models.TextField(validators=[validate_markdown])
-    proof = models.TextField(blank=True, null=True, validators=[validate_markdown])  # noqa: DJ001 - null is "no proof yet", as in chapter files
+    statement = LFTextField(validators=[validate_markdown])
+    proof = LFTextField(blank=True, null=True, validators=[validate_markdown])  # noqa: DJ001 - null is "no proof yet", as in chapter files
     proof_published = models.BooleanField(default=False)
 
     class Meta:

@@ -10,6 +10,7 @@ from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder
 from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
 
 from .course import Chapter
+from .fields import LFTextField
 from .validators import validate_markdown
 
 
@@ -31,7 +32,7 @@ class Problem(models.Model):
         help_text="The problem's type, such as mha-output. The level counts the distinct "
         "variants among the worked problems: five worked problems of two types are two variants.",
     )
-    statement = models.TextField(validators=[validate_markdown])
+    statement = LFTextField(validators=[validate_markdown])
     operation = models.CharField(max_length=60, help_text="The engine operation that checks it.")
     inputs = models.JSONField(default=dict, help_text="Named scalars and matrices (JSON).")
     ask = models.JSONField(default=dict, help_text='Which result: {"output": "out"}')
@@ -97,7 +98,7 @@ class Problem(models.Model):
 
 class Solution(models.Model):
     problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="solution")
-    steps = models.TextField(blank=True, validators=[validate_markdown])
+    steps = LFTextField(blank=True, validators=[validate_markdown])
     answer = models.JSONField(help_text="Scalar, list, nested lists, or a mapping (JSON).")
     published = models.BooleanField(default=False)
 

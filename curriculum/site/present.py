@@ -16,10 +16,14 @@ APPARATUS_SENTENCE = (
 )
 
 
-def progress(done: int, target: int) -> dict[str, int]:
-    """`<progress>` needs max > 0: a strand with no target is shown full."""
+NOTHING_REQUIRED = "nothing required at this level"
+
+
+def progress(done: int, target: int) -> dict[str, int] | None:
+    """A bar for a strand with a target; None when nothing is required (a full bar would say
+    "done" of what was never asked)."""
     if target <= 0:
-        return {"value": 1, "max": 1}
+        return None
     return {"value": min(done, target), "max": target}
 
 
@@ -68,4 +72,5 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
             if snapshot["strands"][s["kind"]].get("items")
         ],
         "apparatus_sentence": APPARATUS_SENTENCE,
+        "nothing_required": NOTHING_REQUIRED,
     }

@@ -211,3 +211,19 @@ def test_the_model_refuses_a_number_that_disagrees_with_the_code(books):
     chapter.number = 5
     with pytest.raises(ValidationError, match="the code II.7 says chapter 7, but number is 5"):
         chapter.full_clean()
+
+
+@pytest.mark.parametrize("maturity", ["M0", "M1"])
+def test_an_empty_thesis_summary_and_statement_are_each_a_reason_at_any_maturity(books, maturity):
+    document = sketch(thesis="", summary=" ", problem_statement="", maturity=maturity)
+    if maturity == "M0":
+        document.update(problems=[], strands={**sketch()["strands"], "mathematics": {
+            "target": 0}})
+    found = reasons(imported(document))
+    assert found[:3] == [
+        "thesis: empty (required at every maturity)",
+        "summary: empty (required at every maturity)",
+        "problem statement: empty (required at every maturity)",
+    ]
+    with pytest.raises(PublishRefused):
+        chapter_publish(chapter=Chapter.objects.get(code="II.7"))

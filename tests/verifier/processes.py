@@ -92,6 +92,12 @@ class Worker:
         text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
         return [int(child) for child in text.split()]
 
+    def child_cpu_seconds(self) -> float:
+        """CPU time the one pool child has used: it grows only while the child runs a task."""
+        [child] = self.children()
+        fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
     def kill_child(self) -> int:
         """SIGKILL the one pool child, as the kernel's OOM killer would; returns its pid."""
         [child] = self.children()

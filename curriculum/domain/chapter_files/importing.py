@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from curriculum.models import (
@@ -14,20 +15,16 @@ from curriculum.models import (
     Chapter,
     Figure,
     Notation,
-    Problem,
     Proposition,
-    Solution,
     StrandItem,
 )
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
 from ..answers import answer_lint
 from ..documents import chapter_document
-from ..gate import PUBLISH_PERMISSION, PublishForbidden
+from ..editing import chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
-from ..locks import chapter_lock
 from ..selectors import chapter_with_parts
-from ..verification import verdicts_request
 from .errors import ChapterFileError
 from .validation import CHAPTER_FIELDS, kind_of, validate_books, validate_chapter
 from .yaml_form import dump_yaml, load_yaml
@@ -39,6 +36,7 @@ class ImportResult:
     label: str
     created: bool
     enqueued: int = 0
+    kept: tuple[str, ...] = ()  # what was already in the database and left as it is
     warnings: tuple[str, ...] = ()  # written anyway: content-format.md, Tolerance
 
 
@@ -46,15 +44,30 @@ def is_book_document(document: Any) -> bool:
     return isinstance(document, dict) and ("books" in document or "numeral" in document)
 
 
-def books_import(*, document: Any, dry_run: bool = False) -> ImportResult:
+def books_import(
+    *, document: Any, dry_run: bool = False, missing_only: bool = False
+) -> ImportResult:
+    """Create or update the books; `missing_only` leaves the books already stored untouched."""
     books = validate_books(document)
+    stored = set(Book.objects.values_list("numeral", flat=True)) if missing_only else set()
+    kept = tuple(f"Book {b['numeral']}" for b in books if b["numeral"] in stored)
+    books = [b for b in books if b["numeral"] not in stored]
     with transaction.atomic():
         created = False
-        for book in books:
-            _, made = Book.objects.update_or_create(numeral=book["numeral"], defaults=book)
-            created = created or made
+        for fields in books:
+            book = Book.objects.filter(numeral=fields["numeral"]).first() or Book()
+            for name, value in fields.items():
+                setattr(book, name, value)
+            created = created or book.pk is None
+            try:
+                book.full_clean()
+            except ValidationError as error:
+                raise ChapterFileError(_paths(error)) from error
+            book.save()
         transaction.set_rollback(dry_run)
-    return ImportResult("books", ", ".join(f"Book {b['numeral']}" for b in books), created)
+    return ImportResult(
+        "books", ", ".join(f"Book {b['numeral']}" for b in books), created, kept=kept
+    )
 
 
 def chapter_import(
@@ -62,8 +75,8 @@ def chapter_import(
 ) -> ImportResult:
     """Create or update the working copy of one chapter from a document; all or nothing.
 
-    With a `user` (the API), withdrawing a released chapter (state draft) is an editor's
-    decision, as publishing is.
+    Every write goes through the editing services, with the `user`'s permissions (None: the
+    command line): a released chapter keeps its identity, and withdrawing is an Editor's act.
     """
     code = document.get("code") if isinstance(document, dict) else None
     if expected_code is not None and isinstance(document, dict) and code != expected_code:
@@ -79,14 +92,16 @@ def chapter_import(
         ),
         released=released,
     )
-    withdrawing = existing is not None and clean["state"] == "draft" and existing.state != "draft"
-    if withdrawing and released and user is not None and not user.has_perm(PUBLISH_PERMISSION):
-        raise PublishForbidden("withdrawing a published chapter is for Editors, as publishing is")
-    with transaction.atomic():
-        chapter = _write_chapter(clean, existing)
-        enqueued = _write_problems(chapter, clean["problems"])
-        transaction.set_rollback(dry_run)
-    return ImportResult("chapter", clean["code"], existing is None, enqueued, _lint(clean))
+    try:
+        with transaction.atomic():
+            chapter = _write_chapter(clean, existing or Chapter(), user)
+            enqueued = problems_replace(chapter=chapter, problems=clean["problems"], user=user)
+            transaction.set_rollback(dry_run)
+    except ValidationError as error:
+        raise ChapterFileError(_paths(error)) from error
+    return ImportResult(
+        "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
+    )
 
 
 def _lint(clean: dict) -> tuple[str, ...]:
@@ -98,9 +113,18 @@ def _lint(clean: dict) -> tuple[str, ...]:
     )
 
 
-def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
-    if existing is not None:
-        chapter_lock(chapter_id=existing.pk)
+def _paths(error: ValidationError) -> list[str]:
+    """What a service's full_clean refused, as the file's paths."""
+    if not hasattr(error, "error_dict"):
+        return [f"(chapter): {message}" for message in error.messages]
+    return [
+        f"{field}: {message}"
+        for field, errors in error.error_dict.items()
+        for message in ValidationError(errors).messages
+    ]
+
+
+def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
     fields = {key: clean[key] for key in CHAPTER_FIELDS}
     fields.update(
         {
@@ -110,7 +134,10 @@ def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
         }
     )
     fields["book"] = Book.objects.get(numeral=clean["book"])
-    chapter, _ = Chapter.objects.update_or_create(code=clean["code"], defaults=fields)
+    fields["code"] = clean["code"]
+    for name, value in fields.items():
+        setattr(chapter, name, value)
+    chapter_save(chapter=chapter, user=user)  # takes the chapter lock, held to the end
     chapter.strand_items.all().delete()
     StrandItem.objects.bulk_create(
         StrandItem(chapter=chapter, strand=kind, position=i, **item)
@@ -139,50 +166,6 @@ def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
     return chapter
 
 
-PROBLEM_FIELDS = [
-    "kind", "variant", "statement", "operation", "inputs", "ask", "rtol", "atol", "digits",
-    "position",
-]
-
-
-def _write_problems(chapter: Chapter, problems: list[dict]) -> int:
-    """Problems are matched by key, so an unchanged problem keeps its verdict. Bulk writes: a
-    chapter of thousands of problems costs a few statements, not a few per problem."""
-    chapter.problems.exclude(key__in=[p["key"] for p in problems]).delete()
-    rows = [
-        Problem(
-            chapter=chapter,
-            key=clean["key"],
-            kind=clean["kind"],
-            variant=clean["variant"],
-            statement=clean["statement"],
-            operation=clean["operation"],
-            inputs=clean["inputs"],
-            ask=clean["ask"],
-            rtol=clean["tolerance"]["rtol"],
-            atol=clean["tolerance"]["atol"],
-            digits=clean["tolerance"]["digits"],
-            position=position,
-        )
-        for position, clean in enumerate(problems)
-    ]
-    Problem.objects.bulk_create(
-        rows, update_conflicts=True, unique_fields=["chapter", "key"], update_fields=PROBLEM_FIELDS
-    )
-    unsolved = [row for row, clean in zip(rows, problems, strict=True) if not clean["solution"]]
-    Solution.objects.filter(problem__in=unsolved).delete()
-    solutions = [
-        Solution(problem=row, **clean["solution"])
-        for row, clean in zip(rows, problems, strict=True)
-        if clean["solution"] is not None
-    ]
-    Solution.objects.bulk_create(
-        solutions,
-        update_conflicts=True,
-        unique_fields=["problem"],
-        update_fields=["steps", "answer", "published"],
-    )
-    return len(verdicts_request(solutions=solutions))
 
 
 def import_order(paths: list[Path]) -> list[Path]:
@@ -199,6 +182,19 @@ def import_order(paths: list[Path]) -> list[Path]:
         return 1 if isinstance(code, str) and is_apparatus_code(code) else 2
 
     return sorted(paths, key=rank)
+
+
+def file_seed(*, text: str) -> ImportResult:
+    """Import only what the database lacks: a book or chapter already stored is kept as authors
+    left it, whatever the file now says (the files are where a course starts, not its master).
+    """
+    document = load_yaml(text)
+    if is_book_document(document):
+        return books_import(document=document, missing_only=True)
+    code = document.get("code") if isinstance(document, dict) else None
+    if isinstance(code, str) and Chapter.objects.filter(code=code).exists():
+        return ImportResult("chapter", code, False, kept=(code,))
+    return chapter_import(document=document)
 
 
 def file_import(*, text: str, dry_run: bool = False) -> ImportResult:

@@ -1,4 +1,7 @@
-"""seed: load the course files under content/, publish what passes, ensure a staff login."""
+"""seed: load what the database lacks from content/, publish what passes, ensure a staff login.
+
+Run again, it changes nothing an author did: a chapter or book already stored is kept as it is.
+"""
 
 import secrets
 import time
@@ -9,16 +12,17 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
-from curriculum.domain.chapter_files import ChapterFileError, file_import, import_order
+from curriculum.domain.chapter_files import ChapterFileError, file_seed, import_order
 from curriculum.domain.gate import PublishRefused, chapter_publish
 from curriculum.models import Chapter, Verdict
 
 CONTENT = Path(settings.BASE_DIR) / "content"
 PASSWORD_FILE = Path(settings.BASE_DIR) / "var" / "admin-password"
+KEPT = "kept as it is in the database (content/ is applied only to what is missing)"
 
 
 class Command(BaseCommand):
-    help = "Import every file under content/ and ensure the admin login; safe to run again."
+    help = "Import what is missing from content/ and ensure the admin login; safe to run again."
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -32,10 +36,13 @@ class Command(BaseCommand):
         codes = []
         for file in import_order(sorted(CONTENT.rglob("*.yaml"))):
             try:
-                result = file_import(text=file.read_text(encoding="utf-8"))
+                result = file_seed(text=file.read_text(encoding="utf-8"))
             except ChapterFileError as error:
                 raise CommandError(f"{file}:\n" + "\n".join(error.errors)) from error
-            self.stdout.write(f"{file.relative_to(CONTENT)}: {result.label}")
+            if result.label and result.label not in result.kept:
+                self.stdout.write(f"{file.relative_to(CONTENT)}: imported {result.label}")
+            for label in result.kept:
+                self.stdout.write(f"{label}: {KEPT}")
             codes += [result.label] if result.kind == "chapter" else []
         self._publish_first_releases(codes, wait)
         username, password = self._admin()

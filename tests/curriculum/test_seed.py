@@ -1,0 +1,54 @@
+"""`manage.py seed` (run by `make run`) loads only what is missing: an author's edit survives."""
+
+import pytest
+from django.core.management import call_command
+
+from curriculum.domain.editing import chapter_save, problem_save
+from curriculum.management.commands import seed
+from curriculum.models import Book, Chapter, Problem, Release
+from tests.conftest import verify_now
+
+KEPT = "kept as it is in the database (content/ is applied only to what is missing)"
+
+
+@pytest.fixture(autouse=True)
+def password_file(monkeypatch, tmp_path):
+    """The admin password goes to a scratch file, not the checkout's var/."""
+    monkeypatch.setattr(seed, "PASSWORD_FILE", tmp_path / "var" / "admin-password")
+
+
+def test_a_second_seed_keeps_every_edit_and_says_what_it_kept(db, capsys):
+    call_command("seed")
+    capsys.readouterr()
+    chapter = Chapter.objects.get(code="II.3")
+    verify_now(chapter)  # no worker here: the second seed may publish it
+    chapter.thesis = "An author's better claim."
+    chapter_save(chapter=chapter)
+    added = Problem.objects.get(chapter=chapter, key="p1")
+    added.pk, added.key, added.chapter = None, "p1", Chapter.objects.get(code="II.4")
+    problem_save(problem=added)
+    book = Book.objects.get(numeral="II")
+    book.title = "Renamed by an editor"
+    book.save()
+
+    call_command("seed")
+    again = capsys.readouterr().out
+
+    chapter.refresh_from_db()
+    assert chapter.thesis == "An author's better claim."
+    assert Problem.objects.filter(chapter__code="II.4", key="p1").exists()
+    assert Book.objects.get(numeral="II").title == "Renamed by an editor"
+    assert f"II.3: {KEPT}" in again and f"0.LA.01: {KEPT}" in again
+    assert f"Book II: {KEPT}" in again
+    assert "II.3: published as release 1" in again
+    assert Release.objects.get(chapter=chapter).snapshot["thesis"] == "An author's better claim."
+
+
+def test_a_chapter_missing_from_the_database_is_imported_again(db, capsys):
+    call_command("seed")
+    capsys.readouterr()
+    Chapter.objects.get(code="II.4").delete()
+    call_command("seed")
+    out = capsys.readouterr().out
+    assert "imported II.4" in out and f"II.4: {KEPT}" not in out
+    assert Chapter.objects.filter(code="II.4").exists()
