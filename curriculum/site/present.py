@@ -66,4 +66,37 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
             if snapshot["strands"][s["kind"]].get("items")
         ],
         "apparatus_sentence": APPARATUS_SENTENCE,
+        "contents": contents(snapshot),
     }
+
+
+def contents(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chapter's own table of contents, in page order, linking the ids the template sets."""
+    problems = snapshot["problems"]
+    entries: list[dict[str, Any]] = [
+        {"id": "built", "title": "How this chapter is built"},
+        {"id": "before", "title": "Before you start"},
+        {"id": "problem", "title": "The problem"},
+    ]
+    if snapshot["apparatus"]:
+        entries.append({"id": "apparatus", "title": "Apparatus"})
+    if snapshot["notation"]:
+        entries.append({"id": "notation", "title": "Notation"})
+    if snapshot["propositions"]:
+        entries.append({"id": "propositions", "title": "Propositions"})
+    entries.append(
+        {"id": "worked", "title": "Worked problems", "parts": _problems(problems, "worked")}
+    )
+    if exercises := _problems(problems, "exercise"):
+        entries.append({"id": "exercises", "title": "Exercises", "parts": exercises})
+    if any(strand.get("items") for strand in snapshot["strands"].values()):
+        entries.append({"id": "strand-notes", "title": "The strands, written out"})
+    return entries
+
+
+def _problems(problems: list[dict[str, Any]], kind: str) -> list[dict[str, str]]:
+    label = "Worked problem" if kind == "worked" else "Exercise"
+    return [
+        {"id": f"problem-{p['key']}", "title": f"{label} {n}", "variant": p["variant"]}
+        for n, p in enumerate((p for p in problems if p["kind"] == kind), start=1)
+    ]

@@ -18,6 +18,7 @@ from curriculum.domain.reading import (
     chapter_freshness,
     release_for_reader,
 )
+from curriculum.domain.wayfinding import chapter_neighbours
 
 from .present import chapter_page, progress
 
@@ -55,6 +56,7 @@ def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpRe
             "c": view.snapshot,
             "page": chapter_page(view.snapshot),
             "preview": preview,
+            "neighbours": chapter_neighbours(code=view.code, staff=request.user.is_staff),
         },
     )
     if preview:
