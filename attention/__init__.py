@@ -13,6 +13,7 @@ from attention.cost import (
     head_dependent_terms,
 )
 from attention.errors import EngineInputError, InputProblem
+from attention.generated import expand_inputs, instances_problem, is_generated
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.registry import OPERATIONS, SELECTORS, Operation, Parameter, check, evaluate
 from attention.softmax import softmax
@@ -43,7 +44,10 @@ __all__ = [
     "check",
     "compare",
     "evaluate",
+    "expand_inputs",
     "head_dependent_terms",
+    "instances_problem",
+    "is_generated",
     "multi_head_attention",
     "scaled_dot_product_attention",
     "softmax",

@@ -63,8 +63,15 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "a " + "x".join(map(str, shape)) + " array"
 
 
+def significant_band(value: np.ndarray, digits: int) -> np.ndarray:
+    """Half a unit (x 1.02) in the ``digits``-th significant figure of each ``value``: the graders'
+    significant-figures rule (PrairieLearn's ``sigfig``); an exact 0 counts as magnitude 1."""
+    magnitude = np.floor(np.log10(np.where(value == 0, 1.0, np.abs(value))))
+    return 0.51 * 10.0 ** (magnitude - digits + 1)
+
+
 def _compare_arrays(
-    value: object, expected: np.ndarray, rtol: float, atol: float, label: str
+    value: object, expected: np.ndarray, rtol: float, atol: float, label: str, digits: int | None
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
@@ -86,21 +93,31 @@ def _compare_arrays(
     diff = np.abs(got - expected)
     nonzero = expected != 0
     rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
-    ok = bool(np.all(diff <= atol + rtol * np.abs(expected)))
+    if digits is None:
+        ok = bool(np.all(diff <= atol + rtol * np.abs(expected)))
+        rule = f"rtol={rtol}, atol={atol}"
+    else:
+        ok = bool(np.all(diff < significant_band(got, digits)))
+        rule = f"not the engine's value to {digits} significant figures"
     worst = float(diff.max())
     return Comparison(
-        ok,
-        worst,
-        rel,
-        "" if ok else f"{prefix}differs by up to {worst:.3g} (rtol={rtol}, atol={atol})",
+        ok, worst, rel, "" if ok else f"{prefix}differs by up to {worst:.3g} ({rule})"
     )
 
 
-def compare(value: object, expected: object, rtol: float = 1e-6, atol: float = 1e-9) -> Comparison:
+def compare(
+    value: object,
+    expected: object,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    digits: int | None = None,
+) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
-    ``ok`` iff shapes match and every ``|v - e| <= atol + rtol * |e|`` (numpy.isclose semantics);
-    mappings are compared key by key and a missing or extra key is a mismatch. The relative error
+    ``ok`` iff shapes match and every ``|v - e| <= atol + rtol * |e|`` (numpy.isclose semantics),
+    or, with ``digits``, every ``|v - e| < 0.51 * 10**(floor(log10 |v|) - digits + 1)``: the
+    answer agrees with the engine's value ``v`` to that many significant figures. Mappings are
+    compared key by key and a missing or extra key is a mismatch. The relative error
     is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when there are none).
     """
     if isinstance(expected, Mapping):
@@ -124,7 +141,7 @@ def compare(value: object, expected: object, rtol: float = 1e-6, atol: float = 1
         worst_abs = math.inf if not ok else 0.0
         worst_rel = math.inf if not ok else 0.0
         for key in sorted(set(wanted) & set(got)):
-            part = _compare_arrays(got[key], wanted[key], rtol, atol, key)
+            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits)
             ok &= part.ok
             worst_abs = max(worst_abs, part.max_abs_error)
             worst_rel = max(worst_rel, part.max_rel_error)
@@ -133,4 +150,4 @@ def compare(value: object, expected: object, rtol: float = 1e-6, atol: float = 1
         return Comparison(ok, worst_abs, worst_rel, "; ".join(messages))
     if isinstance(value, Mapping):
         return Comparison(False, math.inf, math.inf, "expected a number or array, got a mapping")
-    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "")
+    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits)

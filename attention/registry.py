@@ -16,6 +16,7 @@ import numpy as np
 from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
 from attention.cost import TERM_NAMES, attention_cost, cost_problems
 from attention.errors import EngineInputError, InputProblem
+from attention.generated import expand_checked, is_generator
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.softmax import softmax
 
@@ -628,7 +629,7 @@ def _check_ask(
 
 
 def _analyse(
-    operation: object, inputs: object, ask: object
+    operation: object, inputs: object, ask: object, instance: int = 0
 ) -> tuple[list[InputProblem], Operation | None, dict[str, Any]]:
     problems: list[InputProblem] = []
     values: dict[str, Any] = {}
@@ -649,6 +650,8 @@ def _analyse(
         )
         _check_ask(op, ask, None, problems)
         return problems, op, values
+    expanded, generator_problems = expand_checked(inputs, instance)  # generators become numbers
+    problems += generator_problems
     names = [p.name for p in op.parameters]
     for key in inputs:
         if key not in names:
@@ -664,7 +667,14 @@ def _analyse(
                     InputProblem(f"inputs.{param.name}", f"is required ({param.shape})")
                 )
             continue
-        value = _convert(param, inputs[param.name], problems)
+        if is_generator(inputs[param.name]) and param.kind not in ("matrix", "vector_or_matrix"):
+            problems.append(
+                InputProblem(f"inputs.{param.name}", f"cannot be generated: {param.shape}")
+            )
+            continue
+        if is_generator(expanded[param.name]):
+            continue  # a bad generator mapping: its problems are reported above
+        value = _convert(param, expanded[param.name], problems)
         if value is not None:
             values[param.name] = value
     axes = op.plan(values, problems)
@@ -672,15 +682,21 @@ def _analyse(
     return problems, op, values
 
 
-def check(operation: object, inputs: object, ask: object) -> list[InputProblem]:
-    """Every problem with a request, computing nothing; empty when ``evaluate`` will succeed."""
-    return _analyse(operation, inputs, ask)[0]
+def check(
+    operation: object, inputs: object, ask: object, instance: int = 0
+) -> list[InputProblem]:
+    """Every problem with a request, computing nothing; empty when ``evaluate`` will succeed.
+
+    Generated inputs (``attention.generated``) are drawn for ``instance``: 0 is the author's."""
+    return _analyse(operation, inputs, ask, instance)[0]
 
 
-def evaluate(operation: object, inputs: object, ask: object) -> np.ndarray | dict[str, int]:
+def evaluate(
+    operation: object, inputs: object, ask: object, instance: int = 0
+) -> np.ndarray | dict[str, int]:
     """Compute the asked output: an array (0-d for scalars) narrowed by the selectors, or for
     ``terms`` a dict of term name to flops. Raises ``EngineInputError`` listing all problems."""
-    problems, op, values = _analyse(operation, inputs, ask)
+    problems, op, values = _analyse(operation, inputs, ask, instance)
     if problems or op is None:
         raise EngineInputError(problems)
     assert isinstance(ask, Mapping)

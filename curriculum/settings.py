@@ -149,6 +149,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
 VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
+# Readers practise a generated problem on instances 1..N; the verifier checks each one computes.
+PRACTICE_INSTANCES = env.int("PRACTICE_INSTANCES", 20)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-verdicts": {
         "task": "curriculum.tasks.sweep_pending_verdicts",

@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field
 from curriculum.domain.ladder import LEVELS, STRAND_CODES
 from curriculum.models import Chapter, Problem
 from curriculum.models.course import CODE_RE, NUMERAL_RE
+from curriculum.models.problems import MAX_DIGITS
 
 # The choices come from the ladder and the model, so the schema cannot drift from them.
 if TYPE_CHECKING:
@@ -97,8 +98,11 @@ class PropositionIn(Open):
 
 
 class Tolerance(Open):
-    rtol: float = Field(ge=0)
-    atol: float = Field(ge=0)
+    """`{digits}` (significant figures) or `{rtol, atol}`: content-format.md, Tolerance."""
+
+    rtol: float | None = Field(None, ge=0)
+    atol: float | None = Field(None, ge=0)
+    digits: int | None = Field(None, ge=1, le=MAX_DIGITS)
 
 
 class SolutionIn(Open):

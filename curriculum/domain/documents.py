@@ -70,7 +70,9 @@ def _problem(problem) -> dict[str, Any]:
         "operation": problem.operation,
         "inputs": problem.inputs,
         "ask": problem.ask,
-        "tolerance": {"rtol": problem.rtol, "atol": problem.atol},
+        "tolerance": {"rtol": problem.rtol, "atol": problem.atol}
+        if problem.digits is None
+        else {"digits": problem.digits},
     }
     solution = getattr(problem, "solution", None)
     if solution is not None:

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from curriculum.models import Chapter, Release
 
+from .answers import tolerance_text
 from .counting import chapter_counts
 from .locks import chapter_lock
 from .selectors import chapters_with_parts
@@ -85,7 +86,7 @@ def _detail(solution) -> str:
         problem = solution.problem
         return (
             f": max abs error {verdict.max_abs_error:.3g}, beyond the tolerance "
-            f"rtol={problem.rtol:g}, atol={problem.atol:g}"
+            f"{tolerance_text(problem)}"
         )
     return f": {verdict.message}" if verdict.message else ""
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 import attention
 from curriculum.models import Chapter, Problem, Solution, Verdict
 
+from .answers import instances_error, tolerance_of
 from .locks import chapter_lock
 
 Status = Verdict.Status
@@ -42,6 +43,9 @@ def fingerprint(problem: Problem, solution: Solution) -> str:
         "atol": problem.atol,
         "answer": solution.answer,
     }
+    if problem.digits is not None:  # rtol/atol then check nothing; problems older than the
+        del checked["rtol"], checked["atol"]  # digits mode keep the fingerprints they had
+        checked["digits"] = problem.digits
     return hashlib.sha256(json.dumps(checked, sort_keys=True).encode()).hexdigest()
 
 
@@ -185,7 +189,9 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
     fields: dict = {"engine_version": attention.ENGINE_VERSION}
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
-        result = attention.compare(value, answer, rtol=problem.rtol, atol=problem.atol)
+        result = attention.compare(value, answer, **tolerance_of(problem))
+        if unsound := instances_error(problem=problem):
+            return fields | {"status": Status.ERROR, "message": unsound}
     except attention.EngineInputError as error:
         return fields | {"status": Status.ERROR, "message": str(error)}
     except Exception as error:  # noqa: BLE001 - the time limit, memory, an engine fault

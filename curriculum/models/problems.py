@@ -9,6 +9,11 @@ from attention.answers import answer_problems
 from .course import Chapter
 from .validators import validate_markdown
 
+SHOWN_DIGITS = 6
+"""Significant figures a reader page shows of an answer; new problems check answers to these."""
+MAX_DIGITS = 15
+"""A float carries about 16; a tolerance in digits can ask for no more than this."""
+
 
 class Problem(models.Model):
     class Kind(models.TextChoices):
@@ -25,6 +30,15 @@ class Problem(models.Model):
     ask = models.JSONField(default=dict, help_text='Which result: {"output": "out"}')
     rtol = models.FloatField(default=1e-6)
     atol = models.FloatField(default=1e-9)
+    digits = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        default=SHOWN_DIGITS,
+        help_text=(
+            "Significant figures the answer must agree with the engine's value to "
+            f"(1 to {MAX_DIGITS}). Empty: compare with rtol and atol instead."
+        ),
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -33,6 +47,11 @@ class Problem(models.Model):
             models.UniqueConstraint(fields=["chapter", "key"], name="problem_key_once"),
             models.CheckConstraint(
                 condition=models.Q(rtol__gte=0, atol__gte=0), name="tolerance_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(digits__isnull=True)
+                | models.Q(digits__gte=1, digits__lte=MAX_DIGITS),
+                name="digits_in_range",
             ),
         ]
 

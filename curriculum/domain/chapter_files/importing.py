@@ -145,6 +145,7 @@ def _write_problems(chapter: Chapter, problems: list[dict]) -> int:
                 "ask": clean["ask"],
                 "rtol": clean["tolerance"]["rtol"],
                 "atol": clean["tolerance"]["atol"],
+                "digits": clean["tolerance"]["digits"],
                 "position": position,
             },
         )

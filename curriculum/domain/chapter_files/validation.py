@@ -23,6 +23,7 @@ from curriculum.models.course import (
     is_apparatus_code,
     state_after_edit,
 )
+from curriculum.models.problems import MAX_DIGITS, SHOWN_DIGITS
 
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..markup import math_errors, math_prepare
@@ -55,7 +56,10 @@ CHAPTER_KEYS = (
 REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
 SLUG_RE = slug_re  # what Django's SlugField accepts, so admin and files agree
-DEFAULT_TOLERANCE = {"rtol": 1e-6, "atol": 1e-9}
+DEFAULT_TOLERANCE = {"digits": SHOWN_DIGITS}
+# what a problem in digits mode stores in its unused rtol/atol columns: the columns' defaults
+UNUSED_RTOL = Problem._meta.get_field("rtol").default
+UNUSED_ATOL = Problem._meta.get_field("atol").default
 MAX_WHOLE_NUMBER = 10_000  # chapter and proposition numbers, strand targets
 
 
@@ -470,8 +474,13 @@ def _problems(c: _Checker, doc: dict) -> list:
 
 
 def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
-    tolerance = c.mapping(raw, path, ("rtol", "atol"), ("rtol", "atol"))
-    clean = dict(DEFAULT_TOLERANCE)
+    """`{digits: N}` (significant figures) or `{rtol, atol}`; cleaned with all three keys."""
+    if isinstance(raw, dict) and "digits" in raw:
+        c.mapping(raw, path, ("digits",))
+        digits = c.integer(raw, "digits", path, default=SHOWN_DIGITS, minimum=1, maximum=MAX_DIGITS)
+        return {"digits": digits, "rtol": UNUSED_RTOL, "atol": UNUSED_ATOL}
+    tolerance = c.mapping(raw, path, ("rtol", "atol", "digits"), ("rtol", "atol"))
+    clean: dict[str, Any] = {"digits": None, "rtol": 0.0, "atol": 0.0}
     for key in ("rtol", "atol"):
         value = tolerance.get(key, clean[key])
         if (

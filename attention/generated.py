@@ -1,0 +1,188 @@
+"""Generated inputs: a mapping in a problem's inputs that stands for numbers drawn on demand.
+
+``x: {generate: normal, shape: [3, 4], scale: 1.0, round: 2, seed: 7}`` is a 3x4 matrix of
+normal draws rounded to 2 decimals. Instance 0 is the author's own (the statement shows it and
+the answer is for it); readers practise on instances 1, 2, ... Each input is drawn from its own
+numpy Generator seeded from (seed, instance, input name), so a value never depends on the other
+inputs, their order, or the machine, and a file keeps the generator, never the numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeGuard
+
+import numpy as np
+
+from attention.errors import EngineInputError, InputProblem
+
+GENERATORS: dict[str, tuple[str, ...]] = {
+    "normal": ("generate", "shape", "seed", "mean", "scale", "round"),
+    "uniform": ("generate", "shape", "seed", "low", "high", "scale", "round"),
+}
+"""Each generator and the keys its mapping may hold (``generate``, ``shape``, ``seed`` required)."""
+
+DEFAULT_ROUND = 2
+"""Decimals kept when ``round`` is not given: numbers a reader can work with by hand."""
+
+MAX_ROUND = 10
+MAX_RANK = 3
+MAX_GENERATED_ELEMENTS = 2**16
+"""Per input: readers practise on many instances, and the verifier checks every one."""
+
+MAX_MAGNITUDE = 1e6
+"""Bound on mean, scale, low and high, so every draw stays far from overflow."""
+
+MAX_SEED = 2**32 - 1
+
+
+def is_generator(value: object) -> bool:
+    """Whether an input value is a generator mapping rather than numbers."""
+    return isinstance(value, Mapping) and "generate" in value
+
+
+def is_generated(inputs: object) -> bool:
+    """Whether any input of a problem is generated (so it has reader instances)."""
+    return isinstance(inputs, Mapping) and any(is_generator(v) for v in inputs.values())
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _real(value: object) -> bool:
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(value)
+    )
+
+
+def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
+    """Every problem with one generator mapping, each with its path (``inputs.x.shape``)."""
+    path = f"inputs.{name}"
+    kind = spec.get("generate")
+    if kind not in GENERATORS:
+        return [
+            InputProblem(
+                f"{path}.generate",
+                f"unknown generator {kind!r}; expected {' or '.join(GENERATORS)}",
+            )
+        ]
+    problems = [
+        InputProblem(f"{path}.{key}", f"unknown key for {kind} (allowed: {', '.join(allowed)})")
+        for key in spec
+        if key not in (allowed := GENERATORS[kind])
+    ]
+
+    def add(key: str, message: str) -> None:
+        problems.append(InputProblem(f"{path}.{key}", message))
+
+    shape = spec.get("shape")
+    if not isinstance(shape, list) or not all(_whole(n) and n >= 1 for n in shape):
+        add("shape", f"expected a list of positive whole numbers such as [3, 4], got {shape!r}")
+    elif len(shape) > MAX_RANK:
+        add("shape", f"has {len(shape)} axes; at most {MAX_RANK}")
+    elif (size := math.prod(shape)) > MAX_GENERATED_ELEMENTS:
+        add("shape", f"has {size} elements, more than the limit of {MAX_GENERATED_ELEMENTS}")
+    seed = spec.get("seed")
+    if not (_whole(seed) and 0 <= seed <= MAX_SEED):
+        add("seed", f"expected a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    rounding = spec.get("round", DEFAULT_ROUND)
+    if not (_whole(rounding) and 0 <= rounding <= MAX_ROUND):
+        add("round", f"expected a whole number of decimals from 0 to {MAX_ROUND}, got {rounding!r}")
+    for key in ("mean", "scale", "low", "high"):
+        if key in spec and (not _real(spec[key]) or abs(spec[key]) > MAX_MAGNITUDE):
+            add(
+                key,
+                f"expected a finite number of size at most {MAX_MAGNITUDE:g}, got {spec[key]!r}",
+            )
+    if "scale" in spec and _real(spec["scale"]) and spec["scale"] <= 0:
+        add("scale", f"must be positive, got {spec['scale']!r}")
+    if kind == "uniform":
+        bounds = [k for k in ("low", "high") if k in spec]
+        if bounds and "scale" in spec:
+            add("scale", "give either scale (draws from -scale to scale) or low and high, not both")
+        elif len(bounds) == 1:
+            missing = "high" if bounds == ["low"] else "low"
+            add(missing, f"is required with {bounds[0]}")
+        elif bounds and all(_real(spec[k]) for k in bounds) and spec["low"] >= spec["high"]:
+            add("high", f"must be greater than low ({spec['low']!r}), got {spec['high']!r}")
+    return problems
+
+
+def _rng(seed: int, instance: int, name: str) -> np.random.Generator:
+    name_key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(instance), name_key]))
+
+
+def generate(name: str, spec: Mapping[str, Any], instance: int = 0) -> Any:
+    """The numbers one valid generator mapping stands for at ``instance``, as nested lists
+    (a float for shape []). Call ``spec_problems`` first."""
+    rng = _rng(spec["seed"], instance, name)
+    shape = tuple(spec["shape"])
+    if spec["generate"] == "normal":
+        draw = rng.normal(spec.get("mean", 0.0), spec.get("scale", 1.0), shape)
+    elif "low" in spec:
+        draw = rng.uniform(spec["low"], spec["high"], shape)
+    else:
+        scale = spec.get("scale", 1.0)
+        draw = rng.uniform(-scale, scale, shape)
+    rounded = np.round(draw, spec.get("round", DEFAULT_ROUND)) + 0.0  # + 0.0: no -0.0
+    return rounded.tolist()
+
+
+def expand_checked(
+    inputs: Mapping[str, Any], instance: int = 0
+) -> tuple[dict[str, Any], list[InputProblem]]:
+    """Inputs with every valid generator replaced by its numbers at ``instance``, and the
+    problems of the invalid ones (which are left as written)."""
+    if not _whole(instance) or instance < 0:
+        return dict(inputs), [
+            InputProblem("instance", f"must be a whole number >= 0: {instance!r}")
+        ]
+    expanded, problems = {}, []
+    for name, value in inputs.items():
+        if not is_generator(value):
+            expanded[name] = value
+            continue
+        found = spec_problems(str(name), value)
+        problems += found
+        expanded[name] = value if found else generate(str(name), value, instance)
+    return expanded, problems
+
+
+def expand_inputs(inputs: Mapping[str, Any], instance: int = 0) -> dict[str, Any]:
+    """Inputs with generators replaced by their numbers at ``instance`` (0: the author's own).
+
+    Raises ``EngineInputError`` listing every bad generator mapping.
+    """
+    if not isinstance(inputs, Mapping):
+        raise EngineInputError(InputProblem("inputs", "must be a mapping of input names"))
+    expanded, problems = expand_checked(inputs, instance)
+    if problems:
+        raise EngineInputError(problems)
+    return expanded
+
+
+def instances_problem(
+    operation: str, inputs: Mapping[str, Any], ask: Mapping[str, Any], instances: Iterable[int]
+) -> str:
+    """Why one of these instances cannot be computed, naming the first that fails; "" if none.
+
+    A generated problem is sound only when every reader instance is: a draw can make a value
+    overflow, or, with other inputs, fail a check that instance 0 passed.
+    """
+    from attention.registry import evaluate  # the registry imports this module
+
+    for instance in instances:
+        try:
+            value = evaluate(operation, inputs, ask, instance=instance)
+        except EngineInputError as error:
+            return f"instance {instance}: {error}"
+        numbers = value.values() if isinstance(value, dict) else [value]
+        if not all(np.all(np.isfinite(np.asarray(n, dtype=np.float64))) for n in numbers):
+            return f"instance {instance}: the engine's value is not finite (NaN or infinity)"
+    return ""
