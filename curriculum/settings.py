@@ -203,6 +203,8 @@ LOGGING = {
 INSTALLED_APPS += ["ninja"]
 # Anonymous reads per client address (Django's cache: Redis when CACHE_URL is set).
 API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
+# Readers' answer checks per client address (site form and API alike): each runs the engine.
+PRACTICE_CHECK_RATE = env.str("PRACTICE_CHECK_RATE", "30/min")
 # Behind N trusted proxies, the client address is the Nth from the right in X-Forwarded-For;
 # with 0 it is REMOTE_ADDR, so a client cannot dodge the limit by sending that header.
 NINJA_NUM_PROXIES = env.int("API_NUM_PROXIES", 0)

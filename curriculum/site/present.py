@@ -8,6 +8,8 @@ from datetime import datetime
 from numbers import Real
 from typing import Any
 
+from curriculum.domain.practice import practisable
+
 APPARATUS_SENTENCE = (
     "The mathematics this chapter leans on, held in Book 0 so it can be assumed here without "
     "being taught here. Not a gate — follow a link when a step stops making sense."
@@ -53,6 +55,7 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
             if "solution" in problem
             else None,
             "verified_at": when((problem.get("verification") or {}).get("decided_at")),
+            "practisable": practisable(problem),
         }
         for problem in snapshot["problems"]
     ]

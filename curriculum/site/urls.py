@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import search, views, wayfinding
+from . import practice, search, views, wayfinding
 
 app_name = "site"
 urlpatterns = [
@@ -11,5 +11,6 @@ urlpatterns = [
     path("search/", search.search_page, name="search"),
     path("chapters/<str:code>/", views.chapter, name="chapter"),
     path("chapters/<str:code>/releases/", wayfinding.releases, name="releases"),
+    path("chapters/<str:code>/problems/<str:key>/", practice.practice_page, name="practice"),
     path("chapters/<str:code>/releases/<int:number>/", views.release, name="release"),
 ]

@@ -21,7 +21,7 @@ def gin_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0003_figure_svg_help'),
+        ('curriculum', '0004_problem_digits'),
     ]
 
     operations = [
