@@ -45,10 +45,14 @@ def browser():
 class Visit:
     """One page with every console error, page error and dialog it produced."""
 
-    def __init__(self, browser, base_url: str, *, width: int = 1100, scheme: str = "light"):
+    def __init__(
+        self, browser, base_url: str, *, width: int = 1100, scheme: str = "light",
+        javascript: bool = True,
+    ):
         self.base_url = base_url
         self.page = browser.new_page(
-            viewport={"width": width, "height": 900}, color_scheme=scheme
+            viewport={"width": width, "height": 900}, color_scheme=scheme,
+            java_script_enabled=javascript,
         )
         self.problems: list[str] = []
         self.dialogs: list[str] = []

@@ -10,6 +10,7 @@ from curriculum.domain.chapter_files import chapter_import, load_yaml
 
 from .conftest import release_ii3
 from .test_browser import Visit, browser  # noqa: F401  (the module's Chromium)
+from .test_practice import PAGE, engine, generated_chapter
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -180,3 +181,46 @@ def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live
     assert box.evaluate("b => getComputedStyle(b).backgroundImage").count("gradient") == 4
     assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     box.screenshot(path=str(Path(__file__).resolve().parents[2] / "test-output/wide-formula.png"))
+
+
+# ---------------------------------------------------------------- practice
+
+
+@pytest.fixture
+def practice(seeded, settings):
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    generated_chapter()
+
+
+def test_an_instance_is_tried_right_and_wrong_without_javascript(browser, live_server, practice):  # noqa: F811
+    visit = Visit(browser, live_server.url, width=390, javascript=False)
+    visit.open("/chapters/II.7/")
+    visit.page.get_by_role("link", name="Practise exercise 2 on fresh numbers").click()
+    instance = int(visit.page.url.split("instance=")[1])
+    assert 1 <= instance <= 20
+    right = "\n".join(" ".join(repr(v) for v in row) for row in engine(instance))
+    visit.page.get_by_label(f"The output out for instance {instance}").fill(right)
+    visit.page.get_by_role("button", name="Check my answer").click()
+    assert "Right." in visit.page.locator("#result").inner_text()
+    assert visit.page.url.endswith(f"?instance={instance}#result")
+    visit.page.get_by_label(f"The output out for instance {instance}").fill("0.5 0.5")
+    visit.page.get_by_role("button", name="Check my answer").click()
+    result = visit.page.locator("#result").inner_text()
+    assert "Not right." in result and "the engine's value is 2 × 3" in result
+    visit.screenshot("practice-wrong-phone.png")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_practice_page_passes_axe_core(browser, live_server, practice, scheme):  # noqa: F811
+    visit = Visit(browser, live_server.url, scheme=scheme)
+    visit.open(f"{PAGE}?instance=3")
+    assert axe_violations(visit) == []
+    visit.page.get_by_label("The output out for instance 3").fill("1 2 three")
+    visit.page.get_by_role("button", name="Check my answer").click()
+    assert "Not read." in visit.page.locator("#result").inner_text()
+    assert axe_violations(visit) == []
+    visit.page.get_by_role("link", name="Show the solution for instance 3").click()
+    assert visit.page.locator("div.answer").count() == 1
+    assert axe_violations(visit) == []
+    visit.screenshot(f"practice-solution-{scheme}.png")
+    visit.assert_clean()
