@@ -12,7 +12,7 @@ embedded default) falls back to a plain case-insensitive match.
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,7 +141,7 @@ def search_index_sync() -> int:
     return len(stale)
 
 
-def _version(row: dict[str, Any]) -> str | None:
+def _version(row: Mapping[str, Any]) -> str | None:
     """None for a draft: it has no entries, and any it had are removed."""
     if row["state"] == Chapter.State.DRAFT:
         return None

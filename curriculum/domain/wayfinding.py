@@ -4,6 +4,7 @@ Both read only what the reader may see: drafts are skipped (unless staff), and a
 chapter is known by its latest release's title, never by its working copy.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -44,7 +45,7 @@ def chapter_neighbours(*, code: str, staff: bool = False) -> Neighbours:
     )
     if not staff:
         chapters = chapters.exclude(state=Chapter.State.DRAFT)
-    row = (
+    row: Mapping[str, Any] = (
         chapters.annotate(
             # filtering on a window value makes Django wrap the query, so the windows below run
             # over every visible chapter before the one row asked for is kept

@@ -97,7 +97,7 @@ def _page(
     outcome = request.session.pop(_session_key(practice), None)
     if outcome and outcome.get("instance") != instance:
         outcome = None
-    show_solution = instance is not None and request.GET.get("solution") == "1"
+    show_solution = request.GET.get("solution") == "1"
     context = {
         "practice": practice,
         "problem": practice.problem,
@@ -113,7 +113,7 @@ def _page(
         else "",
         "another_url": _address(practice, None),
         "engine_answer": answer_table(solution_for_instance(practice=practice, instance=instance))
-        if show_solution
+        if show_solution and instance is not None
         else None,
     }
     response = render(request, "site/practice.html", context, status=status)
