@@ -36,6 +36,7 @@ SNIPPET_WORDS = 30
 # The highlight marks travel through PostgreSQL as control characters no author text holds
 # (they are stripped on indexing), so the rest of the snippet can be escaped as text.
 START, STOP = "\x02", "\x03"
+CONTROL = re.compile("[\x00-\x1f\x7f]")  # PostgreSQL refuses NUL; none of them is a word
 
 
 class SearchRefused(ValueError):
@@ -53,7 +54,7 @@ class Hit:
 
 
 def search(*, query: str, limit: int = MAX_RESULTS) -> list[Hit]:
-    words = " ".join(query.split())
+    words = " ".join(CONTROL.sub(" ", query).split())
     if not words:
         raise SearchRefused("type a word or two to search for")
     if len(words) > MAX_QUERY_LENGTH:
@@ -223,11 +224,10 @@ def _parts(snapshot: dict[str, Any]) -> Iterator[dict[str, str]]:
 
 
 def _part(kind: str, anchor: str, heading: str, body: str, title: str) -> dict[str, str]:
-    clean = re.compile(f"[{START}{STOP}\x00]")
     return {
         "kind": kind,
         "anchor": anchor,
-        "heading": clean.sub("", heading)[:400],
-        "body": clean.sub("", body.strip()),
-        "title": title,
+        "heading": CONTROL.sub(" ", heading)[:400],
+        "body": CONTROL.sub(lambda c: c[0] if c[0] in "\n\t" else " ", body.strip()),
+        "title": CONTROL.sub(" ", title),
     }

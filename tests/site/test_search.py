@@ -121,3 +121,8 @@ def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
     refused = client.get("/api/v1/search", {"q": "   "})
     assert refused.status_code == 422 and "type a word" in refused.json()["errors"][0]
     assert client.get("/api/v1/search").status_code == 422
+
+
+def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
+    assert any(h["code"] == "II.4" for h in api(client, "coreference\x00"))
+    assert "<mark>coreference</mark>" in site(client, "\x00coreference\x07").lower()
