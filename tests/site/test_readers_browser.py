@@ -180,6 +180,7 @@ def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live
     assert box.evaluate("b => b.scrollWidth > b.clientWidth")
     assert box.evaluate("b => getComputedStyle(b).backgroundImage").count("gradient") == 4
     assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    assert axe_violations(visit) == []  # a scrolling box must be reachable by keyboard
     box.screenshot(path=str(Path(__file__).resolve().parents[2] / "test-output/wide-formula.png"))
 
 
