@@ -4,6 +4,7 @@ Both read only what the reader may see: drafts are skipped (unless staff), and a
 chapter is known by its latest release's title, never by its working copy.
 """
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +32,12 @@ class Neighbour:
 class Neighbours:
     previous: Neighbour | None
     next: Neighbour | None
+
+    @property
+    def version(self) -> str:
+        """Moves when either link would change: a page's ETag includes it."""
+        named = [(n.code, n.title) if n else None for n in (self.previous, self.next)]
+        return hashlib.sha256(repr(named).encode()).hexdigest()[:12]
 
 
 def chapter_neighbours(*, code: str, staff: bool = False) -> Neighbours:

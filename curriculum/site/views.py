@@ -18,7 +18,7 @@ from curriculum.domain.reading import (
     chapter_freshness,
     release_for_reader,
 )
-from curriculum.domain.wayfinding import chapter_neighbours
+from curriculum.domain.wayfinding import Neighbours, chapter_neighbours
 
 from .present import chapter_page, progress
 
@@ -47,7 +47,9 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
     return render(request, "site/book.html", {"book": books[0][0], "chapters": books[0][1]})
 
 
-def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpResponse:
+def _chapter(
+    request: HttpRequest, view: ReaderView, *, preview: bool, neighbours: Neighbours | None = None
+) -> HttpResponse:
     response = render(
         request,
         "site/chapter.html",
@@ -56,7 +58,8 @@ def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpRe
             "c": view.snapshot,
             "page": chapter_page(view.snapshot),
             "preview": preview,
-            "neighbours": chapter_neighbours(code=view.code, staff=request.user.is_staff),
+            "neighbours": neighbours
+            or chapter_neighbours(code=view.code, staff=request.user.is_staff),
         },
     )
     if preview:
@@ -86,8 +89,10 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
                 request, chapter_for_reader(code=code, staff=True, preview=True), preview=True
             )
         freshness = chapter_freshness(code=code, staff=staff)
+        # the links to the chapters either side are part of the page: their move is a new page
+        neighbours = chapter_neighbours(code=code, staff=staff)
         validators = {
-            "ETag": quote_etag(f"{freshness.version}:{PAGES_VERSION}"),
+            "ETag": quote_etag(f"{freshness.version}:{neighbours.version}:{PAGES_VERSION}"),
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
             "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
         }
@@ -95,7 +100,12 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
             request,
             etag=validators["ETag"],
             last_modified=int(freshness.last_modified.timestamp()),
-        ) or _chapter(request, chapter_for_reader(code=code, staff=staff), preview=False)
+        ) or _chapter(
+            request,
+            chapter_for_reader(code=code, staff=staff),
+            preview=False,
+            neighbours=neighbours,
+        )
     except NotVisible as error:
         raise Http404("no such chapter") from error
     for header, value in validators.items():

@@ -47,4 +47,4 @@ def test_a_released_page_is_served_from_its_release_in_three_queries(client, see
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/chapters/II.7/")
     assert response.content.decode().count('class="problem problem-') == count
-    assert len(queries) == 3  # its version (the ETag), the release, its neighbours in the book
+    assert len(queries) == 3  # its version and its neighbours in the book (the ETag), the release

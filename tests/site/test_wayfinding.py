@@ -43,6 +43,17 @@ def test_a_released_neighbour_is_named_by_its_release_not_its_working_copy(clien
     assert "Unreleased New Title" not in text
 
 
+def test_a_neighbour_released_under_a_new_title_changes_the_page_s_etag(client, released):
+    before = client.get("/chapters/II.4/")["ETag"]
+    assert client.get("/chapters/II.4/", HTTP_IF_NONE_MATCH=before).status_code == 304
+    chapter_publish(chapter=Chapter.objects.filter(code="II.3").first())  # same title: same page
+    assert client.get("/chapters/II.4/", HTTP_IF_NONE_MATCH=before).status_code == 304
+    Chapter.objects.filter(code="II.3").update(title="Second Edition")
+    chapter_publish(chapter=Chapter.objects.get(code="II.3"))
+    again = client.get("/chapters/II.4/", HTTP_IF_NONE_MATCH=before)
+    assert again.status_code == 200 and "Second Edition" in again.content.decode()
+
+
 def test_the_chapter_opens_with_its_own_contents_linking_every_section_and_problem(
     client, released
 ):
