@@ -40,7 +40,7 @@ CONTROL = re.compile("[\x00-\x1f\x7f]")  # PostgreSQL refuses NUL; none of them 
 
 
 class SearchRefused(ValueError):
-    """The query cannot be searched (empty, or too long); the message says why."""
+    """The query cannot be searched (too long); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,11 @@ class Hit:
 
 
 def search(*, query: str, limit: int = MAX_RESULTS) -> list[Hit]:
+    """The best `limit` parts for `query` (none for no words); raises SearchRefused with a
+    reason for the reader when the query is too long."""
     words = " ".join(CONTROL.sub(" ", query).split())
     if not words:
-        raise SearchRefused("type a word or two to search for")
+        return []
     if len(words) > MAX_QUERY_LENGTH:
         raise SearchRefused(f"a search is at most {MAX_QUERY_LENGTH} characters")
     search_index_sync()
