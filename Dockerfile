@@ -1,12 +1,15 @@
-# The app image for docker-compose.yml: Python 3.12 with the locked packages, and Node.js for
-# KaTeX, which typesets mathematics on the server.
+# The production image (docker-compose.yml): Python 3.12 with the locked packages in .venv,
+# Node.js for KaTeX (which typesets mathematics on the server), and `make serve` as its command.
 FROM python:3.12-slim
-RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm \
+RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm make \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.lock ./
-RUN pip install --no-cache-dir --require-hashes -r requirements.lock
+RUN python -m venv .venv && .venv/bin/pip install --no-cache-dir --require-hashes -r requirements.lock
 COPY katex/package.json katex/package-lock.json katex/
 RUN cd katex && npm ci --no-audit --no-fund
 COPY . .
-RUN scripts/install-katex.sh
+RUN scripts/install-katex.sh && touch .venv/.installed
+ENV DJANGO_DEBUG=0 HOST=0.0.0.0
+EXPOSE 8000
+CMD ["make", "serve"]

@@ -1,11 +1,11 @@
-# The two commands: `make run` (site with seed content) and `make test` (the whole suite).
+# `make run` (site with seed content), `make test` (the whole suite), `make serve` (production).
 PYTHON ?= python3.12
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL_TEST ?= postgres://postgres@127.0.0.1:5432/curriculum
 
-.PHONY: install run test lint bench worker
+.PHONY: install run serve test lint bench worker
 
 $(VENV)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,9 @@ install: $(VENV)/.installed
 
 run: install
 	PORT=$(PORT) scripts/run.sh
+
+serve: install
+	PORT=$(PORT) scripts/serve.sh
 
 test: install
 	scripts/test.sh

@@ -131,7 +131,7 @@ class FigureInline(TextBoxes, admin.StackedInline):
     def drawing(self, figure):
         shown = svg_inline(figure.svg or "", alt=figure.alt)
         if not shown:
-            return "—"
+            return "; ".join(svg_removals(figure.svg or "")) or "—"
         encoded = base64.b64encode(shown.encode()).decode()
         preview = format_html(
             '<img class="figure-preview" src="data:image/svg+xml;base64,{}" alt="{}">',

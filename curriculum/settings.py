@@ -42,6 +42,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "curriculum.api.middleware.ApiShapeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -95,10 +96,12 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Throttle admin logins: five failures lock the username+address pair for a cool-off.
+# Throttle admin logins: five failures from one address, whatever usernames they tried, lock
+# that address for a cool-off (so spraying many usernames is slowed too). The username alone is
+# not a key: nobody elsewhere can lock a colleague out by failing as them.
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", 0.25)
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 
 LANGUAGE_CODE = "en-gb"
@@ -196,6 +199,23 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", "WARNING")},
 }
+
+# ---------------------------------------------------------------- Limits
+# Everything an author or client sends is bounded here, once; each is refused with its path
+# and a clear message (README, Configuration). Content stored before a limit existed is shown
+# inert or left out with a note, never a 500.
+LIMIT_SVG_DEPTH = env.int("LIMIT_SVG_DEPTH", 40)  # nested elements in one figure
+LIMIT_SVG_BYTES = env.int("LIMIT_SVG_BYTES", 512 * 1024)  # one figure's source
+LIMIT_YAML_DEPTH = env.int("LIMIT_YAML_DEPTH", 40)  # nested mappings and lists in a file
+LIMIT_JSON_DEPTH = env.int("LIMIT_JSON_DEPTH", 40)  # nested objects and arrays in an API body
+LIMIT_API_BODY_BYTES = env.int("LIMIT_API_BODY_BYTES", 2 * 1024 * 1024)  # 413 beyond
+LIMIT_CHAPTER_FILE_BYTES = env.int("LIMIT_CHAPTER_FILE_BYTES", 2 * 1024 * 1024)
+LIMIT_FORMULA_EXPAND = env.int("LIMIT_FORMULA_EXPAND", 1000)  # KaTeX maxExpand (macro uses)
+LIMIT_FORMULA_TOKENS = env.int("LIMIT_FORMULA_TOKENS", 20_000)  # what its macros produce
+LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's TeX
+LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one typeset formula
+# All of a chapter's rendered text and figures together: its page and API body stay near this.
+LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs

@@ -1,7 +1,9 @@
 // TeX to MathML for the curriculum site, one batch per process.
-// stdin:  [{"tex": "...", "display": false}, ...]
+// stdin:  {"limits": {"expand", "tokens", "chars", "html"}, "formulas": [{"tex", "display"}, ...]}
 // stdout: [{"html": "<span class=\"katex\"><math ...>"} | {"error": "KaTeX parse error: ..."}, ...]
-// Nothing is trusted: \href, \url, \html* and friends are refused, and sizes are bounded.
+// Nothing is trusted: \href, \url, \html* and friends are refused, and sizes are bounded: the
+// limits (curriculum/settings.py, LIMIT_FORMULA_*) cap macro expansions (KaTeX's maxExpand),
+// the tokens macros may produce (counted before they are built), the TeX and the MathML.
 "use strict";
 
 const katex = require("katex");
@@ -12,9 +14,8 @@ const OPTIONS = {
   trust: false,
   strict: "ignore",
   maxSize: 3, // em: a \rule or \kern can never cover the text around it
-  maxExpand: 1000, // macro expansions: a recursive \def stops instead of hanging
 };
-const MAX_TEX_LENGTH = 20000;
+const GUARD = "\\curriculumTokenGuard";
 
 // MathML Core (Chromium) draws mathvariant="normal" only; bold, double-struck, script and
 // the rest must be the Unicode Mathematical Alphanumeric characters themselves.
@@ -69,29 +70,98 @@ function mathvariants(mathml) {
   );
 }
 
-function typeset({ tex, display }) {
-  const source = String(tex);
-  if (source.length > MAX_TEX_LENGTH) {
-    return { error: `KaTeX parse error: formula longer than ${MAX_TEX_LENGTH} characters` };
-  }
-  try {
-    return {
-      html: mathvariants(
-        katex.renderToString(source, { ...OPTIONS, displayMode: !!display }),
-      ),
+// A macro's expansion is its body with each #n replaced by the argument: counted before
+// KaTeX builds it, so `\def\d#1{#1#1...}\d{\d{...}}` stops at the budget, not after gigabytes.
+function tokenGuard(budget) {
+  return (gullet) => {
+    const getExpansion = gullet._getExpansion.bind(gullet);
+    const consumeArgs = gullet.consumeArgs.bind(gullet);
+    let pending = null;
+    let produced = 0;
+    gullet._getExpansion = (name) => {
+      pending = null;
+      const expansion = getExpansion(name);
+      pending = expansion && !expansion.unexpandable ? expansion : null;
+      return expansion;
     };
-  } catch (error) {
-    if (error instanceof katex.ParseError) return { error: error.message };
-    if (error instanceof RangeError) {
-      return { error: "KaTeX parse error: formula nested too deeply" };
-    }
-    return { error: String(error) };
+    gullet.consumeArgs = (numArgs, delimiters) => {
+      const expansion = pending;
+      pending = null;
+      const args = consumeArgs(numArgs, delimiters);
+      if (expansion && Array.isArray(expansion.tokens)) {
+        const body = expansion.tokens;
+        produced += body.length;
+        for (let i = 1; i < body.length; i++) {
+          if (body[i].text === "#" && /^[1-9]$/.test(body[i - 1].text)) {
+            produced += (args[+body[i - 1].text - 1] || []).length;
+          }
+        }
+      }
+      if (produced > budget) {
+        throw new katex.ParseError(
+          `macros expand to more than ${budget} tokens (LIMIT_FORMULA_TOKENS)`,
+        );
+      }
+      return args;
+    };
+    return "";
+  };
+}
+
+function render(source, display, limits, guarded) {
+  const macros = guarded ? { [GUARD]: tokenGuard(limits.tokens) } : {};
+  return katex.renderToString(guarded ? `${GUARD} ${source}` : source, {
+    ...OPTIONS,
+    maxExpand: limits.expand,
+    macros,
+    displayMode: !!display,
+  });
+}
+
+function typeset({ tex, display }, limits) {
+  const source = String(tex);
+  if (source.length > limits.chars) {
+    return {
+      error: `KaTeX parse error: formula longer than ${limits.chars} characters ` +
+        "(LIMIT_FORMULA_CHARS)",
+    };
   }
+  let html;
+  try {
+    html = mathvariants(render(source, display, limits, true));
+  } catch (error) {
+    if (error instanceof katex.ParseError && /LIMIT_FORMULA_TOKENS/.test(error.message)) {
+      return { error: error.message };
+    }
+    try {
+      // within the budget: the same parse without the guard, so positions match the author's
+      render(source, display, limits, false);
+    } catch (plain) {
+      return describe(plain);
+    }
+    return describe(error);
+  }
+  const size = Buffer.byteLength(html);
+  if (size > limits.html) {
+    return {
+      error: `KaTeX parse error: formula renders to ${size} bytes, more than ${limits.html} ` +
+        "(LIMIT_FORMULA_HTML_BYTES)",
+    };
+  }
+  return { html };
+}
+
+function describe(error) {
+  if (error instanceof katex.ParseError) return { error: error.message };
+  if (error instanceof RangeError) {
+    return { error: "KaTeX parse error: formula nested too deeply" };
+  }
+  return { error: String(error) };
 }
 
 const chunks = [];
 process.stdin.on("data", (chunk) => chunks.push(chunk));
 process.stdin.on("end", () => {
-  const formulas = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  process.stdout.write(JSON.stringify(formulas.map(typeset)));
+  const { limits, formulas } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  process.stdout.write(JSON.stringify(formulas.map((formula) => typeset(formula, limits))));
 });

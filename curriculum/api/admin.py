@@ -2,6 +2,8 @@
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers
 
 from curriculum.domain.tokens import token_revoke, token_secret_assign
 from curriculum.models import ApiToken
@@ -32,11 +34,24 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         secret = None if change else token_secret_assign(token=obj)
         super().save_model(request, obj, form, change)
-        if secret:
-            messages.warning(
-                request,
-                f"The token for {obj.user} is {secret} — copy it now; it is not shown again.",
-            )
+        request.token_secret = secret  # for response_add, on this request only
+
+    def response_add(self, request, obj, post_url_continue=None):
+        """The secret is shown once, in the body of this page: never in a cookie (messages
+        are signed, not encrypted) and never stored by a cache."""
+        response = TemplateResponse(
+            request,
+            "admin/curriculum/apitoken/issued.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "token": obj,
+                "secret": request.token_secret,
+                "title": "Token issued",
+            },
+        )
+        add_never_cache_headers(response)
+        return response
 
     @admin.action(description="Revoke selected tokens", permissions=["change"])
     def revoke(self, request, queryset):

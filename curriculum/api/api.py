@@ -4,9 +4,12 @@ Every error body is `{"detail": ..., "errors": [...]}`; `errors` lists every pro
 importer error with its path, each reason the gate refused) so a client fixes all at once.
 """
 
-from django.http import HttpRequest, HttpResponse
+import logging
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
-from ninja.errors import ValidationError
+from ninja.errors import HttpError, ValidationError
 
 from curriculum.domain.chapter_files import ChapterFileError
 from curriculum.domain.gate import PublishForbidden, PublishRefused
@@ -16,6 +19,9 @@ from . import chapters, lists, practice, search, writes  # noqa: F401  (writes r
 from .auth import READ_AUTH, READ_SECURITY
 from .schemas import ChapterDocument, Error, Pong
 from .throttling import AnonymousReadThrottle
+from .writes import BodyTooLarge
+
+logger = logging.getLogger(__name__)
 
 
 class CurriculumAPI(NinjaAPI):
@@ -69,8 +75,29 @@ def invalid_request(request, exc: ValidationError):
 
 
 @api.exception_handler(NotVisible)
+@api.exception_handler(Http404)
 def not_visible(request, exc):
     return _error(request, 404, "Not Found", [])
+
+
+@api.exception_handler(HttpError)
+def http_error(request, exc: HttpError):
+    """401, 403 and 429 (ninja's own refusals) in the same shape as every other error."""
+    return _error(request, exc.status_code, exc.message, [])
+
+
+@api.exception_handler(BodyTooLarge)
+@api.exception_handler(RequestDataTooBig)
+def body_too_large(request, exc):
+    limit = f"body: at most {BodyTooLarge.limit():,} bytes (LIMIT_API_BODY_BYTES)"
+    return _error(request, 413, "the body is too large", [limit])
+
+
+@api.exception_handler(Exception)
+def server_error(request, exc: Exception):
+    """Logged for the operators; the client gets the error shape, never a traceback."""
+    logger.exception("API error on %s %s", request.method, request.path, exc_info=exc)
+    return _error(request, 500, "Internal Server Error", [])
 
 
 @api.exception_handler(ChapterFileError)

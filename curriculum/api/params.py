@@ -2,8 +2,10 @@
 
 from ninja import Path, Query
 
-from curriculum.models.course import CODE_RE, NUMERAL_RE
+from curriculum.models.course import CODE_FORM, NUMERAL_FORM
 
+# The same rule as the models' CODE_RE; OpenAPI and pydantic (ECMA, Rust) say \Z as $.
+CODE_RE, NUMERAL_RE = rf"^{CODE_FORM}$", rf"^{NUMERAL_FORM}$"
 # Codes contain dots (II.4, 0.LA.01); Django's default converter accepts them.
 CODE = Path(
     ...,

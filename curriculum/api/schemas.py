@@ -15,8 +15,9 @@ from pydantic import ConfigDict, Field
 
 from curriculum.domain.ladder import LEVELS, STRAND_CODES
 from curriculum.models import Chapter, Problem
-from curriculum.models.course import CODE_RE, NUMERAL_RE
 from curriculum.models.problems import MAX_DIGITS
+
+from .params import CODE_RE, NUMERAL_RE
 
 # The choices come from the ladder and the model, so the schema cannot drift from them.
 if TYPE_CHECKING:

@@ -5,12 +5,12 @@ publication gate (every reason), and `chapter_verify`. A token carries its user'
 permissions, so an author's token may import but not publish.
 """
 
-import json
 from typing import Any
 
+from django.conf import settings
 from ninja.responses import Status
 
-from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.chapter_files import chapter_import, json_document
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, ReaderView
 from curriculum.domain.verification import chapter_verify
@@ -43,16 +43,30 @@ def _chapter(code: str) -> Chapter:
     return chapter
 
 
+class BodyTooLarge(Exception):
+    """413: refused from its Content-Length, before the body is read."""
+
+    @staticmethod
+    def limit() -> int:
+        return settings.LIMIT_API_BODY_BYTES
+
+
 def _document(request) -> object:
     try:
-        return json.loads(request.body or b"")
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > BodyTooLarge.limit():
+        raise BodyTooLarge
+    body = request.body
+    if len(body) > BodyTooLarge.limit():
+        raise BodyTooLarge
+    return json_document(body)
 
 
 @router.put(
     "/chapters/{code}",
-    response={200: Imported, 201: Imported, **AUTH_ERRORS, 422: Error},
+    response={200: Imported, 201: Imported, **AUTH_ERRORS, 413: Error, 422: Error},
     openapi_extra=DOCUMENT_BODY,
     **WRITE,
 )

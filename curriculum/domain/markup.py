@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 
 import nh3
+from django.conf import settings
 from django.core.cache import cache
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -165,15 +166,31 @@ def formulas(source: str) -> list[tuple[str, bool]]:
 # ---------------------------------------------------------------- KaTeX
 
 
+def _limits() -> dict[str, int]:
+    """What one formula may cost (settings, LIMIT_FORMULA_*): KaTeX enforces each."""
+    return {
+        "expand": settings.LIMIT_FORMULA_EXPAND,
+        "tokens": settings.LIMIT_FORMULA_TOKENS,
+        "chars": settings.LIMIT_FORMULA_CHARS,
+        "html": settings.LIMIT_FORMULA_HTML_BYTES,
+    }
+
+
+def _version() -> str:
+    """Cache keys change with the renderer and with the limits it enforces."""
+    return f"{RENDER_VERSION}|{sorted(_limits().items())}"
+
+
 def _formula_key(formula: tuple[str, bool]) -> str:
     tex, display = formula
-    digest = hashlib.sha256(f"{RENDER_VERSION}|{int(display)}|{tex}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{_version()}|{int(display)}|{tex}".encode()).hexdigest()
     return f"tex:{digest}"
 
 
 def _katex(batch: list[tuple[str, bool]]) -> list[dict[str, str]]:
     """One node process typesets the whole batch: each result is {"html"} or {"error"}."""
-    payload = json.dumps([{"tex": tex, "display": display} for tex, display in batch])
+    formulas = [{"tex": tex, "display": display} for tex, display in batch]
+    payload = json.dumps({"limits": _limits(), "formulas": formulas})
     try:
         done = subprocess.run(
             ["node", str(KATEX_DIR / "render.js")],
@@ -272,7 +289,7 @@ def _render_fresh(sources: list[str]) -> list[str]:
 
 
 def _key(source: str) -> str:
-    return "md:" + hashlib.sha256(f"{RENDER_VERSION}|{source}".encode()).hexdigest()
+    return "md:" + hashlib.sha256(f"{_version()}|{source}".encode()).hexdigest()
 
 
 def render_many(sources: list[str]) -> list[str]:
@@ -296,6 +313,10 @@ def math_prepare(sources: list[str]) -> None:
     typeset([formula for source in sources for formula in formulas(source)])
 
 
+def _shown(tex: str) -> str:
+    return tex if len(tex) <= 80 else f"{tex[:60]}…{tex[-10:]}"
+
+
 def math_errors(source: str) -> list[str]:
     """Formulas in the text that do not parse, each with its source and KaTeX's reason."""
     found = formulas(source)
@@ -303,7 +324,7 @@ def math_errors(source: str) -> list[str]:
         return []
     results = typeset(found)
     return [
-        f"formula ${tex}$ does not parse: {results[(tex, display)]['error']}"
+        f"formula ${_shown(tex)}$ does not parse: {results[(tex, display)]['error']}"
         for tex, display in dict.fromkeys(found)
         if "error" in results[(tex, display)]
     ]

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import Max, OuterRef, Q, Subquery
 
 from curriculum.models import Book, Chapter, Release
 
@@ -46,14 +46,18 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     """One cheap query that decides visibility and names the version a reader would get.
 
     The working copy's version moves with every edit (`updated_at` is touched by every writer,
-    verdicts included), with its Book 0 entries' titles, and with its book's title.
+    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
+    entry is not shown to anyone reading the chapter, so editing it moves nothing.
     """
     row = (
         Chapter.objects.filter(code=code)
         .annotate(
             latest=Max("releases__number"),
             released_at=Max("releases__created_at"),
-            leaned=Max("apparatus_links__entry__updated_at"),
+            leaned=Max(
+                "apparatus_links__entry__updated_at",
+                filter=~Q(apparatus_links__entry__state=Chapter.State.DRAFT),
+            ),
         )
         .values("state", "updated_at", "latest", "released_at", "leaned", "book__title")
         .first()

@@ -7,6 +7,9 @@ way. Unpublished items, proofs and solutions are left out unless a staff preview
 import math
 from typing import Any
 
+from django.conf import settings
+from django.utils.html import format_html
+
 from curriculum.models import Chapter, Solution
 
 from .counting import ChapterCounts, chapter_counts
@@ -134,3 +137,29 @@ def _render(snapshot: dict[str, Any]) -> None:
         row["symbol_html"] = html
     for figure in snapshot["figures"]:
         figure["svg_html"] = svg_inline(figure["svg"], alt=figure["alt"])
+    _within_cap(snapshot, slots)
+
+
+def _within_cap(snapshot: dict[str, Any], slots: list) -> None:
+    """Saving refuses a chapter whose rendering is over the cap; one saved before the cap is
+    shown with its largest texts left out (each with a note) until the rest fits."""
+    limit = settings.LIMIT_CHAPTER_HTML_BYTES
+    shown = [(holder, f"{key}_html") for holder, key in slots]
+    shown += [(figure, "svg_html") for figure in snapshot["figures"]]
+    total = sum(len(holder[key].encode()) for holder, key in shown)
+    note = format_html(
+        '<p class="too-large">Left out: this chapter renders to more than {} bytes '
+        "(LIMIT_CHAPTER_HTML_BYTES).</p>",
+        limit,
+    )
+    for holder, key in sorted(shown, key=lambda slot: -len(slot[0][slot[1]])):
+        if total <= limit:
+            break
+        total -= len(holder[key].encode()) - len(note)
+        holder[key] = note
+
+
+def rendered_size(texts: list[str], figures: list[tuple[str, str]]) -> int:
+    """Bytes of HTML these texts and (svg, alt) figures render to: what the cap measures."""
+    html = render_many(texts) + [svg_inline(svg, alt=alt) for svg, alt in figures]
+    return sum(len(part.encode()) for part in html)

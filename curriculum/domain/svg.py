@@ -7,8 +7,11 @@ attributes, so scripts, event handlers, foreignObject, external references and C
 a reader's page. Authors are told in admin what readers will not see.
 """
 
+import io
 import re
 import xml.etree.ElementTree as ET
+
+from django.conf import settings
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -110,9 +113,15 @@ ATTRIBUTES = {
     "xml:space",
 }
 LOCAL_REF = re.compile(r"^#[A-Za-z_][\w.-]*$")
-URL_FUNC = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)")
+# Words for people, never read as CSS or a link: "f(x)" in a label is fine.
+TEXT_ATTRIBUTES = {"id", "class", "role", "lang", "version", "xml:space", "aria-label"}
+TEXT_ATTRIBUTES |= {"aria-labelledby", "aria-describedby", "aria-hidden"}
+# Functions a drawing needs, in any attribute; url() only as url(#id), so nothing is fetched.
+CALL = re.compile(r"([a-z-]*)\s*\(", re.IGNORECASE)
+FUNCTIONS = {"url", "rgb", "rgba", "hsl", "hsla", "matrix", "translate", "scale", "rotate"}
+FUNCTIONS |= {"skewx", "skewy"}
+LOCAL_URL = re.compile(r"""\s*(['"]?)#[A-Za-z_][\w.-]*\1\s*\)""")
 XML_NS = "http://www.w3.org/XML/1998/namespace"
-MAX_SVG_BYTES = 512 * 1024
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", XLINK_NS)
 
@@ -131,6 +140,20 @@ def _element_problem(element: ET.Element) -> str | None:
     return None
 
 
+def _value_problem(value: str) -> str | None:
+    """A value may call only drawing functions, and url() only for #id: nothing external,
+    whatever the case; CSS escapes (`\\75 rl(` is `url(`) are refused outright."""
+    if "\\" in value:
+        return "CSS escapes (\\) are not allowed"
+    for call in CALL.finditer(value):
+        name = call.group(1).lower()
+        if name not in FUNCTIONS:
+            return f"only {', '.join(sorted(FUNCTIONS))}() are allowed"
+        if name == "url" and not LOCAL_URL.match(value, call.end()):
+            return "only url(#id) references"
+    return None
+
+
 def _attribute_problem(element: ET.Element, name: str, value: str) -> str | None:
     tag = _local(element.tag)[1]
     ans, attr = _local(name)
@@ -140,21 +163,33 @@ def _attribute_problem(element: ET.Element, name: str, value: str) -> str | None
         return f"<{tag} {attr}> is not allowed (no event handlers or styles)"
     if attr == "href" and not LOCAL_REF.match(value.strip()):
         return f"<{tag} href={value!r}>: only links inside the drawing (#id)"
-    if any(not LOCAL_REF.match(ref) for _, ref in URL_FUNC.findall(value)):
-        return f"<{tag} {attr}={value!r}>: only url(#id) references"
+    if attr not in TEXT_ATTRIBUTES and (problem := _value_problem(value)):
+        return f"<{tag} {attr}={value!r}>: {problem}"
     return None
 
 
 def _parse(source: str) -> tuple[ET.Element | None, str | None]:
-    if len(source.encode()) > MAX_SVG_BYTES:
-        return None, f"an SVG may be at most {MAX_SVG_BYTES // 1024} KiB"
+    """The drawing's tree, read without recursion and given up as soon as it nests too deeply."""
+    if len(source.encode()) > settings.LIMIT_SVG_BYTES:
+        return None, f"an SVG may be at most {settings.LIMIT_SVG_BYTES // 1024} KiB"
     if re.search(r"<!DOCTYPE|<!ENTITY", source, re.IGNORECASE):
         return None, "an SVG may not declare a DOCTYPE or entities"
+    limit, depth, root = settings.LIMIT_SVG_DEPTH, 0, None
     try:
-        root = ET.fromstring(source)
+        for event, element in ET.iterparse(io.StringIO(source), events=("start", "end")):
+            if event == "end":
+                depth -= 1
+                continue
+            root = element if root is None else root
+            depth += 1
+            if depth > limit:
+                return None, (
+                    f"elements are nested more than {limit} deep (LIMIT_SVG_DEPTH); "
+                    "flatten the groups"
+                )
     except ET.ParseError as error:
         return None, f"not well-formed XML: {error}"
-    if root.tag != f"{{{SVG_NS}}}svg":
+    if root is None or root.tag != f"{{{SVG_NS}}}svg":
         return None, f'the root element must be <svg xmlns="{SVG_NS}">'
     return root, None
 
@@ -166,10 +201,11 @@ def svg_errors(source: str) -> list[str]:
 
 
 def svg_removals(source: str) -> list[str]:
-    """What `svg_inline` leaves out of this drawing when it shows it to readers."""
-    root, _ = _parse(source)
+    """What `svg_inline` leaves out of this drawing when it shows it to readers (all of it, and
+    why, when it breaks a limit set after it was saved)."""
+    root, refusal = _parse(source)
     if root is None:
-        return []
+        return [f"the whole drawing: {refusal}"] if refusal else []
     errors = []
     for element in root.iter():
         if problem := _element_problem(element):
@@ -183,21 +219,26 @@ def svg_removals(source: str) -> list[str]:
     return errors
 
 
-def _strip(element: ET.Element) -> None:
-    for child in list(element):
-        if _element_problem(child):
-            element.remove(child)
-        else:
-            _strip(child)
-    for name, value in list(element.attrib.items()):
-        if _attribute_problem(element, name, value):
-            del element.attrib[name]
+def _strip(root: ET.Element) -> None:
+    """Remove what is not allowlisted, walking the tree with a stack (never recursion)."""
+    stack = [root]
+    while stack:
+        element = stack.pop()
+        for child in list(element):
+            if _element_problem(child):
+                element.remove(child)
+            else:
+                stack.append(child)
+        for name, value in list(element.attrib.items()):
+            if _attribute_problem(element, name, value):
+                del element.attrib[name]
 
 
 def svg_inline(source: str, *, alt: str) -> str:
     """The drawing rebuilt from its allowlisted parts only, labelled with its alt text.
 
-    Empty if the source is not an SVG (validation refuses those at save).
+    Empty if the source is not an SVG, or breaks a limit (validation refuses those at save;
+    one stored before is left out, and admin says why).
     """
     root, _ = _parse(source)
     if root is None:

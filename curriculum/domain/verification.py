@@ -24,6 +24,7 @@ from curriculum.models import Chapter, Problem, Solution, Verdict
 
 from .answers import instances_error, tolerance_of
 from .locks import chapter_lock
+from .tolerances import tolerance_problems
 
 Status = Verdict.Status
 logger = logging.getLogger(__name__)
@@ -187,6 +188,10 @@ def verdict_decide(*, solution_id: int, checked: str | None = None) -> str | Non
 def _engine_verdict(problem: Problem, answer: Any) -> dict:
     """The engine's word on one answer; bad input of any kind is an error verdict, not a crash."""
     fields: dict = {"engine_version": attention.ENGINE_VERSION}
+    loose = tolerance_problems(rtol=problem.rtol, atol=problem.atol, answer=answer)
+    if loose:  # stored before the bound existed: never called right
+        reasons = "; ".join(f"{key}: {message}" for key, message in loose.items())
+        return fields | {"status": Status.ERROR, "message": f"tolerance too wide: {reasons}"}
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
         result = attention.compare(value, answer, **tolerance_of(problem))

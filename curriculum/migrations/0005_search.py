@@ -22,6 +22,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('curriculum', '0004_problem_digits'),
+        ('curriculum', '0004_ascii_codes_bounded_tolerance'),
     ]
 
     operations = [

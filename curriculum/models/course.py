@@ -10,8 +10,12 @@ from curriculum.domain.ladder import MATURITY_CHOICES, STRAND_CHOICES
 
 from .validators import validate_markdown
 
-NUMERAL_RE = r"^(0|[IVXLC]+)$"
-CODE_RE = r"^(0\.[A-Z]{2}\.\d{2}|[IVXLC]+\.\d+)$"
+# Codes are ASCII: [0-9], never \d (which takes Arabic-Indic digits), and \Z, never $ (which
+# matches before a final newline). One rule for validation and the database's CHECK.
+NUMERAL_FORM = r"(0|[IVXLC]+)"
+CODE_FORM = r"(0\.[A-Z]{2}\.[0-9]{2}|[IVXLC]+\.[0-9]+)"
+NUMERAL_RE = rf"^{NUMERAL_FORM}\Z"
+CODE_RE = rf"^{CODE_FORM}\Z"
 ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
 

@@ -5,6 +5,8 @@ from django.db import models
 
 import attention
 from attention.answers import answer_problems
+from curriculum.domain.limits import nul_paths
+from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
 
 from .course import Chapter
 from .validators import validate_markdown
@@ -53,6 +55,7 @@ class Problem(models.Model):
                 | models.Q(digits__gte=1, digits__lte=MAX_DIGITS),
                 name="digits_in_range",
             ),
+            models.CheckConstraint(condition=models.Q(rtol__lte=MAX_RTOL), name="rtol_bounded"),
         ]
 
     def __str__(self) -> str:
@@ -61,10 +64,20 @@ class Problem(models.Model):
     def clean(self) -> None:
         """The engine says whether the inputs fit the operation, before any worker sees them."""
         errors: dict[str, list[str]] = {}
+        for path in nul_paths({"inputs": self.inputs, "ask": self.ask}):
+            field = path.split(".")[0].split("[")[0]
+            errors.setdefault(field, []).append(f"{path}: contains a NUL character (\\0)")
+        if errors:  # PostgreSQL could not store it; the engine need not look
+            raise ValidationError(errors)
         for problem in attention.check(self.operation, self.inputs, self.ask):
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
             errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
+        answer = self.solution.answer if self.pk and hasattr(self, "solution") else None
+        for key, message in tolerance_problems(
+            rtol=self.rtol, atol=self.atol, answer=answer
+        ).items():
+            errors.setdefault(key, []).append(message)
         if errors:
             raise ValidationError(errors)
 
@@ -79,8 +92,13 @@ class Solution(models.Model):
         return f"solution to {self.problem}"
 
     def clean(self) -> None:
+        if nul_paths(self.answer):
+            raise ValidationError({"answer": "contains a NUL character (\\0)"})
         if errors := answer_problems(self.answer):
             raise ValidationError({"answer": errors})
+        tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}
+        if message := tolerance_problems(**tolerance, answer=self.answer).get("atol"):
+            raise ValidationError({"answer": f"the problem's atol is too wide for it: {message}"})
 
 
 class Verdict(models.Model):

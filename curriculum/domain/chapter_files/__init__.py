@@ -15,6 +15,7 @@ from .importing import (
     import_order,
     is_book_document,
 )
+from .json_form import json_document
 from .validation import validate_book, validate_books, validate_chapter
 from .yaml_form import dump_yaml, load_yaml
 
@@ -29,6 +30,7 @@ __all__ = [
     "files_import",
     "import_order",
     "is_book_document",
+    "json_document",
     "load_yaml",
     "validate_book",
     "validate_books",

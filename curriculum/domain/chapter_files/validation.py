@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.core.validators import slug_re
 from django.db.models import Model
 
@@ -26,8 +27,11 @@ from curriculum.models.course import (
 from curriculum.models.problems import MAX_DIGITS, SHOWN_DIGITS
 
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
+from ..limits import nul_paths
 from ..markup import math_errors, math_prepare
+from ..snapshots import rendered_size
 from ..svg import svg_errors
+from ..tolerances import tolerance_problems
 from .errors import ChapterFileError
 
 CHAPTER_FIELDS = (
@@ -207,7 +211,7 @@ def validate_chapter(
     """Check a chapter document; return it cleaned, or raise ChapterFileError with every error."""
     c = _Checker()
     doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
-    if not doc:
+    if not doc or not _no_nul(c, doc):
         raise ChapterFileError(c.errors)
     math_prepare(list(_texts(doc)))
     clean: dict[str, Any] = {}
@@ -256,9 +260,34 @@ def validate_chapter(
     clean["propositions"] = _propositions(c, doc)
     clean["problems"] = _problems(c, doc)
     _lengths(c, clean)
+    if not c.errors:
+        _rendered_size(c, clean)
     if c.errors:
         raise ChapterFileError(c.errors)
     return clean
+
+
+def _no_nul(c: _Checker, document: Any, within: str = "") -> bool:
+    """NUL in text would reach the database and KaTeX: refused before anything else is read."""
+    found = nul_paths(document)
+    for path in found:
+        where = f"{within}.{path}" if within else path
+        c.error(where, "contains a NUL character (\\0), which text may not hold")
+    return not found
+
+
+def _rendered_size(c: _Checker, clean: dict) -> None:
+    """Refused whole when its page would be over the cap: the size readers would download."""
+    figures = [(figure["svg"], figure["alt"]) for figure in clean["figures"]]
+    svgs = {svg for svg, _ in figures}
+    size = rendered_size([t for t in _texts(clean) if t not in svgs], figures)
+    limit = settings.LIMIT_CHAPTER_HTML_BYTES
+    if size > limit:
+        c.error(
+            "top level",
+            f"renders to {size:,} bytes of HTML; at most {limit:,} (LIMIT_CHAPTER_HTML_BYTES): "
+            "split the chapter or shorten its longest texts",
+        )
 
 
 def _lengths(c: _Checker, clean: dict) -> None:
@@ -457,6 +486,10 @@ def _problems(c: _Checker, doc: dict) -> list:
             for problem in attention.check(operation, inputs, ask):
                 c.error(f"{path}.{problem.path}", problem.message)
         tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
+        solution = _solution(c, prob, path)
+        answer = solution["answer"] if solution else None
+        for key, message in tolerance_problems(**tolerance, answer=answer).items():
+            c.error(f"{path}.tolerance.{key}", message)
         problems.append(
             {
                 "key": key,
@@ -467,7 +500,7 @@ def _problems(c: _Checker, doc: dict) -> list:
                 "inputs": inputs,
                 "ask": ask,
                 "tolerance": tolerance,
-                "solution": _solution(c, prob, path),
+                "solution": solution,
             }
         )
     return problems
@@ -512,6 +545,8 @@ def _solution(c: _Checker, prob: dict, path: str) -> dict | None:
 def validate_book(document: Any, path: str = "") -> dict:
     c = _Checker()
     book = c.mapping(document, path, BOOK_KEYS, ("numeral", "title", "slug"))
+    if not _no_nul(c, book, path):
+        raise ChapterFileError(c.errors)
     numeral = _numeral(book.get("numeral"))
     if not isinstance(numeral, str) or not re.match(NUMERAL_RE, numeral):
         c.error(

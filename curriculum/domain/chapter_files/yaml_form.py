@@ -5,17 +5,36 @@ import re
 from typing import Any
 
 import yaml
+from django.conf import settings
 
 from .errors import ChapterFileError
 
 MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
 
 
+class _TooDeep(yaml.YAMLError):
+    def __init__(self, mark: Any, limit: int):
+        self.problem_mark = mark
+        self.problem = f"nested more than {limit} deep (LIMIT_YAML_DEPTH)"
+
+
 class _Loader(yaml.SafeLoader):
     """YAML 1.1 reads 1e-6 as a string; authors mean a number, as YAML 1.2 says.
 
-    A key given twice would silently lose one of its values, so it is refused.
+    A key given twice would silently lose one of its values, so it is refused. Nesting is
+    counted while the file is composed, so a deep file stops there, never in a RecursionError.
     """
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth += 1
+        if self.depth > settings.LIMIT_YAML_DEPTH:
+            raise _TooDeep(self.peek_event().start_mark, settings.LIMIT_YAML_DEPTH)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen = set()
@@ -65,6 +84,11 @@ _Dumper.add_representer(list, _represent_list)
 
 
 def load_yaml(text: str) -> Any:
+    size, limit = len(text.encode()), settings.LIMIT_CHAPTER_FILE_BYTES
+    if size > limit:
+        raise ChapterFileError(
+            [f"file: is {size:,} bytes; at most {limit:,} (LIMIT_CHAPTER_FILE_BYTES)"]
+        )
     try:
         document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
         _bounded(document)

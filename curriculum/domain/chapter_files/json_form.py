@@ -1,0 +1,27 @@
+"""Chapter documents as API JSON bodies: nesting is bounded before the parser (which recurses)
+sees them."""
+
+import json
+import re
+from typing import Any
+
+from django.conf import settings
+
+from .errors import ChapterFileError
+
+# Possessive: a long string is one step, not one backtracking frame per character (~100 bytes).
+JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_document(body: bytes) -> Any:
+    """The body's JSON, refused with a reason when it is not JSON or nests too deeply."""
+    limit, depth = settings.LIMIT_JSON_DEPTH, 0
+    for bracket in JSON_STRING.sub(b"", body).translate(None, NOT_BRACKETS):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > limit:
+            raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
+    try:
+        return json.loads(body or b"")
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ChapterFileError([f"body: not valid JSON: {error}"]) from error

@@ -1,0 +1,22 @@
+"""Bounds checked before anything deep is built or stored: NUL characters (PostgreSQL text
+and jsonb cannot hold them), wherever they sit in a document."""
+
+from typing import Any
+
+
+def nul_paths(document: Any) -> list[str]:
+    """Where a NUL character sits in a document's keys or text, as `problems[0].statement`."""
+    found, stack = [], [("", document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str) and "\x00" in value:
+            found.append(path or "top level")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                where = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and "\x00" in key:
+                    found.append(where)
+                stack.append((where, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return sorted(found)

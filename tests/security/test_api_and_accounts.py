@@ -1,0 +1,106 @@
+"""Every API error in one shape, in development and production alike; HEAD wherever GET is;
+a token's secret never in a cookie; hidden drafts move no public validator; logins throttled
+per address."""
+
+import json
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.models import ApiToken
+from tests.conftest import sketch
+
+
+def shaped(response) -> bool:
+    body = json.loads(response.content)
+    return (response["Content-Type"].startswith("application/json")
+            and isinstance(body.get("detail"), str) and isinstance(body.get("errors"), list))
+
+
+@pytest.fixture(params=[True, False], ids=["debug", "production"])
+def mode(request, settings):
+    settings.DEBUG = request.param
+    return request.param
+
+
+def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings, monkeypatch):
+    client = Client(raise_request_exception=False)
+    answers = {
+        401: client.get("/api/v1/chapters/II.7", HTTP_AUTHORIZATION="Bearer nope"),
+        404: client.get("/api/v1/chapters/II.99"),
+        405: client.delete("/api/v1/books"),
+        413: client.put("/api/v1/chapters/II.7", b"x" * (settings.LIMIT_API_BODY_BYTES + 1),
+                        content_type="application/json", **alice_token),
+        422: client.get("/api/v1/chapters?limit=-1"),
+        400: client.get("/api/v1/no-such-path", HTTP_HOST="evil.test"),
+    }
+    settings.API_ANON_RATE = "1/min"
+    client.get("/api/v1/books")
+    answers[429] = client.get("/api/v1/books")
+    settings.API_ANON_RATE = "100000/min"
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("SECRET-TRACEBACK-DETAIL")
+
+    monkeypatch.setattr("curriculum.api.chapters.chapter_for_reader", explode)
+    answers[500] = client.get("/api/v1/chapters/II.7")
+    assert {status: r.status_code for status, r in answers.items()} == {s: s for s in answers}
+    assert {status: shaped(r) for status, r in answers.items()} == dict.fromkeys(answers, True)
+    assert b"SECRET-TRACEBACK-DETAIL" not in answers[500].content
+    assert "GET" in answers[405]["Allow"]
+    assert answers[413].json()["errors"] == [
+        f"body: at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/books", "/api/v1/chapters", "/api/v1/chapters/II.7",
+                                  "/api/v1/books/II", "/api/v1/ping"])
+def test_head_answers_wherever_get_does(chapter, path):
+    client = Client()
+    got, head = client.get(path), client.head(path)
+    assert got.status_code == 200 and head.status_code == 200 and head.content == b""
+    assert head["Content-Length"] == str(len(got.content))
+    assert head.get("ETag") == got.get("ETag")
+
+
+def test_a_new_tokens_secret_is_shown_once_in_the_page_never_in_a_cookie(root, erin):
+    client = Client()
+    client.force_login(root)
+    response = client.post("/admin/curriculum/apitoken/add/", {"user": erin.pk, "name": "ci"})
+    token = ApiToken.objects.get()
+    assert response.status_code == 200 and token.prefix in response.content.decode()
+    assert "no-store" in response["Cache-Control"]
+    assert "messages" not in response.cookies
+    secret = response.content.decode().split('<code class="token-secret">')[1].split("<")[0]
+    assert Client().get("/api/v1/ping", HTTP_AUTHORIZATION=f"Bearer {secret}").status_code == 200
+    again = client.get(f"/admin/curriculum/apitoken/{token.pk}/change/").content.decode()
+    assert secret not in again
+
+
+def entry(**changes) -> dict:
+    return {"code": "0.ZZ.01", "book": "0", "number": 1, "title": "An entry", "maturity": "M0",
+            "state": "draft"} | changes
+
+
+def test_editing_a_hidden_draft_entry_moves_no_public_etag(books, chapter):
+    chapter_import(document=entry())
+    chapter_import(document=sketch("II.7") | {"apparatus": ["0.ZZ.01"]})
+    client = Client()
+    before = client.get("/api/v1/chapters/II.7")["ETag"]
+    chapter_import(document=entry(title="SECRET-DRAFT-TITLE"))
+    after = client.get("/api/v1/chapters/II.7")
+    assert after["ETag"] == before and b"SECRET-DRAFT-TITLE" not in after.content
+    chapter_import(document=entry(state="in_progress"))
+    assert client.get("/api/v1/chapters/II.7")["ETag"] != before  # shown now: it moves
+
+
+def test_one_address_trying_many_usernames_is_locked_out(erin):
+    client = Client()
+    url = reverse("admin:login")
+    for name in ("amy", "bob", "cat", "dan", "eve"):
+        client.post(url, {"username": name, "password": "wrong"})
+    locked = client.post(url, {"username": "erin", "password": "erin-pass-9"})
+    assert locked.status_code == 429
+    elsewhere = Client(REMOTE_ADDR="10.0.0.9")
+    assert elsewhere.post(url, {"username": "erin", "password": "erin-pass-9"}).status_code == 302
