@@ -96,8 +96,10 @@ class Solution(models.Model):
             raise ValidationError({"answer": "contains a NUL character (\\0)"})
         if errors := answer_problems(self.answer):
             raise ValidationError({"answer": errors})
-        tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}
-        if message := tolerance_problems(**tolerance, answer=self.answer).get("atol"):
+        tolerance = tolerance_problems(
+            rtol=self.problem.rtol, atol=self.problem.atol, answer=self.answer
+        )
+        if message := tolerance.get("atol"):
             raise ValidationError({"answer": f"the problem's atol is too wide for it: {message}"})
 
 
