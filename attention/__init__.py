@@ -15,7 +15,15 @@ from attention.cost import (
 from attention.errors import EngineInputError, InputProblem
 from attention.generated import expand_inputs, instances_problem, is_generated
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
-from attention.registry import OPERATIONS, SELECTORS, Operation, Parameter, check, evaluate
+from attention.registry import (
+    OPERATIONS,
+    SELECTORS,
+    Operation,
+    Parameter,
+    check,
+    evaluate,
+    output_axes,
+)
 from attention.softmax import softmax
 
 ENGINE_VERSION = "1.0.0"
@@ -49,6 +57,7 @@ __all__ = [
     "instances_problem",
     "is_generated",
     "multi_head_attention",
+    "output_axes",
     "scaled_dot_product_attention",
     "softmax",
 ]

@@ -682,9 +682,7 @@ def _analyse(
     return problems, op, values
 
 
-def check(
-    operation: object, inputs: object, ask: object, instance: int = 0
-) -> list[InputProblem]:
+def check(operation: object, inputs: object, ask: object, instance: int = 0) -> list[InputProblem]:
     """Every problem with a request, computing nothing; empty when ``evaluate`` will succeed.
 
     Generated inputs (``attention.generated``) are drawn for ``instance``: 0 is the author's."""
@@ -709,3 +707,14 @@ def evaluate(
     labels = [name for name, _ in axes[ask["output"]] or ()]
     index = tuple(int(ask[label]) if label in ask else slice(None) for label in labels)
     return np.asarray(arr[index]) if index else arr
+
+
+def output_axes(
+    operation: object, inputs: object, instance: int = 0
+) -> dict[str, Axes | None] | None:
+    """Each output's axes (selector name, length) for these inputs, None for a mapping output;
+    None when the inputs do not fit the operation. What ``ask`` may select, to show an author."""
+    problems, op, values = _analyse(operation, inputs, {"output": ""}, instance)
+    if op is None or any(not p.path.startswith("ask") for p in problems):
+        return None
+    return op.plan(values, [])

@@ -25,6 +25,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 import attention
+from curriculum.domain.answers import solution_lint
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import problem_delete, problem_save
 from curriculum.domain.gate import (
@@ -51,7 +52,7 @@ from curriculum.models import (
     Solution,
     StrandItem,
 )
-from curriculum.models.course import APPARATUS_PREFIX
+from curriculum.models.course import APPARATUS_PREFIX, number_from_code
 
 MARKDOWN_HELP = "Markdown; $…$ and $$…$$ are mathematics, checked with KaTeX when you save."
 ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
@@ -59,6 +60,17 @@ ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
 
 class RowsJSONField(forms.JSONField):
     """JSON as an author reads it: one key per line, one matrix row per line."""
+
+    def to_python(self, value):
+        """Django says only "Enter a valid JSON."; an author needs the line and column."""
+        if isinstance(value, str) and value.strip():
+            try:
+                json.loads(value)
+            except json.JSONDecodeError as error:
+                raise forms.ValidationError(
+                    f"Not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}."
+                ) from error
+        return super().to_python(value)
 
     def prepare_value(self, value):
         if isinstance(value, InvalidJSONInput):
@@ -251,8 +263,8 @@ def verdict_badge(solution) -> str:
 def verdict_detail(verdict, state: str) -> str:
     if verdict is None:
         return ""
-    if state == "error":
-        return f": {verdict.message}"
+    if state == "error" or (state == "mismatch" and verdict.max_abs_error is None):
+        return f": {verdict.message}"  # a shape mismatch: the message names both shapes
     if state in ("verified", "mismatch") and verdict.max_abs_error is not None:
         rel = "" if verdict.max_rel_error is None else f", rel {verdict.max_rel_error:.2g}"
         return f" (max abs {verdict.max_abs_error:.2g}{rel})"
@@ -264,8 +276,18 @@ def latest_release_number(chapter: Chapter) -> int:
     return getattr(chapter, "latest", None) or 0
 
 
+class ChapterForm(forms.ModelForm):
+    def clean(self):
+        """Number is not asked: the code carries it (II.4 is chapter 4)."""
+        cleaned = super().clean()
+        if isinstance(code := cleaned.get("code"), str):
+            self.instance.number = number_from_code(code) or self.instance.number
+        return cleaned
+
+
 @admin.register(Chapter)
 class ChapterAdmin(TextBoxes, admin.ModelAdmin):
+    form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
     search_fields = ["code", "title", "author"]
@@ -275,13 +297,14 @@ class ChapterAdmin(TextBoxes, admin.ModelAdmin):
             None,
             {
                 "fields": [
-                    ("book", "code", "number"),
+                    ("book", "code"),
                     "title",
                     "author",
                     ("maturity", "spine", "state"),
                 ],
-                "description": "The maturity level sets the problem quotas; state cannot be "
-                "set to published here: Publish makes a release.",
+                "description": "The code gives the number (II.4 is chapter 4). The maturity "
+                "level sets the problem quotas; state cannot be set to published here: Publish "
+                "makes a release.",
             },
         ),
         ("The claim", {"fields": ["thesis", "summary"], "description": MARKDOWN_HELP}),
@@ -450,6 +473,27 @@ class VerdictFilter(admin.SimpleListFilter):
         return queryset
 
 
+def ask_help(problem: Problem | None) -> str:
+    """What ask may select: the outputs, and each output's selectors for the saved inputs."""
+    general = (
+        'JSON: {"output": ...} and optionally "batch", "head", "row", "col", each a 0-based '
+        "index along the output's axis of that name."
+    )
+    if problem is None or problem.operation not in attention.OPERATIONS:
+        return general
+    axes = attention.output_axes(problem.operation, problem.inputs)
+    if axes is None:
+        outputs = ", ".join(attention.OPERATIONS[problem.operation].outputs)
+        return f"{general} {problem.operation} gives: {outputs}."
+    shown = "; ".join(
+        f"{name} (named values, no selectors)"
+        if dims is None
+        else f"{name}: " + (", ".join(f"{axis} 0..{n - 1}" for axis, n in dims) or "a number")
+        for name, dims in axes.items()
+    )
+    return f"{general} For these inputs {problem.operation} gives {shown}."
+
+
 def operation_choices() -> list[tuple[str, str]]:
     known = attention.OPERATIONS.items()
     return [("", "---------")] + [(name, f"{name}: {op.description}") for name, op in known]
@@ -472,9 +516,18 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
         (
             "What the engine checks",
             {
-                "fields": ["operation", "inputs", "ask", ("rtol", "atol"), "engine_operations"],
-                "description": "Inputs and ask are JSON. Saving checks them against the operation "
-                "and marks the verdict pending until the verifier has run.",
+                "fields": [
+                    "operation",
+                    "inputs",
+                    "ask",
+                    ("digits", "rtol", "atol"),
+                    "engine_operations",
+                ],
+                "description": "Inputs and ask are JSON; an input may be a generator such as "
+                '{"generate": "normal", "shape": [3, 4], "seed": 7}, and the statement and steps '
+                "may show it as {{ inputs.x }} (docs/content-format.md). Tolerance: digits "
+                "(significant figures), or empty digits and rtol/atol. Saving checks them against "
+                "the operation and marks the verdict pending until the verifier has run.",
             },
         ),
     ]
@@ -491,6 +544,12 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
         if db_field.name == "operation":
             kwargs["widget"] = forms.Select(choices=operation_choices())
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "ask" in form.base_fields:
+            form.base_fields["ask"].help_text = ask_help(obj)
+        return form
 
     def get_changeform_initial_data(self, request):
         """From a chapter's "Add a problem" link: that chapter, and the next free key."""
@@ -539,6 +598,8 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
         solution = Solution.objects.filter(problem=form.instance).first()
         if solution is not None:
             verdict_request(solution=solution)
+            for warning in solution_lint(solution=solution):
+                self.message_user(request, f"Answer: {warning}.", messages.WARNING)
 
     def delete_model(self, request, obj):
         problem_delete(problem=obj)

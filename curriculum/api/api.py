@@ -39,7 +39,9 @@ api = CurriculumAPI(
     title="Curriculum API",
     version="1",
     description="Chapters as readers see them, their releases, and (with a staff token) "
-    "import, publish and verify. Codes contain dots: /chapters/II.4.",
+    "import, publish and verify. Codes contain dots: /chapters/II.4. The chapter document "
+    "(GET and PUT /chapters/{code}/source) is the chapter file format, described key by key "
+    "in [content-format.md](/api/v1/content-format.md).",
     docs=Swagger(),  # served from this site's static files (see settings: CSP allows 'self')
     throttle=[AnonymousReadThrottle()],
     urls_namespace="api",

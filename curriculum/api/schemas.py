@@ -14,8 +14,8 @@ from ninja import Schema
 from pydantic import ConfigDict, Field
 
 from curriculum.domain.ladder import LEVELS, STRAND_CODES
+from curriculum.domain.placeholders import MAX_DIGITS
 from curriculum.models import Chapter, Problem
-from curriculum.models.problems import MAX_DIGITS
 
 from .params import CODE_RE, NUMERAL_RE
 
@@ -129,7 +129,7 @@ class ChapterDocument(Open):
 
     code: str = Field(pattern=CODE_RE, examples=["II.4", "0.LA.01"])
     book: str = Field(pattern=NUMERAL_RE)
-    number: int = Field(ge=1)
+    number: int | None = Field(None, ge=1, description="Optional: the code carries it.")
     title: str
     author: str = ""
     thesis: str = ""

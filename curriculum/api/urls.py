@@ -1,16 +1,27 @@
 """/api/v1/: the ninja API, and a JSON 404 for any other path below it."""
 
-from django.http import JsonResponse
+from pathlib import Path
+
+from django.http import HttpResponse, JsonResponse
 from django.urls import path, re_path
 
 from .api import api
+
+CONTENT_FORMAT = Path(__file__).resolve().parents[2] / "docs" / "content-format.md"
 
 
 def not_found(request, rest: str = ""):
     return JsonResponse({"detail": "Not Found", "errors": []}, status=404)
 
 
+def content_format(request):
+    """The chapter file format the schema's ChapterDocument stands for, as the project has it."""
+    text = CONTENT_FORMAT.read_text(encoding="utf-8")
+    return HttpResponse(text, content_type="text/markdown; charset=utf-8")
+
+
 urlpatterns = [
+    path("content-format.md", content_format, name="content-format"),
     path("", api.urls),
     re_path(r"^(?P<rest>.*)$", not_found),
 ]

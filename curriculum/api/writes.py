@@ -8,9 +8,17 @@ permissions, so an author's token may import but not publish.
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpResponse, JsonResponse
 from ninja.responses import Status
 
-from curriculum.domain.chapter_files import chapter_import, json_document
+from curriculum.domain.chapter_files import (
+    ChapterFileError,
+    chapter_export,
+    chapter_import,
+    chapter_source,
+    json_document,
+    load_yaml,
+)
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, ReaderView
 from curriculum.domain.verification import chapter_verify
@@ -26,12 +34,26 @@ from .schemas import ChapterOut, Enqueued, Error, Imported
 WRITE: dict[str, Any] = {"auth": WRITE_AUTH, "tags": ["writing (tokens)"]}
 AUTH_ERRORS = {401: Error, 403: Error}
 DOCUMENT_REF = "#/components/schemas/ChapterDocument"
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+DOCUMENT_CONTENT = {
+    "application/json": {"schema": {"$ref": DOCUMENT_REF}},
+    "application/yaml": {"schema": {"type": "string"}},
+}
 DOCUMENT_BODY = {
     "requestBody": {
         "required": True,
-        "content": {"application/json": {"schema": {"$ref": DOCUMENT_REF}}},
-        "description": "A chapter file (content-format.md) as JSON. The importer checks it "
-        "whole: a refusal lists every error with its path, and writes nothing.",
+        "content": DOCUMENT_CONTENT,
+        "description": "A chapter file (/api/v1/content-format.md) as JSON, or as the YAML "
+        "export_chapter writes (Content-Type: application/yaml). The importer checks it whole: "
+        "a refusal lists every error with its path, and writes nothing.",
+    }
+}
+SOURCE_RESPONSE = {
+    "responses": {
+        200: {
+            "description": "The chapter document: JSON, or YAML with Accept: application/yaml.",
+            "content": DOCUMENT_CONTENT,
+        }
     }
 }
 
@@ -43,6 +65,10 @@ def _chapter(code: str) -> Chapter:
     return chapter
 
 
+def _is_yaml(media_type: str) -> bool:
+    return any(kind in media_type for kind in YAML_TYPES)
+
+
 class BodyTooLarge(Exception):
     """413: refused from its Content-Length, before the body is read."""
 
@@ -52,6 +78,7 @@ class BodyTooLarge(Exception):
 
 
 def _document(request) -> object:
+    """The body as YAML when its Content-Type says so, else as JSON."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -61,7 +88,34 @@ def _document(request) -> object:
     body = request.body
     if len(body) > BodyTooLarge.limit():
         raise BodyTooLarge
-    return json_document(body)
+    if not _is_yaml(request.headers.get("Content-Type", "")):
+        return json_document(body)
+    try:
+        return load_yaml(body.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ChapterFileError([f"body: not UTF-8 text: {error}"]) from error
+
+
+@router.get(
+    "/chapters/{code}/source",
+    response={200: None, **AUTH_ERRORS, 404: Error, 422: Error},
+    openapi_extra=SOURCE_RESPONSE,
+    operation_id="curriculum_api_writes_chapter_source",  # stable for generated clients
+    **WRITE,
+)
+def chapter_source_read(request, code: str = CODE):
+    """The working copy as its file says it, unpublished parts included: what PUT accepts.
+
+    YAML exactly as `export_chapter` writes it when Accept asks for application/yaml, else JSON.
+    """
+    caller(request).require("curriculum.view_chapter")
+    chapter = _chapter(code)
+    if _is_yaml(request.headers.get("Accept", "")):
+        text = chapter_export(code=chapter.code)
+        return HttpResponse(text, content_type="application/yaml; charset=utf-8")
+    return JsonResponse(
+        chapter_source(code=chapter.code), json_dumps_params={"ensure_ascii": False}
+    )
 
 
 @router.put(

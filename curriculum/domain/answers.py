@@ -13,6 +13,8 @@ from django.conf import settings
 import attention
 from curriculum.models import Problem
 
+from .placeholders import SHOWN_DIGITS
+
 
 def tolerance_of(problem: Problem) -> dict[str, Any]:
     """The problem's comparison mode as ``attention.compare`` keywords."""
@@ -65,3 +67,83 @@ def instances_error(*, problem: Problem) -> str:
         return ""
     instances = range(1, settings.PRACTICE_INSTANCES + 1)
     return attention.instances_problem(problem.operation, problem.inputs, problem.ask, instances)
+
+
+MAX_DERIVED_FIGURES = 8
+"""More significant figures than this were copied from a machine, not derived by a person."""
+
+EXACT_FIGURES = 2
+"""A number of one or two figures (0.5, 0.25, 3) is taken as exact, not as a precision."""
+
+
+def _numbers(answer: Any) -> list[float]:
+    values = answer.values() if isinstance(answer, dict) else [answer]
+    flat: list[float] = []
+    for value in values:
+        try:
+            flat += np.asarray(value, dtype=np.float64).ravel().tolist()
+        except (TypeError, ValueError, OverflowError):
+            return []  # not numbers: the answer's own check reports it
+    return [x for x in flat if np.isfinite(x)]
+
+
+def written_figures(number: float) -> int:
+    """Significant figures as written (YAML and JSON keep the shortest form: 0.2689 is 4)."""
+    mantissa = repr(float(number)).lower().split("e")[0].lstrip("-")
+    whole, _, fraction = mantissa.partition(".")
+    fraction = "" if fraction == "0" else fraction
+    figures = (whole + fraction).lstrip("0")
+    return max(len(figures if fraction else figures.rstrip("0")), 1)
+
+
+MIN_DEFAULT_DIGITS = 3
+
+
+def default_digits(answer: Any) -> int:
+    """A problem that names no tolerance checks its answer to the figures it is written to,
+    from 3 up to the SHOWN_DIGITS a reader page shows: a hand-derived 0.2689 is checked to 4,
+    0.090031 to 5, a copied 16-digit value to 6, and 0.5 to 3."""
+    figures = [written_figures(x) for x in _numbers(answer) if not float(x).is_integer()]
+    if not figures:  # no answer yet, or whole numbers: exact at any precision
+        return SHOWN_DIGITS
+    return min(max(MIN_DEFAULT_DIGITS, *figures), SHOWN_DIGITS)
+
+
+def answer_lint(*, answer: Any, digits: int | None, rtol: float, atol: float) -> list[str]:
+    """Warnings, not errors: a tolerance tighter than the answer is written to, and an answer
+    with more figures than a person derives (copying the engine's digits proves nothing)."""
+    numbers = [x for x in _numbers(answer) if not float(x).is_integer()]
+    if not numbers:
+        return []
+    figures = {x: written_figures(x) for x in numbers}
+    most = max(figures.values())
+    warnings = []
+    if most > MAX_DERIVED_FIGURES:
+        warnings.append(
+            f"the answer carries {most} significant figures, more than a person derives: write "
+            "it to the figures you worked out (4 to 6) and set tolerance digits to match"
+        )
+    elif most > EXACT_FIGURES and digits is not None and most < digits:
+        warnings.append(
+            f"the answer is written to {most} significant figures but the tolerance asks for "
+            f"{digits}: set tolerance {{digits: {most}}}, or write the answer to {digits}"
+        )
+    elif most > EXACT_FIGURES and digits is None:
+        for x, shown in figures.items():
+            half_unit = 0.5 * 10.0 ** (np.floor(np.log10(abs(x))) - shown + 1)
+            if shown > EXACT_FIGURES and atol + rtol * abs(x) < half_unit:
+                warnings.append(
+                    f"the tolerance (rtol={rtol:g}, atol={atol:g}) is tighter than the answer is "
+                    f"written: {x!r} stands for anything within {half_unit:.1g}; use "
+                    f"tolerance {{digits: {shown}}}"
+                )
+                break
+    return warnings
+
+
+def solution_lint(*, solution: Any) -> list[str]:
+    """``answer_lint`` for a stored solution, with its problem's tolerance."""
+    problem = solution.problem
+    return answer_lint(
+        answer=solution.answer, digits=problem.digits, rtol=problem.rtol, atol=problem.atol
+    )

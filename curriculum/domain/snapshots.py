@@ -16,6 +16,7 @@ from .counting import ChapterCounts, chapter_counts
 from .documents import chapter_document
 from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
 from .markup import render_many
+from .placeholders import placeholders_expand
 from .svg import svg_inline
 from .verification import verdict_state
 
@@ -125,9 +126,22 @@ def _markdown_slots(snapshot: dict[str, Any]):
             yield problem["solution"], "steps"
 
 
+def _shown(snapshot: dict[str, Any]) -> dict[int, str]:
+    """A problem's texts with their placeholders ({{ inputs.x }}) typeset from its data."""
+    shown = {}
+    for problem in snapshot["problems"]:
+        data = {"operation": problem["operation"], "inputs": problem["inputs"]}
+        shown[id(problem)] = placeholders_expand(problem["statement"] or "", **data)
+        if "solution" in problem:
+            steps = problem["solution"]["steps"] or ""
+            shown[id(problem["solution"])] = placeholders_expand(steps, **data)
+    return shown
+
+
 def _render(snapshot: dict[str, Any]) -> None:
     slots = list(_markdown_slots(snapshot))
-    sources = [holder[key] or "" for holder, key in slots]
+    shown = _shown(snapshot)
+    sources = [shown.get(id(holder), holder[key] or "") for holder, key in slots]
     # a notation symbol is TeX without its dollars (d_k): typeset, it reads as the text does
     symbols = [f"${row['symbol'].strip('$')}$" for row in snapshot["notation"]]
     rendered = render_many(sources + symbols)

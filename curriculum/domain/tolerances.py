@@ -34,12 +34,8 @@ def atol_bound(answer: Any) -> float:
     return max(ATOL_SHARE * _scale(answer), ATOL_FLOOR)
 
 
-def tolerance_problems(
-    *, rtol: float = 0.0, atol: float = 0.0, digits: int | None = None, answer: Any = None
-) -> dict[str, str]:
-    """What is too loose, by key (rtol, atol); atol is judged against the answer when known.
-    A tolerance in significant figures (`digits`) is bounded by its own range, checked where
-    it is read, so only rtol and atol are judged here."""
+def tolerance_problems(*, rtol: float, atol: float, answer: Any = None) -> dict[str, str]:
+    """What is too loose, by key (rtol, atol); atol is judged against the answer when known."""
     problems = {}
     if rtol > MAX_RTOL:
         problems["rtol"] = (

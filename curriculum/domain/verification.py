@@ -338,3 +338,11 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
             )
         )
     return rows
+
+
+def chapter_verify_now(*, code: str) -> list[VerdictRow]:
+    """Check every problem of a chapter in this process, as the worker would: a dry run's
+    rollback then discards the verdicts, and the tasks it would have sent."""
+    for solution_id in chapter_verify(code=code):
+        verdict_decide(solution_id=solution_id)
+    return chapter_verdict_rows(code=code)

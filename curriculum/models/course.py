@@ -35,6 +35,12 @@ def is_apparatus_code(code: str) -> bool:
     return code.startswith(APPARATUS_PREFIX)
 
 
+def number_from_code(code: str) -> int | None:
+    """II.4 is chapter 4 and 0.MC.07 entry 7: the code carries the number."""
+    suffix = code.rsplit(".", 1)[-1]
+    return int(suffix) if suffix.isdigit() else None
+
+
 def code_number_mismatch(code: str, number: int) -> str | None:
     """II.4 is "Chapter 4": a number that disagrees would show two different chapters."""
     suffix = code.rsplit(".", 1)[-1] if not is_apparatus_code(code) else ""

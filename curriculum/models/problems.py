@@ -6,15 +6,11 @@ from django.db import models
 import attention
 from attention.answers import answer_problems
 from curriculum.domain.limits import nul_paths
+from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
 
 from .course import Chapter
 from .validators import validate_markdown
-
-SHOWN_DIGITS = 6
-"""Significant figures a reader page shows of an answer; new problems check answers to these."""
-MAX_DIGITS = 15
-"""A float carries about 16; a tolerance in digits can ask for no more than this."""
 
 
 class Problem(models.Model):
@@ -24,8 +20,17 @@ class Problem(models.Model):
 
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="problems")
     key = models.SlugField(max_length=50, help_text="Stable within the chapter: p1, p2, …")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    variant = models.SlugField(max_length=80, help_text="The problem's kind; distinct ones count.")
+    kind = models.CharField(
+        max_length=10,
+        choices=Kind.choices,
+        help_text="A worked problem is solved step by step in the text; an exercise is left to "
+        "the reader. The level sets how many of each the chapter owes.",
+    )
+    variant = models.SlugField(
+        max_length=80,
+        help_text="The problem's type, such as mha-output. The level counts the distinct "
+        "variants among the worked problems: five worked problems of two types are two variants.",
+    )
     statement = models.TextField(validators=[validate_markdown])
     operation = models.CharField(max_length=60, help_text="The engine operation that checks it.")
     inputs = models.JSONField(default=dict, help_text="Named scalars and matrices (JSON).")
@@ -73,11 +78,19 @@ class Problem(models.Model):
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
             errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
+        computable = "inputs" not in errors and "operation" not in errors
+        if computable and (
+            found := placeholder_errors(
+                self.statement, operation=self.operation, inputs=self.inputs
+            )
+        ):
+            errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None
-        for key, message in tolerance_problems(
-            rtol=self.rtol, atol=self.atol, answer=answer
-        ).items():
-            errors.setdefault(key, []).append(message)
+        if self.digits is None:  # rtol/atol mode: bounded, as everywhere they are written
+            for key, message in tolerance_problems(
+                rtol=self.rtol, atol=self.atol, answer=answer
+            ).items():
+                errors.setdefault(key, []).append(message)
         if errors:
             raise ValidationError(errors)
 
@@ -94,13 +107,21 @@ class Solution(models.Model):
     def clean(self) -> None:
         if nul_paths(self.answer):
             raise ValidationError({"answer": "contains a NUL character (\\0)"})
-        if errors := answer_problems(self.answer):
-            raise ValidationError({"answer": errors})
-        tolerance = tolerance_problems(
-            rtol=self.problem.rtol, atol=self.problem.atol, answer=self.answer
-        )
-        if message := tolerance.get("atol"):
-            raise ValidationError({"answer": f"the problem's atol is too wide for it: {message}"})
+        errors: dict[str, list[str]] = {}
+        if found := answer_problems(self.answer):
+            errors["answer"] = found
+        elif self.problem.digits is None:
+            tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}
+            if message := tolerance_problems(**tolerance, answer=self.answer).get("atol"):
+                errors["answer"] = [f"the problem's atol is too wide for it: {message}"]
+        if self.problem_id is not None and (
+            found := placeholder_errors(
+                self.steps, operation=self.problem.operation, inputs=self.problem.inputs
+            )
+        ):
+            errors["steps"] = found
+        if errors:
+            raise ValidationError(errors)
 
 
 class Verdict(models.Model):

@@ -8,6 +8,7 @@ from datetime import datetime
 from numbers import Real
 from typing import Any
 
+from curriculum.domain.placeholders import SHOWN_DIGITS
 from curriculum.domain.practice import practisable
 
 APPARATUS_SENTENCE = (
@@ -26,7 +27,7 @@ def progress(done: int, target: int) -> dict[str, int]:
 def number(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, Real):
         return str(value)
-    return f"{value:.6g}"
+    return f"{value:.{SHOWN_DIGITS}g}"
 
 
 def answer_table(answer: Any) -> dict[str, Any]:

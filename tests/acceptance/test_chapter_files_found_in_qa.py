@@ -80,8 +80,7 @@ def test_a_number_that_disagrees_with_the_code_is_refused(books):
 
 def test_a_missing_key_is_reported_once(books):
     assert refused(yaml.safe_dump({"code": "II.7"})) == [
-        "book: is required",
-        "number: is required",
+        "book: is required",  # number is not: the code carries it
         "title: is required",
         "maturity: is required",
     ]
@@ -159,3 +158,10 @@ def test_chapter_import_with_the_wrong_code_names_both(books):
     assert refusal.value.errors == [
         "code: the document is for text ('II.8'); this address is for II.7"
     ]
+
+
+def test_a_missing_number_is_taken_from_the_code(books):
+    document = sketch("II.7")
+    del document["number"]
+    chapter_import(document=document)
+    assert Chapter.objects.get(code="II.7").number == 7

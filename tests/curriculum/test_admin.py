@@ -201,7 +201,8 @@ def test_publish_asks_first_and_says_what_will_happen(seeded, admin_client_for, 
     text = client.get(publish_url(chapter)).content.decode()
     assert "Publishing makes <strong>release 1</strong> of II.4" in text
     assert "the working copy stays editable" in text
-    assert "This publish will be refused</strong> for 7 reasons" in text
+    assert '<p class="errornote">The gate refuses to publish II.4 for 7 reasons.' in text
+    assert 'value="Publish release 1"' not in text  # no button while the gate refuses
     assert not Release.objects.exists()
 
 

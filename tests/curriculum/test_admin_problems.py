@@ -69,7 +69,7 @@ def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded, author):
 def test_inputs_that_are_not_json_are_refused(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     page = author.post(add_url(chapter), new_problem(author, chapter, inputs="{x: [1, 2"))
-    assert "Enter a valid JSON." in shown_errors(page)
+    assert "Not valid JSON at line 1, column 2: Expecting property name" in shown_errors(page)
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 

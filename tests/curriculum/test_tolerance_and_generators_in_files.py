@@ -30,13 +30,31 @@ def test_a_bad_generator_is_refused_with_its_path(books):
                for e in raised.value.errors)
 
 
-def test_a_problem_without_a_tolerance_checks_the_digits_a_reader_sees(books):
-    without = problem("p1", "worked")
+@pytest.mark.parametrize(
+    ("answer", "digits"),
+    [
+        ([[0.2689, 0.7311]], 4),  # worked by hand to 4 figures: checked to 4
+        ([[0.26894, 0.73106]], 5),
+        ([[0.2689414213699951, 0.7310585786300049]], 6),  # at most what a reader page shows
+        ([[0.5, 0.5]], 3),  # at least 3
+    ],
+)
+def test_a_problem_without_a_tolerance_checks_the_figures_its_answer_is_written_to(
+    books, answer, digits
+):
+    without = problem("p1", "worked", scores=[[0.0, 1.0]], answer=answer)
     del without["tolerance"]
     chapter_import(document=sketch(problems=[without]))
-    assert Problem.objects.get(key="p1").digits == 6
+    assert Problem.objects.get(key="p1").digits == digits
     exported = yaml.safe_load(chapter_export(code="II.7"))
-    assert exported["problems"][0]["tolerance"] == {"digits": 6}
+    assert exported["problems"][0]["tolerance"] == {"digits": digits}
+
+
+def test_a_problem_without_a_tolerance_or_an_answer_gets_the_shown_digits(books):
+    unsolved = problem("p1", "worked")
+    del unsolved["tolerance"], unsolved["solution"]
+    chapter_import(document=sketch(problems=[unsolved]))
+    assert Problem.objects.get(key="p1").digits == 6
 
 
 def test_rtol_and_atol_stay_a_mode_of_their_own(books):

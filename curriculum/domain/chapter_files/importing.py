@@ -21,6 +21,7 @@ from curriculum.models import (
 )
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
+from ..answers import answer_lint
 from ..documents import chapter_document
 from ..gate import PUBLISH_PERMISSION, PublishForbidden
 from ..ladder import MATHEMATICS, STRAND_CODES
@@ -38,6 +39,7 @@ class ImportResult:
     label: str
     created: bool
     enqueued: int = 0
+    warnings: tuple[str, ...] = ()  # written anyway: content-format.md, Tolerance
 
 
 def is_book_document(document: Any) -> bool:
@@ -84,7 +86,16 @@ def chapter_import(
         chapter = _write_chapter(clean, existing)
         enqueued = _write_problems(chapter, clean["problems"])
         transaction.set_rollback(dry_run)
-    return ImportResult("chapter", clean["code"], existing is None, enqueued)
+    return ImportResult("chapter", clean["code"], existing is None, enqueued, _lint(clean))
+
+
+def _lint(clean: dict) -> tuple[str, ...]:
+    return tuple(
+        f"problems[{i}].solution.answer: {warning}"
+        for i, problem in enumerate(clean["problems"])
+        if problem["solution"] is not None
+        for warning in answer_lint(answer=problem["solution"]["answer"], **problem["tolerance"])
+    )
 
 
 def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
@@ -192,5 +203,10 @@ def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
         transaction.set_rollback(True)
 
 
+def chapter_source(*, code: str) -> dict[str, Any]:
+    """The chapter document as a file holds it (JSON-ready); raises Chapter.DoesNotExist."""
+    return chapter_document(chapter_with_parts(code=code))
+
+
 def chapter_export(*, code: str) -> str:
-    return dump_yaml(chapter_document(chapter_with_parts(code=code)))
+    return dump_yaml(chapter_source(code=code))

@@ -22,13 +22,15 @@ from curriculum.models.course import (
     NUMERAL_RE,
     code_number_mismatch,
     is_apparatus_code,
+    number_from_code,
     state_after_edit,
 )
-from curriculum.models.problems import MAX_DIGITS, SHOWN_DIGITS
 
+from ..answers import default_digits
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepare
+from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from ..snapshots import rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
@@ -57,10 +59,29 @@ CHAPTER_KEYS = (
     "propositions",
     "problems",
 )
-REQUIRED_KEYS = ("code", "book", "number", "title", "maturity")
+REQUIRED_KEYS = ("code", "book", "title", "maturity")
+STRAND_KEYS = ("target", "items")
+STRAND_ITEM_KEYS = ("title", "body", "published")
+FIGURE_KEYS = ("label", "caption", "alt", "svg")
+NOTATION_KEYS = ("symbol", "meaning")
+PROPOSITION_KEYS = ("number", "title", "statement", "proof", "proof_published")
+PROBLEM_KEYS = (
+    "key",
+    "kind",
+    "variant",
+    "statement",
+    "operation",
+    "inputs",
+    "ask",
+    "tolerance",
+    "solution",
+)
+PROBLEM_REQUIRED = ("key", "kind", "variant", "statement", "operation", "inputs", "ask")
+TOLERANCE_KEYS = ("rtol", "atol", "digits")
+SOLUTION_KEYS = ("steps", "answer", "published")
 BOOK_KEYS = ("numeral", "title", "slug", "description")
+BOOK_FILE_KEYS = ("books",)
 SLUG_RE = slug_re  # what Django's SlugField accepts, so admin and files agree
-DEFAULT_TOLERANCE = {"digits": SHOWN_DIGITS}
 # what a problem in digits mode stores in its unused rtol/atol columns: the columns' defaults
 UNUSED_RTOL = Problem._meta.get_field("rtol").default
 UNUSED_ATOL = Problem._meta.get_field("atol").default
@@ -227,7 +248,9 @@ def validate_chapter(
     elif isinstance(code, str) and not code.startswith(f"{book}."):
         c.error("code", f"a chapter of Book {book} has a code starting {book}.")
     clean["book"] = book
-    clean["number"] = c.integer(doc, "number", "", minimum=1)
+    derived = number_from_code(code) if isinstance(code, str) and re.match(CODE_RE, code) else 1
+    given = {"number": doc["number"]} if doc.get("number") is not None else {}  # null: absent
+    clean["number"] = c.integer(given, "number", "", default=derived or 1, minimum=1)
     _number_matches_code(c, code, book, doc.get("number"))
     clean["title"] = c.text(doc, "title", "", required=True)
     for key in ("author",):
@@ -334,7 +357,7 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
                 c.error(path, "is required (all five strands, in order)")
             clean[kind] = {"target": 0, "items": []}
             continue
-        allowed = ("target",) if kind == MATHEMATICS else ("target", "items")
+        allowed = ("target",) if kind == MATHEMATICS else STRAND_KEYS
         strand = c.mapping(strands[kind], path, allowed, ("target",))
         target = c.integer(strand, "target", path) if "target" in strand else 0
         if kind == MATHEMATICS:
@@ -351,7 +374,7 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
         items = []
         for i, raw in enumerate(c.sequence(strand, "items", path)):
             ipath = f"{path}.items[{i}]"
-            item = c.mapping(raw, ipath, ("title", "body", "published"), ("title",))
+            item = c.mapping(raw, ipath, STRAND_ITEM_KEYS, ("title",))
             items.append(
                 {
                     "title": c.text(item, "title", ipath, required=True),
@@ -367,9 +390,7 @@ def _figures(c: _Checker, doc: dict) -> list:
     figures, labels = [], set()
     for i, raw in enumerate(c.sequence(doc, "figures", "")):
         path = f"figures[{i}]"
-        figure = c.mapping(
-            raw, path, ("label", "caption", "alt", "svg"), ("label", "caption", "alt", "svg")
-        )
+        figure = c.mapping(raw, path, FIGURE_KEYS, FIGURE_KEYS)
         label = _numeral(figure.get("label"))
         if not isinstance(label, str) or not label.strip():
             c.error(f"{path}.label", f'expected a label such as "4", got {kind_of(label)}')
@@ -411,7 +432,7 @@ def _notation(c: _Checker, doc: dict) -> list:
     rows = []
     for i, raw in enumerate(c.sequence(doc, "notation", "")):
         path = f"notation[{i}]"
-        row = c.mapping(raw, path, ("symbol", "meaning"), ("symbol", "meaning"))
+        row = c.mapping(raw, path, NOTATION_KEYS, NOTATION_KEYS)
         rows.append(
             {
                 "symbol": c.text(row, "symbol", path, required=True),
@@ -423,10 +444,9 @@ def _notation(c: _Checker, doc: dict) -> list:
 
 def _propositions(c: _Checker, doc: dict) -> list:
     props, numbers = [], set()
-    keys = ("number", "title", "statement", "proof", "proof_published")
     for i, raw in enumerate(c.sequence(doc, "propositions", "")):
         path = f"propositions[{i}]"
-        prop = c.mapping(raw, path, keys, ("number", "title", "statement"))
+        prop = c.mapping(raw, path, PROPOSITION_KEYS, ("number", "title", "statement"))
         number = c.integer(prop, "number", path, minimum=1)
         if number in numbers:
             c.error(f"{path}.number", f"Prop. {number} appears twice")
@@ -449,22 +469,9 @@ def _propositions(c: _Checker, doc: dict) -> list:
 
 def _problems(c: _Checker, doc: dict) -> list:
     problems, keys_seen = [], set()
-    keys = (
-        "key",
-        "kind",
-        "variant",
-        "statement",
-        "operation",
-        "inputs",
-        "ask",
-        "tolerance",
-        "solution",
-    )
     for i, raw in enumerate(c.sequence(doc, "problems", "")):
         path = f"problems[{i}]"
-        prob = c.mapping(
-            raw, path, keys, ("key", "kind", "variant", "statement", "operation", "inputs", "ask")
-        )
+        prob = c.mapping(raw, path, PROBLEM_KEYS, PROBLEM_REQUIRED)
         key = prob.get("key")
         if not isinstance(key, str) or not SLUG_RE.match(key):
             c.error(f"{path}.key", f"expected a short key such as p1, got {kind_of(key)}")
@@ -485,25 +492,42 @@ def _problems(c: _Checker, doc: dict) -> list:
         if "operation" in prob and "inputs" in prob and "ask" in prob:
             for problem in attention.check(operation, inputs, ask):
                 c.error(f"{path}.{problem.path}", problem.message)
-        tolerance = _tolerance(c, prob.get("tolerance", DEFAULT_TOLERANCE), f"{path}.tolerance")
         solution = _solution(c, prob, path)
         answer = solution["answer"] if solution else None
-        for key, message in tolerance_problems(**tolerance, answer=answer).items():
-            c.error(f"{path}.tolerance.{key}", message)
-        problems.append(
-            {
-                "key": key,
-                "kind": kind,
-                "variant": variant,
-                "statement": c.text(prob, "statement", path, required=True, markdown=True),
-                "operation": operation,
-                "inputs": inputs,
-                "ask": ask,
-                "tolerance": tolerance,
-                "solution": solution,
-            }
-        )
+        default = {"digits": default_digits(answer)}
+        tolerance = _tolerance(c, prob.get("tolerance", default), f"{path}.tolerance")
+        if tolerance["digits"] is None:  # significant figures are bounded by MAX_DIGITS
+            bounds = tolerance_problems(
+                rtol=tolerance["rtol"], atol=tolerance["atol"], answer=answer
+            )
+            for name, message in bounds.items():
+                c.error(f"{path}.tolerance.{name}", message)
+        clean = {
+            "key": key,
+            "kind": kind,
+            "variant": variant,
+            "statement": c.text(prob, "statement", path, required=True, markdown=True),
+            "operation": operation,
+            "inputs": inputs,
+            "ask": ask,
+            "tolerance": tolerance,
+            "solution": solution,
+        }
+        _placeholders(c, clean, path)
+        problems.append(clean)
     return problems
+
+
+def _placeholders(c: _Checker, clean: dict, path: str) -> None:
+    """`{{ inputs.x }}` in the statement and steps must name what the problem has."""
+    texts = [("statement", clean["statement"] or "")]
+    if clean["solution"] is not None:
+        texts.append(("solution.steps", clean["solution"]["steps"] or ""))
+    for where, text in texts:
+        for message in placeholder_errors(
+            text, operation=clean["operation"], inputs=clean["inputs"]
+        ):
+            c.error(f"{path}.{where}", message)
 
 
 def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
@@ -512,7 +536,7 @@ def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
         c.mapping(raw, path, ("digits",))
         digits = c.integer(raw, "digits", path, default=SHOWN_DIGITS, minimum=1, maximum=MAX_DIGITS)
         return {"digits": digits, "rtol": UNUSED_RTOL, "atol": UNUSED_ATOL}
-    tolerance = c.mapping(raw, path, ("rtol", "atol", "digits"), ("rtol", "atol"))
+    tolerance = c.mapping(raw, path, TOLERANCE_KEYS, ("rtol", "atol"))
     clean: dict[str, Any] = {"digits": None, "rtol": 0.0, "atol": 0.0}
     for key in ("rtol", "atol"):
         value = tolerance.get(key, clean[key])
@@ -531,7 +555,7 @@ def _solution(c: _Checker, prob: dict, path: str) -> dict | None:
     if prob.get("solution") is None:
         return None
     spath = f"{path}.solution"
-    solution = c.mapping(prob["solution"], spath, ("steps", "answer", "published"), ("answer",))
+    solution = c.mapping(prob["solution"], spath, SOLUTION_KEYS, ("answer",))
     answer = solution.get("answer")
     for problem in answer_problems(answer):
         c.error(f"{spath}.answer", problem)
@@ -575,7 +599,7 @@ def validate_books(document: Any) -> list[dict]:
     raw_books = [document]
     if listed:
         c = _Checker()
-        c.mapping(document, "", ("books",))
+        c.mapping(document, "", BOOK_FILE_KEYS)
         raw_books = c.sequence(document, "books", "")
         if c.errors:
             raise ChapterFileError(c.errors)

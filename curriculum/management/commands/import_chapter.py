@@ -5,6 +5,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from curriculum.domain.chapter_files import ChapterFileError, files_import, import_order
+from curriculum.domain.verification import chapter_verify_now
+
+from .verify_chapter import verdict_line
+
+FAILED_STATES = ("mismatch", "error")
 
 
 class Command(BaseCommand):
@@ -13,7 +18,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", type=Path)
         parser.add_argument(
-            "--dry-run", action="store_true", help="validate and report, write nothing"
+            "--dry-run",
+            action="store_true",
+            help="validate, run the engine on every problem and print its verdicts; write nothing",
         )
 
     def handle(self, *args, files, dry_run, **options):
@@ -21,9 +28,12 @@ class Command(BaseCommand):
             failed = self._import_all(files, file_import, dry_run)
         if failed:
             raise CommandError(f"{failed} of {len(files)} files refused")
+        if self.unverified:
+            raise CommandError(f"{self.unverified} answers not verified (mismatch or error)")
 
     def _import_all(self, files, file_import, dry_run) -> int:
         failed = 0
+        self.unverified = 0
         for file in import_order(files):
             try:
                 result = file_import(text=file.read_text(encoding="utf-8"))
@@ -49,4 +59,14 @@ class Command(BaseCommand):
                 sent = "would be sent" if dry_run else "sent"
                 queued = f", {result.enqueued} {sent} to the verifier" if result.enqueued else ""
                 self.stdout.write(f"{file}: {verb} {result.label}{queued}")
+                for warning in result.warnings:
+                    self.stderr.write(f"  warning: {warning}")
+                if dry_run and result.kind == "chapter":
+                    self._verify(result.label)
         return failed
+
+    def _verify(self, code: str) -> None:
+        """The rows verify_chapter would print, decided here by the engine."""
+        for row in chapter_verify_now(code=code):
+            self.stdout.write(f"  {verdict_line(row)}")
+            self.unverified += row.state in FAILED_STATES

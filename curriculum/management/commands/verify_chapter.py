@@ -45,7 +45,7 @@ class Command(BaseCommand):
         decided = verdicts_await(solution_ids=solution_ids, timeout=wait)
         rows = chapter_verdict_rows(code=code)
         for row in rows:
-            self.stdout.write(_line(row))
+            self.stdout.write(verdict_line(row))
         if not decided:
             raise CommandError(f"timed out after {wait:g} s with verdicts still pending")
         failed = [row.key for row in rows if row.state != "verified"]
@@ -53,7 +53,8 @@ class Command(BaseCommand):
             raise CommandError(f"{len(failed)} of {len(rows)} not verified: {', '.join(failed)}")
 
 
-def _line(row: VerdictRow) -> str:
+def verdict_line(row: VerdictRow) -> str:
+    """One printed row; import_chapter --dry-run prints the same."""
     parts = [f"{row.key:<12}", f"{row.state:<9}"]
     if row.max_abs_error is not None:
         parts.append(f"max abs error {row.max_abs_error:.3g}")

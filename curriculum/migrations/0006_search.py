@@ -21,8 +21,7 @@ def gin_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0004_problem_digits'),
-        ('curriculum', '0004_ascii_codes_bounded_tolerance'),
+        ('curriculum', '0005_problem_digits'),
     ]
 
     operations = [

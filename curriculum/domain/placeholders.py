@@ -1,0 +1,168 @@
+"""Placeholders: a statement or solution step places an input, or the engine's value of an
+output, as TeX built from the problem's data, so a matrix is written once and the page and the
+data cannot disagree.
+
+``{{ inputs.x }}`` is input x as stored (a generated input as drawn for the instance shown);
+``{{ outputs.out }}`` is the engine's whole output ``out``, to SHOWN_DIGITS significant figures;
+``{{ inputs.x | digits 3 }}`` shows 3 significant figures. A placeholder is TeX, so it goes
+inside ``$...$`` or ``$$...$$``. This module needs only the engine, so models may call it.
+"""
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+import attention
+
+SHOWN_DIGITS = 6
+"""Significant figures a reader page shows of an answer or an output."""
+
+MAX_DIGITS = 15
+"""A float carries about 16 significant figures; no more than this can be asked for."""
+
+MAX_TYPESET_ENTRIES = 400
+"""A 20x20 matrix: past this a page is no place to read the numbers."""
+
+PLACEHOLDER = re.compile(
+    r"\{\{\s*(?P<kind>inputs|outputs)\.(?P<name>[A-Za-z_]\w*)\s*"
+    r"(?:\|\s*digits\s+(?P<digits>\d+)\s*)?\}\}"
+)
+BRACES = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+
+
+def _number(value: Any, digits: int | None) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    if digits is None and isinstance(value, (int, np.integer)):
+        return str(int(value))
+    text = repr(float(value)) if digits is None else f"{float(value):.{digits}g}"
+    mantissa, _, exponent = text.partition("e")
+    mantissa = mantissa.removesuffix(".0")
+    return f"{mantissa} \\times 10^{{{int(exponent)}}}" if exponent else mantissa
+
+
+def _rows(array: np.ndarray, digits: int | None) -> str:
+    if array.ndim == 1:
+        array = array.reshape(1, -1)
+    body = r" \\ ".join(" & ".join(_number(v, digits) for v in row) for row in array.tolist())
+    return rf"\begin{{pmatrix}} {body} \end{{pmatrix}}"
+
+
+def to_tex(value: Any, digits: int | None = None) -> str:
+    """A number, vector (a row), matrix or stack of matrices as TeX; named values as a list."""
+    if isinstance(value, Mapping):
+        return r",\ ".join(
+            rf"\text{{{str(k).replace('_', r'\_')}}} = {to_tex(v, digits)}"
+            for k, v in value.items()
+        )
+    array = np.asarray(value, dtype=object)
+    if array.ndim == 0:
+        return _number(array.item(), digits)
+    if array.ndim <= 2:
+        return _rows(array, digits)
+    return r",\ ".join(to_tex(part, digits) for part in array)
+
+
+class _Values:
+    """The inputs at one instance and, computed only when asked for, the engine's outputs."""
+
+    def __init__(self, operation: Any, inputs: Any, instance: int) -> None:
+        self.operation, self.raw, self.instance = operation, inputs, instance
+        self.outputs: dict[str, Any] = {}
+
+    def get(self, kind: str, name: str) -> Any:
+        """The value, or raise KeyError / attention.EngineInputError saying why there is none."""
+        if kind == "inputs":
+            if not isinstance(self.raw, Mapping) or name not in self.raw:
+                raise KeyError(name)
+            return attention.expand_inputs({name: self.raw[name]}, self.instance)[name]
+        operation = attention.OPERATIONS.get(self.operation)
+        if operation is None or name not in operation.outputs:
+            raise KeyError(name)
+        if name not in self.outputs:
+            self._typesettable(name)  # before computing: a page is rendered on request
+            ask = {"output": name}
+            self.outputs[name] = attention.evaluate(self.operation, self.raw, ask, self.instance)
+        return self.outputs[name]
+
+    def _typesettable(self, name: str) -> None:
+        axes = attention.output_axes(self.operation, self.raw, self.instance) or {}
+        dims = axes.get(name)
+        if dims and (size := math.prod(n for _, n in dims)) > MAX_TYPESET_ENTRIES:
+            raise TooLarge(size)
+
+
+class TooLarge(ValueError):
+    """More entries than a page should typeset (MAX_TYPESET_ENTRIES)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"has {size} entries, too many to typeset (at most {MAX_TYPESET_ENTRIES})")
+        self.size = size
+
+
+def _choices(values: _Values, kind: str) -> str:
+    if kind == "inputs":
+        names = list(values.raw) if isinstance(values.raw, Mapping) else []
+    else:
+        operation = attention.OPERATIONS.get(values.operation)
+        names = list(operation.outputs) if operation else []
+    return ", ".join(map(str, names)) or "none"
+
+
+def placeholder_errors(text: str, *, operation: Any, inputs: Any) -> list[str]:
+    """Each placeholder in the text that cannot be shown, and why."""
+    if "{{" not in text:
+        return []
+    values, errors = _Values(operation, inputs, 0), []
+    for match in BRACES.finditer(text):
+        found = PLACEHOLDER.fullmatch(match.group())
+        if found is None:
+            errors.append(
+                f"{match.group()} is not a placeholder: write {{{{ inputs.NAME }}}} or "
+                f"{{{{ outputs.NAME }}}}, optionally with | digits N"
+            )
+            continue
+        kind, name, digits = found["kind"], found["name"], found["digits"]
+        if digits is not None and not 1 <= int(digits) <= MAX_DIGITS:
+            errors.append(f"{match.group()}: digits must be from 1 to {MAX_DIGITS}")
+        try:
+            value = values.get(kind, name)
+        except KeyError:
+            errors.append(f"{match.group()}: no {kind[:-1]} {name} (has: {_choices(values, kind)})")
+            continue
+        except attention.EngineInputError as error:
+            errors.append(f"{match.group()}: cannot be computed: {error}")
+            continue
+        except TooLarge as error:
+            errors.append(f"{match.group()}: {error}")
+            continue
+        if (size := np.size(np.asarray(value, dtype=object))) > MAX_TYPESET_ENTRIES:
+            errors.append(f"{match.group()}: {TooLarge(size)}")
+    return errors
+
+
+def placeholders_expand(text: str, *, operation: Any, inputs: Any, instance: int = 0) -> str:
+    """The text with each placeholder replaced by its TeX at ``instance`` (0: the author's).
+
+    One that cannot be shown (validation reports it) is left as written.
+    """
+    if "{{" not in text:
+        return text
+    values = _Values(operation, inputs, instance)
+
+    def replace(match: re.Match[str]) -> str:
+        try:
+            value = values.get(match["kind"], match["name"])
+        except (KeyError, attention.EngineInputError, TooLarge):
+            return match.group()
+        if np.size(np.asarray(value, dtype=object)) > MAX_TYPESET_ENTRIES:
+            return match.group()
+        digits = match["digits"]
+        if digits is None:
+            return to_tex(value, SHOWN_DIGITS if match["kind"] == "outputs" else None)
+        return to_tex(value, min(max(int(digits), 1), MAX_DIGITS))
+
+    return PLACEHOLDER.sub(replace, text)

@@ -1,0 +1,85 @@
+"""The chapter document through the API: GET source and PUT round-trip, in YAML and JSON."""
+
+import json
+
+import pytest
+import yaml
+from openapi_spec_validator import validate
+
+from curriculum.domain.chapter_files import chapter_export, chapter_import
+from curriculum.models import Chapter, Verdict
+from tests.conftest import problem, sketch, verify_now
+
+YAML = "application/yaml"
+GENERATED = {"generate": "normal", "shape": [1, 2], "seed": 4, "round": 1}
+
+
+@pytest.fixture
+def chapter_with_everything(books):
+    """Unpublished parts, a generated input, a placeholder and both tolerance modes."""
+    document = sketch(problems=[
+        problem("p1", "worked") | {"tolerance": {"digits": 4}},
+        problem("p2") | {"inputs": {"scores": GENERATED},
+                         "statement": "Softmax of $${{ inputs.scores }}$$"},
+        problem("p3", published=False),
+    ])
+    document["strands"]["basics"]["items"].append({"title": "Hidden", "published": False})
+    chapter_import(document=document)
+    verify_now(Chapter.objects.get(code="II.7"))
+
+
+def source(client, token, accept=YAML):
+    return client.get("/api/v1/chapters/II.7/source", HTTP_ACCEPT=accept, **token)
+
+
+def test_yaml_source_is_exactly_what_export_writes(client, chapter_with_everything, alice_token):
+    response = source(client, alice_token)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith(YAML)
+    assert response.content.decode() == chapter_export(code="II.7")
+    assert "Hidden" in response.content.decode()  # the working copy, unpublished parts too
+
+
+def test_yaml_get_put_get_is_unchanged_and_keeps_the_verdicts(
+    client, chapter_with_everything, alice_token
+):
+    before = source(client, alice_token).content
+    decided = set(Verdict.objects.values_list("pk", "fingerprint", "status"))
+    assert "pending" not in {status for _, _, status in decided}
+    put = client.put("/api/v1/chapters/II.7", before, content_type=YAML, **alice_token)
+    assert put.status_code == 200, put.json()
+    assert put.json()["verifications_enqueued"] == 0
+    assert source(client, alice_token).content == before
+    assert set(Verdict.objects.values_list("pk", "fingerprint", "status")) == decided
+
+
+def test_json_get_put_get_is_unchanged(client, chapter_with_everything, alice_token):
+    before = source(client, alice_token, "application/json")
+    assert before["Content-Type"] == "application/json"
+    document = before.json()
+    assert document["problems"][1]["inputs"]["scores"] == GENERATED
+    put = client.put("/api/v1/chapters/II.7", json.dumps(document),
+                     content_type="application/json", **alice_token)
+    assert put.status_code == 200, put.json()
+    assert source(client, alice_token, "application/json").json() == document
+    assert yaml.safe_load(source(client, alice_token).content) == document
+
+
+def test_bad_yaml_is_refused_with_line_and_column(client, books, alice_token):
+    response = client.put("/api/v1/chapters/II.7", "code: II.7\ntitle: [unclosed\n",
+                          content_type=YAML, **alice_token)
+    assert response.status_code == 422
+    assert response.json()["errors"][0].startswith("line 3, column 1: not valid YAML")
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_source_needs_a_staff_token_and_an_existing_chapter(client, chapter_with_everything,
+                                                            alice_token):
+    assert client.get("/api/v1/chapters/II.7/source").status_code == 401
+    assert client.get("/api/v1/chapters/II.70/source", **alice_token).status_code == 404
+
+
+def test_the_served_schema_is_valid_openapi_3_1(client, db):
+    schema = client.get("/api/v1/openapi.json").json()
+    assert schema["openapi"].startswith("3.1")
+    validate(schema)  # raises with every reason when it is not
