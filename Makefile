@@ -32,6 +32,8 @@ bench: install
 	$(BIN)/python bench/engine
 	$(BIN)/python bench/verify
 	$(BIN)/python bench/api
+	$(BIN)/python bench/import
+	$(BIN)/python bench/load
 
 worker: install
 	$(BIN)/celery -A curriculum worker --beat --loglevel=info

@@ -3,34 +3,66 @@
 Imports only numpy and the standard library, so it can run and be tested without Django.
 """
 
+from attention.backward import (
+    multi_head_attention_backward,
+    scaled_dot_product_attention_backward,
+    softmax_backward,
+)
+from attention.block import ACTIVATIONS, feed_forward, transformer_block
 from attention.compare import Comparison, compare
 from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
 from attention.cost import (
+    BACKWARD_TERM_NAMES,
     HEAD_DEPENDENT_TERMS,
     TERM_NAMES,
     AttentionCost,
     attention_cost,
     head_dependent_terms,
 )
+from attention.decode import attention_decode
 from attention.errors import EngineInputError, InputProblem
 from attention.generated import expand_inputs, instances_problem, is_generated
+from attention.grouped import grouped_query_attention
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
+from attention.losses import cross_entropy
+from attention.norms import layer_norm, rms_norm
+from attention.positions import rope, sinusoidal_positions
 from attention.registry import (
+    KINDS,
     OPERATIONS,
     SELECTORS,
+    Example,
     Operation,
     Parameter,
     check,
     evaluate,
     output_axes,
+    output_selectors,
 )
 from attention.softmax import softmax
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
 
 __all__ = [
+    "ACTIVATIONS",
+    "BACKWARD_TERM_NAMES",
     "ENGINE_VERSION",
+    "KINDS",
+    "Example",
+    "attention_decode",
+    "cross_entropy",
+    "feed_forward",
+    "grouped_query_attention",
+    "layer_norm",
+    "multi_head_attention_backward",
+    "output_selectors",
+    "rms_norm",
+    "rope",
+    "scaled_dot_product_attention_backward",
+    "sinusoidal_positions",
+    "softmax_backward",
+    "transformer_block",
     "HEAD_DEPENDENT_TERMS",
     "MAX_BATCH",
     "MAX_ELEMENTS",

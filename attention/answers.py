@@ -18,6 +18,7 @@ def answer_problems(answer: object) -> list[str]:
         try:
             _numeric(value, "answer" if key is None else f"answer.{key}")
         except EngineInputError as error:
-            messages += [p.message if key is None else f"{key}: {p.message}"
-                         for p in error.problems]
+            messages += [
+                p.message if key is None else f"{key}: {p.message}" for p in error.problems
+            ]
     return messages

@@ -6,24 +6,41 @@ a block only scores keys up to its own end, skipping the masked upper triangle e
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from attention.errors import fail
-from attention.softmax import as_bool_mask, as_float_array, softmax_rows_inplace
+from attention.softmax import (
+    SMALL,
+    all_finite,
+    as_bool_mask,
+    as_float_array,
+    softmax_rows_inplace,
+)
 
 QUERY_BLOCK = 256
 """Queries per block: large enough for efficient matmuls, small enough to stay cache-friendly."""
 
+TINY_SCORES = SMALL
+"""Up to this many scores in all, attention runs as three plain calls: at textbook sizes the
+per-call overhead of blocking, broadcasting and contiguous copies is most of the time."""
+
+
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
     """float32 only when every operand is float32; anything else computes in float64."""
-    return np.result_type(*arrays)
+    for arr in arrays:
+        if arr.dtype != _FLOAT32:
+            return _FLOAT64
+    return _FLOAT32
 
 
 def _require_finite(name: str, arr: np.ndarray) -> None:
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         raise fail(name, "must be finite (no NaN or infinity)")
 
 
@@ -66,6 +83,12 @@ def attend(
     into the returned array and normalised in place to avoid extra passes over memory.
     """
     rows, cols = q.shape[-2], k.shape[-2]
+    if (
+        q.size // max(q.shape[-1], 1) * cols <= TINY_SCORES
+        and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+        and (mask is None or mask.ndim <= q.ndim)
+    ):
+        return _attend_tiny(q, k, v, mask, causal)
     lead = np.broadcast_shapes(
         q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2]
     )
@@ -93,6 +116,28 @@ def attend(
     return out, weights
 
 
+def _attend_tiny(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``attend`` for a small problem whose q, k and v share their batch dimensions: one matmul
+    for every score, one softmax, one matmul."""
+    weights = np.matmul(q, k.swapaxes(-1, -2))
+    if causal:
+        np.copyto(weights, -np.inf, where=_future(*weights.shape[-2:]))
+    if mask is not None:
+        np.copyto(weights, -np.inf, where=~mask)
+    softmax_rows_inplace(weights)
+    return np.matmul(weights, v), weights
+
+
+@functools.lru_cache(maxsize=64)
+def _future(rows: int, cols: int) -> np.ndarray:
+    """Read-only (rows, cols) mask of the keys after each query."""
+    future = np.triu(np.ones((rows, cols), dtype=bool), 1)
+    future.flags.writeable = False
+    return future
+
+
 def scaled_dot_product_attention(
     q: object,
     k: object,
@@ -106,6 +151,23 @@ def scaled_dot_product_attention(
     dimensions broadcast. ``causal`` lets query ``t`` see keys ``<= t`` and is ANDed with
     ``mask``. Returns ``(out (..., T, dv), weights (..., T, S))``.
     """
+    q_arr, k_arr, v_arr, mask_arr = sdpa_inputs(q, k, v, mask, causal)
+    dtype = _result_dtype(q_arr, k_arr, v_arr)
+    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1.0)
+    q_scaled = q_arr.astype(dtype) * scale
+    return attend(
+        q_scaled,
+        k_arr.astype(dtype, copy=False),
+        v_arr.astype(dtype, copy=False),
+        mask_arr,
+        bool(causal),
+    )
+
+
+def sdpa_inputs(
+    q: object, k: object, v: object, mask: object | None, causal: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """q, k, v and the mask checked as ``scaled_dot_product_attention`` takes them."""
     q_arr = as_float_array("inputs.q", q)
     k_arr = as_float_array("inputs.k", k)
     v_arr = as_float_array("inputs.v", v)
@@ -138,16 +200,12 @@ def scaled_dot_product_attention(
                 "inputs.mask", f"expected {rows}x{cols} matrix, got shape {mask_arr.shape}"
             ) from exc
     _check_rows_nonempty(mask_arr, bool(causal), rows, cols)
-    dtype = _result_dtype(q_arr, k_arr, v_arr)
-    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1.0)
-    q_scaled = q_arr.astype(dtype) * scale
-    return attend(
-        q_scaled,
-        k_arr.astype(dtype, copy=False),
-        v_arr.astype(dtype, copy=False),
-        mask_arr,
-        bool(causal),
-    )
+    return q_arr, k_arr, v_arr, mask_arr
+
+
+def _as(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``arr`` in ``dtype``, converted only when it is not already."""
+    return arr if arr.dtype == dtype else arr.astype(dtype)
 
 
 def _validate_heads(heads: object, width: int) -> int:
@@ -230,17 +288,31 @@ def multi_head_attention(
     mask_arr = _prepare_mask(mask, batched, batch, seq, causal)
     if seq == 0:
         raise fail("inputs.x", "must contain at least one token")
+    return checked_mha(x_arr, ws, h, mask_arr, bool(causal))
+
+
+def checked_mha(
+    x: np.ndarray, ws: list[np.ndarray], h: int, mask_arr: np.ndarray | None, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``multi_head_attention`` on inputs already checked (the registry checks them itself):
+    finite float arrays of the right shapes, and the mask as (B or 1, 1, T, T) or None."""
+    batched = x.ndim == 3
+    x3 = x if batched else x[None]
+    batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
-    x3 = x3.astype(dtype, copy=False)
-    w_q_a, w_k_a, w_v_a, w_o_a = (w.astype(dtype, copy=False) for w in ws)
+    x3 = _as(x3, dtype)
+    w_q_a, w_k_a, w_v_a, w_o_a = [_as(w, dtype) for w in ws]
     dk = width // h
     # fold 1/sqrt(dk) into the query weights: T*d multiplies instead of h*T*T
     w_qkv = np.concatenate([w_q_a * dtype.type(1.0 / math.sqrt(dk)), w_k_a, w_v_a], axis=1)
     qkv = x3 @ w_qkv
-    q = _split_heads(qkv[..., :width], h)
-    k = _split_heads(qkv[..., width : 2 * width], h)
-    v = _split_heads(qkv[..., 2 * width :], h)
-    head_out, weights = attend(q, k, v, mask_arr, bool(causal))
+    if qkv.size <= TINY_SCORES:  # views, no copies: (3, B, h, T, dk)
+        q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
+    else:
+        q = _split_heads(qkv[..., :width], h)
+        k = _split_heads(qkv[..., width : 2 * width], h)
+        v = _split_heads(qkv[..., 2 * width :], h)
+    head_out, weights = attend(q, k, v, mask_arr, causal)
     concat = head_out.transpose(0, 2, 1, 3).reshape(batch, seq, width)
     out = concat @ w_o_a
     if not batched:

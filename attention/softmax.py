@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attention.errors import fail
 
+SMALL = 4096
+"""Up to this many entries an array is "small": one call beats two cheaper ones."""
+
 
 def as_float_array(name: str, value: object) -> np.ndarray:
     """Return ``value`` as a float array: float32/float64 kept, integers promoted to float64."""
-    arr = np.asarray(value)
+    arr = value if type(value) is np.ndarray else np.asarray(value)
+    if arr.dtype.char in "fd":  # float32 or float64: the common case, kept as it is
+        return arr
     if arr.dtype.kind in "iu":
         return arr.astype(np.float64)
     if arr.dtype.kind != "f":
         raise fail(name, f"must be a real numeric array, got dtype {arr.dtype}")
-    if arr.dtype not in (np.float32, np.float64):
-        return arr.astype(np.float64)
-    return arr
+    return arr.astype(np.float64)
+
+
+def all_finite(arr: np.ndarray) -> bool:
+    """True when no entry is NaN or infinite: one sum, and the exact test only when it is not
+    finite (a NaN or infinity always makes the sum non-finite; huge finite entries may too)."""
+    if math.isfinite(np.add.reduce(arr, axis=None)):
+        return True
+    return bool(np.isfinite(arr).all())
 
 
 def as_bool_mask(name: str, value: object) -> np.ndarray:
@@ -35,10 +48,12 @@ def softmax_rows_inplace(scores: np.ndarray) -> np.ndarray:
 
     The caller guarantees every row has at least one finite entry.
     """
-    peak = scores.max(axis=-1, keepdims=True)
+    peak = np.maximum.reduce(scores, axis=-1, keepdims=True)
     np.subtract(scores, peak, out=scores)
     np.exp(scores, out=scores)
-    total = scores.sum(axis=-1, keepdims=True)
+    total = np.add.reduce(scores, axis=-1, keepdims=True)
+    if scores.size <= SMALL:
+        return np.divide(scores, total, out=scores)
     # one division per row and a multiply per entry: markedly faster than dividing every entry
     np.reciprocal(total, out=total)
     np.multiply(scores, total, out=scores)

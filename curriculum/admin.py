@@ -563,24 +563,15 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
 
     @admin.display(description="operations the engine knows")
     def engine_operations(self, problem):
-        rows = (
-            (
-                name,
-                operation.description,
-                format_html_join(
-                    ", ",
-                    "<code>{}</code>{} ({})",
-                    ((p.name, "" if p.required else "?", p.shape) for p in operation.parameters),
-                ),
-                ", ".join(operation.outputs),
-            )
-            for name, operation in attention.OPERATIONS.items()
-        )
+        reference = reverse("site:operations")
         return format_html(
-            '<table class="engine-operations"><thead><tr><th>operation</th><th>what</th>'
-            "<th>inputs (? optional)</th><th>outputs</th></tr></thead><tbody>{}</tbody></table>",
+            '<p>Inputs, shapes, outputs, selectors and a worked example of each, in '
+            '<a href="{}" target="_blank">the operations reference</a>:</p><p>{}</p>',
+            reference,
             format_html_join(
-                "", "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>", rows
+                ", ",
+                '<a href="{}#{}" target="_blank"><code>{}</code></a>',
+                ((reference, name, name) for name in attention.OPERATIONS),
             ),
         )
 

@@ -132,7 +132,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env.int("VERIFY_TIME_LIMIT", 60)
-CELERY_TASK_SOFT_TIME_LIMIT = max(CELERY_TASK_TIME_LIMIT - 10, 5)
+# always below the hard limit, or the hard limit would never be the one that fires
+CELERY_TASK_SOFT_TIME_LIMIT = min(max(CELERY_TASK_TIME_LIMIT - 10, 5), CELERY_TASK_TIME_LIMIT - 0.5)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Publishing must fail fast when the broker is down: a save never waits on Redis; its verdict
 # stays pending and the sweep sends it once the broker is back.
@@ -154,6 +155,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
 # Readers practise a generated problem on instances 1..N; the verifier checks each one computes.
 PRACTICE_INSTANCES = env.int("PRACTICE_INSTANCES", 20)
+# Checks asked for together (import, verify_all, a chapter, the sweep) go this many to a task.
+VERIFY_BATCH_SIZE = env.int("VERIFY_BATCH_SIZE", 100)
+# A check whose run never finishes (killed by the hard time limit) is an error after this many.
+VERIFY_MAX_ATTEMPTS = env.int("VERIFY_MAX_ATTEMPTS", 3)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-verdicts": {
         "task": "curriculum.tasks.sweep_pending_verdicts",

@@ -2,24 +2,59 @@
 
 from datetime import timedelta
 
-from celery import shared_task
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError
 
-from curriculum.domain.verification import verdict_decide, verdicts_sweep
-
-
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(DatabaseError, ConnectionError),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=10,
+from curriculum.domain.verification import (
+    verdict_decide,
+    verdict_enqueue_now,
+    verdicts_decide,
+    verdicts_sweep,
 )
+
+
+class Checks(Task):
+    """A run killed by the hard time limit is acknowledged, not redelivered: send its checks
+    again, each alone, so the one that never finishes runs out of attempts (an error verdict)
+    while the others are decided. So too a batch that ran out of time outside the engine."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        batch = self.name.endswith("verify_batch")
+        if isinstance(exc, TimeLimitExceeded) or (batch and isinstance(exc, SoftTimeLimitExceeded)):
+            for solution_id, checked in _checks(self.name, args, kwargs):
+                verdict_enqueue_now(solution_id=solution_id, checked=checked)
+
+
+def _checks(name: str, args, kwargs) -> list:
+    """The (solution, fingerprint) pairs of a task, as `delay` sends them (positionally)."""
+    if name.endswith("verify_batch"):
+        return list(args[0])
+    return [(args[0], args[1] if len(args) > 1 else None)]
+
+
+RELIABLY = {
+    "base": Checks,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (DatabaseError, ConnectionError),
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "max_retries": 10,
+}
+
+
+@shared_task(**RELIABLY)
 def verify_solution(solution_id: int, checked: str | None = None) -> str | None:
     """Decide one solution's verdict for the fingerprint `checked` (None: whatever is pending)."""
     return verdict_decide(solution_id=solution_id, checked=checked)
+
+
+@shared_task(**RELIABLY)
+def verify_batch(checks: list[tuple[int, str]]) -> int:
+    """Decide many checks (solution id, fingerprint) together; returns how many were written."""
+    return len(verdicts_decide(checks=[(solution_id, checked) for solution_id, checked in checks]))
 
 
 @shared_task

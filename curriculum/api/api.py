@@ -15,7 +15,7 @@ from curriculum.domain.chapter_files import ChapterFileError
 from curriculum.domain.gate import PublishForbidden, PublishRefused
 from curriculum.domain.reading import NotVisible
 
-from . import chapters, lists, practice, search, writes  # noqa: F401  (writes registers on chapters.router)
+from . import chapters, lists, operations, practice, search, writes  # noqa: F401  (writes: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
 from .schemas import ChapterDocument, Error, Pong
 from .throttling import AnonymousReadThrottle
@@ -48,6 +48,7 @@ api = CurriculumAPI(
 )
 api.add_router("", lists.router)
 api.add_router("", chapters.router)
+api.add_router("", operations.router)
 api.add_router("", search.router)
 api.add_router("", practice.router)
 

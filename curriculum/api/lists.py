@@ -1,7 +1,8 @@
 """Lists: books with their chapters, and chapters across books, filtered and paginated.
 
-Everything comes from `reading.books_for_reader`, so a released chapter is summarised from
-its release and a draft appears only to staff.
+Everything comes from `reading`'s listings, which filter, count and slice in the database, so
+a page costs the same few queries however large the course; a released chapter is summarised
+from its release and a draft appears only to staff.
 """
 
 from dataclasses import asdict
@@ -9,7 +10,7 @@ from dataclasses import asdict
 from ninja import Router
 from ninja.pagination import LimitOffsetPagination, paginate
 
-from curriculum.domain.reading import NotVisible, books_for_reader
+from curriculum.domain.reading import Listing, NotVisible, books_listing, chapters_listing
 
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import BOOK_FILTER, NUMERAL
@@ -18,24 +19,24 @@ from .schemas import READ_ERRORS, BookOut, ChapterSummary, Error, Maturity, Stat
 router = Router(tags=["books and chapters"], auth=READ_AUTH)
 
 
-def _books(request, numeral: str | None, maturity: str | None, state: str | None) -> list[dict]:
-    listed = []
-    for book, summaries in books_for_reader(staff=caller(request).staff, numeral=numeral):
-        chapters = [
-            {**asdict(s), "book": book.numeral}
-            for s in summaries
-            if (maturity is None or s.maturity == maturity) and (state is None or s.state == state)
-        ]
-        listed.append(
+def _books(request, numeral: str | None, maturity: str | None, state: str | None) -> Listing:
+    listing = books_listing(
+        staff=caller(request).staff, numeral=numeral, maturity=maturity, state=state
+    )
+
+    def book_out(page: list) -> list[dict]:
+        return [
             {
                 "numeral": book.numeral,
                 "title": book.title,
                 "slug": book.slug,
                 "description": book.description,
-                "chapters": chapters,
+                "chapters": [asdict(summary) for summary in summaries],
             }
-        )
-    return listed
+            for book, summaries in listing.build(page)
+        ]
+
+    return Listing(listing.rows, book_out)
 
 
 @router.get("/books", response={200: list[BookOut], **READ_ERRORS}, openapi_extra=READ_SECURITY)
@@ -54,7 +55,7 @@ def book_read(
     request, numeral: str = NUMERAL, maturity: Maturity | None = None, state: State | None = None
 ):
     """One book and its chapters in order."""
-    books = _books(request, numeral, maturity, state)
+    books = _books(request, numeral, maturity, state)[:1]
     if not books:
         raise NotVisible
     return books[0]
@@ -71,8 +72,7 @@ def chapter_list(
     state: State | None = None,
 ):
     """Chapters of every book in order, with their progress; filter by book, maturity, state."""
-    return [
-        chapter
-        for listed in _books(request, book, maturity, state)
-        for chapter in listed["chapters"]
-    ]
+    listing = chapters_listing(
+        staff=caller(request).staff, numeral=book, maturity=maturity, state=state
+    )
+    return Listing(listing.rows, lambda page: [asdict(s) for s in listing.build(page)])

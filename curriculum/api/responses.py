@@ -4,7 +4,7 @@ A chapter or release body is the domain's snapshot served verbatim (a release ex
 it was released) plus which release it is. The ETag and Last-Modified come from cheap
 validators-only queries (`reading.chapter_freshness`; for a release, its number and date and
 the latest number), so a conditional request is answered (304) before any snapshot is built
-or loaded.
+or loaded, and a 200 is served from the bytes cached under that version.
 """
 
 import json
@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
-from curriculum.domain.reading import ReaderView
+from curriculum.domain.reading import Freshness, ReaderView, body_cached
 
 from .auth import Caller
 
@@ -31,12 +31,12 @@ def reader_body(view: ReaderView) -> dict:
     }
 
 
+def json_bytes(body: object) -> bytes:
+    return json.dumps(body, cls=DjangoJSONEncoder, ensure_ascii=False).encode()
+
+
 def json_response(body: object, status: int = 200) -> HttpResponse:
-    return HttpResponse(
-        json.dumps(body, cls=DjangoJSONEncoder, ensure_ascii=False),
-        status=status,
-        content_type="application/json",
-    )
+    return HttpResponse(json_bytes(body), status=status, content_type="application/json")
 
 
 def _cache_headers(response: HttpResponse, who: Caller) -> HttpResponse:
@@ -52,18 +52,20 @@ def conditional_json(
     who: Caller,
     *,
     version: str,
-    last_modified: datetime | None,
+    last_modified: datetime,
     build: Callable[[], dict],
 ) -> HttpResponse:
-    """304 (or 412) from the validators alone; `build` runs only when the body is needed."""
+    """304 (or 412) from the validators alone; `build` runs only when this version's body is
+    not cached yet."""
     etag = quote_etag(version)
-    stamp = int(last_modified.timestamp()) if last_modified else None
+    stamp = int(last_modified.timestamp())
     response = get_conditional_response(request, etag=etag, last_modified=stamp)
     if response is None:
-        response = json_response(build())
+        fresh = Freshness(version, last_modified)
+        body = body_cached(kind="json", freshness=fresh, make=lambda: json_bytes(build()))
+        response = HttpResponse(body, content_type="application/json")
     response["ETag"] = etag
-    if stamp is not None:
-        response["Last-Modified"] = http_date(stamp)
+    response["Last-Modified"] = http_date(stamp)
     return _cache_headers(response, who)
 
 

@@ -9,6 +9,7 @@ Each `render_many` call starts at most one node process, for the formulas no cac
 Rendered text and typeset formulas are cached by hash: pages never re-render unchanged text.
 """
 
+import functools
 import hashlib
 import json
 import re
@@ -160,7 +161,15 @@ def _formula(token: Token) -> tuple[str, bool]:
 
 def formulas(source: str) -> list[tuple[str, bool]]:
     """Each formula in the text as (TeX, display mode), in order."""
-    return [_formula(token) for token in _math_tokens(PARSER.parse(source))]
+    if "$" not in source:  # formulas are $-delimited: most texts need no parse to know
+        return []
+    return list(_formulas(source))
+
+
+@functools.lru_cache(maxsize=4096)
+def _formulas(source: str) -> tuple[tuple[str, bool], ...]:
+    """Checking a file parses each text twice (typeset them all, then report each one)."""
+    return tuple(_formula(token) for token in _math_tokens(PARSER.parse(source)))
 
 
 # ---------------------------------------------------------------- KaTeX

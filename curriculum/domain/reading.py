@@ -5,18 +5,21 @@ parts. The site and the API both read through here, so neither can leak what the
 """
 
 import hashlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Max, OuterRef, Q, Subquery
+from django.db.models import CharField, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KT
+from django.db.models.functions import Coalesce
 
 from curriculum.models import Book, Chapter, Release
 
 from .counting import chapter_counts
 from .markup import RENDER_VERSION
-from .selectors import chapters_with_parts
+from .selectors import chapters_with_counted_parts, chapters_with_parts
 from .snapshots import SNAPSHOT_FORMAT, chapter_snapshot
 
 WORKING_COPY_CACHE_SECONDS = 24 * 3600
@@ -114,6 +117,24 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
     return ReaderView(code, snapshot, None, None)
 
 
+BODY_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -> bytes:
+    """A response body (chapter JSON, a page) made once per version of what it shows, then read
+    from the cache: a 200 costs the freshness query and this read. `kind` names the form and
+    whatever else the bytes depend on (a template's version); the snapshot and render formats
+    are in the key, so a deploy that changes them never serves old bytes, and so is the time
+    of the version, so a database made again (release 1 anew) never meets an old release 1."""
+    stamp = freshness.last_modified.isoformat()
+    key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}:{stamp}"
+    body = cache.get(key)
+    if body is None:
+        body = make()
+        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+    return body
+
+
 def release_for_reader(*, code: str, number: int, staff: bool = False) -> ReaderView:
     chapter_freshness(code=code, staff=staff)  # a withdrawn (draft) chapter hides its history
     release = Release.objects.filter(chapter__code=code, number=number).first()
@@ -133,6 +154,7 @@ def releases_for_reader(*, code: str, staff: bool = False) -> list[Release]:
 @dataclass(frozen=True)
 class ChapterSummary:
     code: str
+    book: str
     number: int
     title: str
     maturity: str
@@ -143,15 +165,74 @@ class ChapterSummary:
     owes: int
 
 
-def _summary(chapter: Any) -> ChapterSummary:
-    """A released chapter is summarised from its release, never from its working copy."""
-    derived = chapter.released
-    title, maturity = chapter.title, chapter.maturity
-    if derived is not None:
-        title, maturity = chapter.released_title, chapter.released_maturity
-    else:
-        counts = chapter_counts(chapter)
-        derived = {
+LONGEST_LIST = 2**31
+
+
+class Listing[T]:
+    """A list filtered, ordered, counted and sliced in the database: only the slice asked for
+    is built, in the same few queries however long the list is."""
+
+    def __init__(self, rows: QuerySet, build: Callable[[list], list[T]]):
+        self.rows, self.build = rows, build
+
+    def all(self) -> "Listing[T]":
+        return self
+
+    def count(self) -> int:
+        return self.rows.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window: slice) -> list[T]:
+        if (window.start or 0) >= LONGEST_LIST:  # past the end: empty, not a database error
+            return []
+        return self.build(list(self.rows[window]))
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.build(list(self.rows)))
+
+
+def _chapters(
+    *, staff: bool, numeral: str | None, maturity: str | None, state: str | None
+) -> QuerySet[Chapter]:
+    """The chapters a reader may list, with what their latest release says of them."""
+    latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
+    chapters = Chapter.objects.select_related("book").annotate(
+        latest_release=Subquery(latest.values("number")[:1]),
+        released=Subquery(latest.values("summary")[:1]),
+        shown_maturity=Coalesce(
+            Subquery(latest.annotate(m=KT("summary__maturity")).values("m")[:1]),
+            F("maturity"),
+            output_field=CharField(),
+        ),
+    )
+    if not staff:
+        chapters = chapters.exclude(state=Chapter.State.DRAFT)
+    if numeral is not None:
+        chapters = chapters.filter(book__numeral=numeral)
+    if maturity is not None:
+        chapters = chapters.filter(shown_maturity=maturity)
+    if state is not None:
+        chapters = chapters.filter(state=state)
+    return chapters.order_by("book__position", "number", "code")
+
+
+def _summaries(chapters: list[Any]) -> list[ChapterSummary]:
+    """A released chapter from its release's summary; only the others are counted, from their
+    parts, loaded for all of them at once."""
+    counted = [c.pk for c in chapters if c.released is None]
+    loaded = chapters_with_counted_parts().in_bulk(counted) if counted else {}
+    return [_summary(chapter, loaded.get(chapter.pk)) for chapter in chapters]
+
+
+def _summary(chapter: Any, loaded: Chapter | None) -> ChapterSummary:
+    summary = chapter.released
+    if summary is None:
+        counts = chapter_counts(loaded or chapter)
+        summary = {
+            "title": chapter.title,
+            "maturity": chapter.maturity,
             "maturity_name": counts.level.name,
             "strands": [
                 {"kind": s.kind, "done": s.done, "target": s.target} for s in counts.strands
@@ -160,34 +241,54 @@ def _summary(chapter: Any) -> ChapterSummary:
         }
     return ChapterSummary(
         code=chapter.code,
+        book=chapter.book.numeral,
         number=chapter.number,
-        title=title,
-        maturity=maturity,
-        maturity_name=derived["maturity_name"],
+        title=summary["title"],
+        maturity=summary["maturity"],
+        maturity_name=summary["maturity_name"],
         state=chapter.state,
         latest_release=chapter.latest_release,
-        strands=[{k: s[k] for k in ("kind", "done", "target")} for s in derived["strands"]],
-        owes=derived["owes"],
+        strands=summary["strands"],
+        owes=summary["owes"],
     )
+
+
+def chapters_listing(
+    *,
+    staff: bool = False,
+    numeral: str | None = None,
+    maturity: str | None = None,
+    state: str | None = None,
+) -> Listing[ChapterSummary]:
+    """Chapters of every book in order, with their progress; filtered in the database."""
+    return Listing(
+        _chapters(staff=staff, numeral=numeral, maturity=maturity, state=state), _summaries
+    )
+
+
+def books_listing(
+    *,
+    staff: bool = False,
+    numeral: str | None = None,
+    maturity: str | None = None,
+    state: str | None = None,
+) -> Listing[tuple[Book, list[ChapterSummary]]]:
+    """Books in order, each with the chapters this reader may see (filtered) and their progress."""
+    books = Book.objects.all() if numeral is None else Book.objects.filter(numeral=numeral)
+
+    def build(page: list[Book]) -> list[tuple[Book, list[ChapterSummary]]]:
+        listed = _chapters(staff=staff, numeral=None, maturity=maturity, state=state)
+        chapters = list(listed.filter(book__in=page))
+        by_book: dict[int, list[ChapterSummary]] = {}
+        for chapter, summary in zip(chapters, _summaries(chapters), strict=True):
+            by_book.setdefault(chapter.book_id, []).append(summary)
+        return [(book, by_book.get(book.pk, [])) for book in page]
+
+    return Listing(books.order_by("position"), build)
 
 
 def books_for_reader(
     *, staff: bool = False, numeral: str | None = None
 ) -> list[tuple[Book, list[ChapterSummary]]]:
-    """Books in order, each with the chapters this reader may see and their progress."""
-    books = Book.objects.all() if numeral is None else Book.objects.filter(numeral=numeral)
-    latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
-    chapters = chapters_with_parts().annotate(
-        latest_release=Subquery(latest.values("number")),
-        released=Subquery(latest.values("snapshot__derived")),
-        released_title=Subquery(latest.values("snapshot__title")),
-        released_maturity=Subquery(latest.values("snapshot__maturity")),
-    )
-    if not staff:
-        chapters = chapters.exclude(state=Chapter.State.DRAFT)
-    if numeral is not None:
-        chapters = chapters.filter(book__numeral=numeral)
-    by_book: dict[int, list[ChapterSummary]] = {}
-    for chapter in chapters:
-        by_book.setdefault(chapter.book_id, []).append(_summary(chapter))
-    return [(book, by_book.get(book.pk, [])) for book in books]
+    """Every book (or the one named) with its chapters, for the site's contents pages."""
+    return list(books_listing(staff=staff, numeral=numeral))

@@ -16,6 +16,15 @@ def chapters_with_parts() -> QuerySet[Chapter]:
     )
 
 
+def chapters_with_counted_parts() -> QuerySet[Chapter]:
+    """Only what counting reads (strand items, proofs, problems and verdicts), for lists."""
+    return Chapter.objects.prefetch_related(
+        "strand_items",
+        "propositions",
+        Prefetch("problems", Problem.objects.select_related("solution__verdict")),
+    )
+
+
 def _apparatus_links() -> QuerySet[ApparatusLink]:
     """Each Book 0 entry with the title readers know it by: its latest release's, if any."""
     released = Release.objects.filter(chapter=OuterRef("entry")).order_by("-number")

@@ -14,9 +14,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
-from django.db import transaction
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 import attention
@@ -33,6 +37,22 @@ logger = logging.getLogger(__name__)
 def chapter_touch(*, chapter_id: int) -> None:
     """What readers see of a working copy changed: move its version (ETag, Last-Modified)."""
     Chapter.objects.filter(pk=chapter_id).update(updated_at=timezone.now())
+
+
+def _chapters_touch(chapter_ids: set[int]) -> None:
+    if chapter_ids:
+        Chapter.objects.filter(pk__in=chapter_ids).update(updated_at=timezone.now())
+
+
+def _chapters_lock(chapter_ids: set[int]) -> None:
+    """Several chapter rows, in primary-key order: two batches over the same chapters queue up
+    instead of deadlocking, and (as everywhere) before any verdict row of them."""
+    list(
+        Chapter.objects.select_for_update()
+        .filter(pk__in=chapter_ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
 
 
 def fingerprint(problem: Problem, solution: Solution) -> str:
@@ -84,6 +104,22 @@ def verdict_request(*, solution: Solution, force: bool = False) -> bool:
         return _verdict_pending(solution=solution, force=force)
 
 
+def _pending_fields(current: str, now) -> dict[str, Any]:
+    return {
+        "status": Status.PENDING,
+        "fingerprint": current,
+        "requested_at": now,
+        "decided_at": None,
+        "max_abs_error": None,
+        "max_rel_error": None,
+        "engine_value": None,
+        "engine_version": "",
+        "duration_ms": None,
+        "message": "",
+        "attempts": 0,
+    }
+
+
 def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     current = fingerprint(solution.problem, solution)
     verdict = Verdict.objects.filter(solution=solution).first()
@@ -91,23 +127,50 @@ def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     if unchanged and verdict is not None and verdict.status != Status.PENDING and not force:
         return False
     Verdict.objects.update_or_create(
-        solution=solution,
-        defaults={
-            "status": Status.PENDING,
-            "fingerprint": current,
-            "requested_at": timezone.now(),
-            "decided_at": None,
-            "max_abs_error": None,
-            "max_rel_error": None,
-            "engine_value": None,
-            "engine_version": "",
-            "duration_ms": None,
-            "message": "",
-        },
+        solution=solution, defaults=_pending_fields(current, timezone.now())
     )
     chapter_touch(chapter_id=solution.problem.chapter_id)
     verdict_enqueue(solution_id=solution.pk, checked=current)
     return True
+
+
+def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[int]:
+    """Mark many verdicts pending at once; their checks go in batches after commit.
+
+    One read and one write for all the verdicts, each chapter locked (in primary-key order)
+    and touched once. Same rule as `verdict_request` per solution; `solutions` come with their
+    problem. Returns the ids of the solutions whose check was asked for.
+    """
+    if not solutions:
+        return []
+    with transaction.atomic():
+        chapter_ids = {solution.problem.chapter_id for solution in solutions}
+        _chapters_lock(chapter_ids)
+        known = {
+            solution_id: (status, checked)
+            for solution_id, status, checked in Verdict.objects.filter(
+                solution__in=solutions
+            ).values_list("solution_id", "status", "fingerprint")
+        }
+        now = timezone.now()
+        rows, checks = [], []
+        for solution in solutions:
+            current = fingerprint(solution.problem, solution)
+            status, checked = known.get(solution.pk, (Status.PENDING, ""))
+            if checked == current and status != Status.PENDING and not force:
+                continue
+            rows.append(Verdict(solution=solution, **_pending_fields(current, now)))
+            checks.append((solution.pk, current))
+        Verdict.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["solution"],
+            update_fields=list(_pending_fields("", now)),
+        )
+        asked = {solution_id for solution_id, _ in checks}
+        _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in asked})
+        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
+    return [solution_id for solution_id, _ in checks]
 
 
 def verdict_enqueue(*, solution_id: int, checked: str) -> None:
@@ -122,32 +185,48 @@ of many problems saved while Redis hangs waits on the broker once, not once per 
 _broker_paused_until = 0.0
 
 
-def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
-    """Send the task; if the broker is down the verdict stays pending and the sweep resends it.
+def _send(send: Callable[[], Any], what: str) -> bool:
+    """Send a task; if the broker is down the verdicts stay pending and the sweep resends them.
 
     Publishing fails fast (settings: connection and socket timeouts, one retry), so a save made
     while Redis is down neither hangs nor fails. Returns whether the task was sent.
     """
-    from curriculum.tasks import verify_solution
-
     global _broker_paused_until
     if time.monotonic() < _broker_paused_until:
-        logger.warning(
-            "broker unreachable a moment ago: solution %s left for the sweep", solution_id
-        )
+        logger.warning("broker unreachable a moment ago: %s left for the sweep", what)
         return False
     try:
-        verify_solution.delay(solution_id, checked)
+        send()
     except Exception:  # noqa: BLE001 - any broker failure; the sweep is the retry
         _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
-        logger.warning("could not enqueue verification of solution %s", solution_id, exc_info=True)
+        logger.warning("could not enqueue verification of %s", what, exc_info=True)
         return False
     return True
 
 
-def _jsonable(value):
+def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
+    """One check, alone in its task: a single save gets its verdict without waiting on others."""
+    from curriculum.tasks import verify_solution
+
+    return _send(lambda: verify_solution.delay(solution_id, checked), f"solution {solution_id}")
+
+
+def verdicts_enqueue_now(*, checks: list[tuple[int, str]]) -> int:
+    """Many checks, VERIFY_BATCH_SIZE to a task; returns how many checks were sent."""
+    from curriculum.tasks import verify_batch
+
+    size = max(settings.VERIFY_BATCH_SIZE, 1)
+    sent = 0
+    for start in range(0, len(checks), size):
+        batch = checks[start : start + size]
+        what = f"{len(batch)} solutions from {batch[0][0]}"
+        sent += len(batch) * _send(partial(verify_batch.delay, batch), what)
+    return sent
+
+
+def jsonable(value):
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     if hasattr(value, "tolist"):
         return value.tolist()
     return value
@@ -160,29 +239,129 @@ def verdict_decide(*, solution_id: int, checked: str | None = None) -> str | Non
     another fingerprint pending and does nothing (the edit sent its own). Returns the status
     written, or None when there was nothing to decide (already decided, deleted, or edited).
     """
-    solution = Solution.objects.select_related("problem", "verdict").filter(pk=solution_id).first()
-    if solution is None or not hasattr(solution, "verdict"):
-        return None
-    current = fingerprint(solution.problem, solution)
-    pending = solution.verdict
-    if pending.status != Status.PENDING or pending.fingerprint != current:
-        return None
-    if checked is not None and checked != current:
-        return None
-    problem = solution.problem
-    started = time.perf_counter()
-    fields = _engine_verdict(problem, solution.answer)
-    fields.update(decided_at=timezone.now(), duration_ms=(time.perf_counter() - started) * 1000)
-    with transaction.atomic():  # one commit for the verdict and the chapter's new version
-        # the chapter row before the verdict row, in the order every writer takes them, so a
+    return verdicts_decide(checks=[(solution_id, checked)]).get(solution_id)
+
+
+def verdicts_decide(*, checks: list[tuple[int, str | None]]) -> dict[int, str]:
+    """Decide a batch of checks (solution id, fingerprint or None); the statuses written.
+
+    Each is decided as `verdict_decide` would: only while that fingerprint is still the one
+    pending. Checks already tried once (their run was killed) are tried one at a time, so a
+    problem that kills its worker takes no other verdict down with it.
+    """
+    wanted = dict(checks)
+    due = []
+    for solution in Solution.objects.select_related("problem", "verdict").filter(pk__in=wanted):
+        verdict = getattr(solution, "verdict", None)
+        current = fingerprint(solution.problem, solution)
+        if verdict is None or verdict.status != Status.PENDING or verdict.fingerprint != current:
+            continue
+        if wanted[solution.pk] not in (None, current):
+            continue
+        due.append((solution, current))
+    decided: dict[int, str] = {}
+    first = [d for d in due if d[0].verdict.attempts == 0]
+    if first:
+        decided |= _decide_together(first)
+    for again in (d for d in due if d[0].verdict.attempts > 0):
+        decided |= _decide_together([again])
+    return decided
+
+
+def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
+    """Count the attempt, run the engine on each outside any transaction, then write every
+    verdict still pending for what was checked in one transaction (chapters locked first)."""
+    chapter_of = {solution.pk: solution.problem.chapter_id for solution, _ in due}
+    with transaction.atomic():
+        _chapters_lock(set(chapter_of.values()))
+        Verdict.objects.filter(solution_id__in=chapter_of, status=Status.PENDING).update(
+            attempts=F("attempts") + 1
+        )
+    fields: dict[int, dict] = {}
+    left: list[tuple[int, str]] = []  # not reached before the soft time limit
+    for solution, current in due:
+        if left:
+            left.append((solution.pk, current))
+        elif solution.verdict.attempts >= settings.VERIFY_MAX_ATTEMPTS:
+            fields[solution.pk] = _gave_up(f"never finished in {solution.verdict.attempts} runs")
+        else:
+            started = time.perf_counter()
+            try:
+                fields[solution.pk] = _engine_verdict(solution.problem, solution.answer)
+            except SoftTimeLimitExceeded:
+                if len(due) > 1:  # the rest go again, each alone
+                    left.append((solution.pk, current))
+                    continue
+                fields[solution.pk] = _gave_up("ran out of time")
+            fields[solution.pk]["duration_ms"] = (time.perf_counter() - started) * 1000
+    written = _verdicts_write(
+        {solution.pk: current for solution, current in due}, fields, chapter_of
+    )
+    for solution_id, checked in left:
+        verdict_enqueue_now(solution_id=solution_id, checked=checked)
+    return written
+
+
+def _gave_up(how: str) -> dict[str, Any]:
+    return {
+        "status": Status.ERROR,
+        "engine_version": attention.ENGINE_VERSION,
+        "message": f"the engine {how} (time limit {settings.CELERY_TASK_TIME_LIMIT} s)",
+    }
+
+
+DECIDED = {
+    "status": Status.ERROR,
+    "decided_at": None,
+    "max_abs_error": None,
+    "max_rel_error": None,
+    "engine_value": None,
+    "engine_version": "",
+    "duration_ms": None,
+    "message": "",
+}
+
+
+def _verdicts_write(
+    checked: dict[int, str], fields: dict[int, dict], chapter_of: dict[int, int]
+) -> dict[int, str]:
+    """Compare-and-set per verdict, all in one transaction; each chapter touched once."""
+    if not fields:
+        return {}
+    now = timezone.now()
+    with transaction.atomic():
+        # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
-        chapter_lock(chapter_id=problem.chapter_id)
-        written = Verdict.objects.filter(
-            solution_id=solution_id, status=Status.PENDING, fingerprint=current
-        ).update(**fields)
-        if written:
-            chapter_touch(chapter_id=problem.chapter_id)
-    return fields["status"] if written else None
+        _chapters_lock({chapter_of[solution_id] for solution_id in fields})
+        _compare_and_set(
+            checked, {sid: DECIDED | {"decided_at": now} | v for sid, v in fields.items()}
+        )
+        written = dict(
+            Verdict.objects.filter(solution_id__in=fields, decided_at=now)
+            .exclude(status=Status.PENDING)
+            .values_list("solution_id", "status")
+        )
+        _chapters_touch({chapter_of[solution_id] for solution_id in written})
+    return written
+
+
+def _compare_and_set(checked: dict[int, str], fields: dict[int, dict]) -> None:
+    """One UPDATE per verdict, each only while its checked fingerprint is still the one
+    pending, sent together (psycopg pipelines executemany): one round trip, not one each."""
+    names = list(DECIDED)
+    columns = ", ".join(f"{connection.ops.quote_name(name)} = %s" for name in names)
+    sql = (
+        f"UPDATE {connection.ops.quote_name(Verdict._meta.db_table)} SET {columns} "
+        "WHERE solution_id = %s AND status = %s AND fingerprint = %s"
+    )
+    prepared = {f.name: f for f in Verdict._meta.concrete_fields if f.name in DECIDED}
+    rows = [
+        [prepared[name].get_db_prep_save(values[name], connection) for name in names]
+        + [solution_id, Status.PENDING, checked[solution_id]]
+        for solution_id, values in fields.items()
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def _engine_verdict(problem: Problem, answer: Any) -> dict:
@@ -199,6 +378,8 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
             return fields | {"status": Status.ERROR, "message": unsound}
     except attention.EngineInputError as error:
         return fields | {"status": Status.ERROR, "message": str(error)}
+    except SoftTimeLimitExceeded:
+        raise  # the caller decides: an error alone, or the rest of a batch goes again
     except Exception as error:  # noqa: BLE001 - the time limit, memory, an engine fault
         logger.exception("engine failed on %s", problem)
         return fields | {
@@ -209,7 +390,7 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
         "status": Status.VERIFIED if result.ok else Status.MISMATCH,
         "max_abs_error": _finite_or_none(result.max_abs_error),
         "max_rel_error": _finite_or_none(result.max_rel_error),
-        "engine_value": _jsonable(value),
+        "engine_value": jsonable(value),
         "message": result.message,
     }
 
@@ -230,11 +411,10 @@ def verdicts_overdue(*, older_than: timedelta) -> list[tuple[int, str]]:
 
 
 def verdicts_sweep(*, older_than: timedelta) -> int:
-    """Send again every overdue pending check; returns how many were sent."""
-    return sum(
-        verdict_enqueue_now(solution_id=solution_id, checked=checked)
-        for solution_id, checked in verdicts_overdue(older_than=older_than)
-    )
+    """Send again every overdue pending check, in batches; returns how many were sent.
+
+    A check whose runs keep dying is sent too: its next run records it as an error."""
+    return verdicts_enqueue_now(checks=verdicts_overdue(older_than=older_than))
 
 
 def chapter_verify(*, code: str) -> list[int]:
@@ -243,30 +423,20 @@ def chapter_verify(*, code: str) -> list[int]:
     Raises Chapter.DoesNotExist for an unknown code.
     """
     chapter = Chapter.objects.get(code=code)
-    with transaction.atomic():
-        chapter_lock(chapter_id=chapter.pk)  # an admin save of a solution waits, and vice versa
-        solutions = list(
-            Solution.objects.filter(problem__chapter=chapter).select_related("problem")
-        )
-        for solution in solutions:
-            verdict_request(solution=solution, force=True)
-    return [solution.pk for solution in solutions]
+    solutions = Solution.objects.filter(problem__chapter=chapter).select_related("problem")
+    return verdicts_request(solutions=list(solutions), force=True)
 
 
-def verdicts_all_request(*, chunk: int = 200) -> Iterator[int]:
+def verdicts_all_request(*, chunk: int = 1000) -> Iterator[int]:
     """Ask again for every stored solution (after an engine upgrade), yielding each id as sent.
 
-    One transaction per chunk: a commit per solution would make the requests, not the worker,
-    the slow part; each chunk's checks are sent when it commits.
+    One transaction per chunk, its checks sent in batches when it commits.
     """
     solutions = Solution.objects.select_related("problem").order_by("pk")
     last = 0
     while batch := list(solutions.filter(pk__gt=last)[:chunk]):
-        with transaction.atomic():
-            for solution in batch:
-                verdict_request(solution=solution, force=True)
+        yield from verdicts_request(solutions=batch, force=True)
         last = batch[-1].pk
-        yield from (solution.pk for solution in batch)
 
 
 def verdicts_pending(*, solution_ids: list[int]) -> int:

@@ -144,6 +144,9 @@ class Verdict(models.Model):
     engine_version = models.CharField(max_length=40, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
     message = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Engine runs started for this fingerprint (a killed run counts)."
+    )
 
     class Meta:
         indexes = [models.Index(fields=["status", "requested_at"])]

@@ -10,6 +10,9 @@ class Release(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.PROTECT, related_name="releases")
     number = models.PositiveIntegerField()
     snapshot = models.JSONField()
+    summary = models.JSONField(
+        default=dict, editable=False, help_text="What lists show of it (never the snapshot)."
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -28,4 +31,17 @@ class Release(models.Model):
     def save(self, *args, **kwargs):
         if not self._state.adding:
             raise ValueError("a release is immutable; publish again to make a new one")
+        self.summary = release_summary(self.snapshot)
         super().save(*args, **kwargs)
+
+
+def release_summary(snapshot: dict) -> dict:
+    """The few fields a list shows of a release, kept apart so lists never read snapshots."""
+    derived = snapshot["derived"]
+    return {
+        "title": snapshot["title"],
+        "maturity": snapshot["maturity"],
+        "maturity_name": derived["maturity_name"],
+        "strands": [{k: s[k] for k in ("kind", "done", "target")} for s in derived["strands"]],
+        "owes": derived["owes"],
+    }

@@ -13,4 +13,5 @@ urlpatterns = [
     path("chapters/<str:code>/releases/", wayfinding.releases, name="releases"),
     path("chapters/<str:code>/problems/<str:key>/", practice.practice_page, name="practice"),
     path("chapters/<str:code>/releases/<int:number>/", views.release, name="release"),
+    path("operations/", views.operations, name="operations"),
 ]

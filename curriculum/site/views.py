@@ -1,6 +1,7 @@
 """The readers' site: thin views over `domain.reading`, which decides what a reader may see."""
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -10,13 +11,17 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
 from curriculum.domain.markup import RENDER_VERSION
+from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.reading import (
+    Freshness,
     NotVisible,
     ReaderView,
+    body_cached,
     books_for_reader,
     chapter_for_reader,
     chapter_freshness,
     release_for_reader,
+    release_freshness,
 )
 from curriculum.domain.wayfinding import Neighbours, chapter_neighbours
 
@@ -100,11 +105,12 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
             request,
             etag=validators["ETag"],
             last_modified=int(freshness.last_modified.timestamp()),
-        ) or _chapter(
+        ) or _page(
             request,
-            chapter_for_reader(code=code, staff=staff),
-            preview=False,
-            neighbours=neighbours,
+            freshness,
+            staff,
+            lambda: chapter_for_reader(code=code, staff=staff),
+            neighbours,
         )
     except NotVisible as error:
         raise Http404("no such chapter") from error
@@ -114,9 +120,41 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
     return response
 
 
+def _page(
+    request: HttpRequest,
+    freshness: Freshness,
+    staff: bool,
+    view: Callable[[], ReaderView],
+    neighbours: Neighbours,
+) -> HttpResponse:
+    """The page's bytes, made once per version (and template version, and neighbours) and
+    then cached."""
+    body = body_cached(
+        kind=f"page:{PAGES_VERSION}:{neighbours.version}:{'staff' if staff else 'reader'}",
+        freshness=freshness,
+        make=lambda: _chapter(request, view(), preview=False, neighbours=neighbours).content,
+    )
+    return HttpResponse(body)
+
+
 def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
+    staff = request.user.is_staff
     try:
-        view = release_for_reader(code=code, number=number, staff=request.user.is_staff)
+        return _page(
+            request,
+            release_freshness(code=code, number=number, staff=staff),
+            staff,
+            lambda: release_for_reader(code=code, number=number, staff=staff),
+            chapter_neighbours(code=code, staff=staff),
+        )
     except NotVisible as error:
         raise Http404("no such release") from error
-    return _chapter(request, view, preview=False)
+
+
+def operations(request: HttpRequest) -> HttpResponse:
+    """The operations reference for authors, generated from the engine's registry."""
+    return render(
+        request,
+        "site/operations.html",
+        {"operations": operations_reference(), "selectors": SELECTORS},
+    )

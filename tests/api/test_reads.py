@@ -95,3 +95,9 @@ def test_releases_are_listed_and_each_is_served_as_released(client, books, erin)
 
 def test_ping_answers(client, db):
     assert client.get("/api/v1/ping").json() == {"ok": True}
+
+
+def test_an_offset_past_any_list_is_an_empty_page(client, seeded):
+    response = client.get("/api/v1/chapters?offset=99999999999999999999")
+    assert response.status_code == 200
+    assert response.json()["items"] == []

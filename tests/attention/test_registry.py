@@ -37,6 +37,18 @@ def test_every_operation_declares_its_inputs_and_outputs():
         "multi_head_attention",
         "attention_head",
         "attention_cost",
+        "layer_norm",
+        "rms_norm",
+        "feed_forward",
+        "sinusoidal_positions",
+        "rope",
+        "grouped_query_attention",
+        "attention_decode",
+        "softmax_backward",
+        "scaled_dot_product_attention_backward",
+        "multi_head_attention_backward",
+        "cross_entropy",
+        "transformer_block",
     }
     mha = OPERATIONS["multi_head_attention"]
     assert [p.name for p in mha.parameters] == [

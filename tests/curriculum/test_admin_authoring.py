@@ -43,7 +43,7 @@ def test_kind_and_variant_are_explained_in_the_seeds_words(seeded, author):
 def test_a_wrong_shaped_answer_names_both_shapes(books, author):
     wrong = problem("p1", "worked", answer=[0.5, 0.5])
     chapter_import(document=sketch(problems=[wrong]))
-    stored = Problem.objects.get(key="p1")
+    stored = Problem.objects.get(chapter__code="II.7", key="p1")
     verdict_decide(solution_id=stored.solution.pk)
     text = author.get(change_url(stored)).content.decode()
     assert "mismatch</strong>: the answer is a vector of 2 but the engine&#x27;s value is a " \

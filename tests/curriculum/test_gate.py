@@ -102,7 +102,7 @@ def test_a_wrong_answer_is_a_reason_with_its_error(books):
 
 def test_an_edit_after_verification_makes_the_verdict_stale(books):
     chapter = imported(sketch())
-    solution = Solution.objects.get(problem__key="p2")
+    solution = Solution.objects.get(problem__chapter=chapter, problem__key="p2")
     Solution.objects.filter(pk=solution.pk).update(answer=[[0.5, 0.50000001]])
     assert "problem p2: its answer is not verified (stale)" in reasons(chapter)
 

@@ -25,7 +25,7 @@ def test_a_second_read_of_a_working_copy_comes_from_the_cache(books):
 def test_an_edited_problem_is_shown_at_once(books):
     chapter_import(document=sketch())
     chapter_for_reader(code="II.7")
-    problem = Problem.objects.get(key="p2")
+    problem = Problem.objects.get(chapter__code="II.7", key="p2")
     problem.statement = "Compute the softmax of $s$ again."
     problem_save(problem=problem)
     shown = chapter_for_reader(code="II.7").snapshot["problems"][1]["statement"]

@@ -303,7 +303,9 @@ MALFORMED_ERRORS = [
     "problems[5].ask.col: must be an integer index, got str 'a'",
     "problems[6].ask.output: unknown output 'flop'; expected one of flops, params, terms, "
     "q_projection, k_projection, v_projection, output_projection, scores, scaling, softmax, "
-    "weighted_sum",
+    "weighted_sum, output_projection_backward, weighted_sum_backward, softmax_backward, "
+    "scaling_backward, scores_backward, q_projection_backward, k_projection_backward, "
+    "v_projection_backward",
 ]
 
 

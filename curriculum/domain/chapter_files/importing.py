@@ -27,7 +27,7 @@ from ..gate import PUBLISH_PERMISSION, PublishForbidden
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..locks import chapter_lock
 from ..selectors import chapter_with_parts
-from ..verification import verdict_request
+from ..verification import verdicts_request
 from .errors import ChapterFileError
 from .validation import CHAPTER_FIELDS, kind_of, validate_books, validate_chapter
 from .yaml_form import dump_yaml, load_yaml
@@ -139,33 +139,50 @@ def _write_chapter(clean: dict, existing: Chapter | None) -> Chapter:
     return chapter
 
 
+PROBLEM_FIELDS = [
+    "kind", "variant", "statement", "operation", "inputs", "ask", "rtol", "atol", "digits",
+    "position",
+]
+
+
 def _write_problems(chapter: Chapter, problems: list[dict]) -> int:
-    """Problems are matched by key, so an unchanged problem keeps its verdict."""
+    """Problems are matched by key, so an unchanged problem keeps its verdict. Bulk writes: a
+    chapter of thousands of problems costs a few statements, not a few per problem."""
     chapter.problems.exclude(key__in=[p["key"] for p in problems]).delete()
-    enqueued = 0
-    for position, clean in enumerate(problems):
-        problem, _ = Problem.objects.update_or_create(
+    rows = [
+        Problem(
             chapter=chapter,
             key=clean["key"],
-            defaults={
-                "kind": clean["kind"],
-                "variant": clean["variant"],
-                "statement": clean["statement"],
-                "operation": clean["operation"],
-                "inputs": clean["inputs"],
-                "ask": clean["ask"],
-                "rtol": clean["tolerance"]["rtol"],
-                "atol": clean["tolerance"]["atol"],
-                "digits": clean["tolerance"]["digits"],
-                "position": position,
-            },
+            kind=clean["kind"],
+            variant=clean["variant"],
+            statement=clean["statement"],
+            operation=clean["operation"],
+            inputs=clean["inputs"],
+            ask=clean["ask"],
+            rtol=clean["tolerance"]["rtol"],
+            atol=clean["tolerance"]["atol"],
+            digits=clean["tolerance"]["digits"],
+            position=position,
         )
-        if clean["solution"] is None:
-            Solution.objects.filter(problem=problem).delete()
-            continue
-        solution, _ = Solution.objects.update_or_create(problem=problem, defaults=clean["solution"])
-        enqueued += verdict_request(solution=solution)
-    return enqueued
+        for position, clean in enumerate(problems)
+    ]
+    Problem.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["chapter", "key"], update_fields=PROBLEM_FIELDS
+    )
+    unsolved = [row for row, clean in zip(rows, problems, strict=True) if not clean["solution"]]
+    Solution.objects.filter(problem__in=unsolved).delete()
+    solutions = [
+        Solution(problem=row, **clean["solution"])
+        for row, clean in zip(rows, problems, strict=True)
+        if clean["solution"] is not None
+    ]
+    Solution.objects.bulk_create(
+        solutions,
+        update_conflicts=True,
+        unique_fields=["problem"],
+        update_fields=["steps", "answer", "published"],
+    )
+    return len(verdicts_request(solutions=solutions))
 
 
 def import_order(paths: list[Path]) -> list[Path]:

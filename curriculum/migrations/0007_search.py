@@ -21,7 +21,7 @@ def gin_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0005_problem_digits'),
+        ('curriculum', '0006_merge_0005_problem_digits_0005_scale'),
     ]
 
     operations = [

@@ -1,0 +1,96 @@
+"""The position-wise feed-forward network and a pre-norm transformer block built from the parts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attention.checks import common_dtype, features, shaped
+from attention.core import multi_head_attention
+from attention.errors import fail
+from attention.norms import layer_norm
+
+ACTIVATIONS: tuple[str, ...] = ("gelu", "relu", "gelu_tanh")
+"""The feed-forward activations: exact GELU (with erf), ReLU and the tanh approximation of GELU."""
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def activate(name: str, z: np.ndarray) -> np.ndarray:
+    """Apply the activation ``name`` elementwise, keeping ``z``'s dtype."""
+    if name == "relu":
+        return np.maximum(z, 0)
+    if name == "gelu":
+        # numpy has no erf; the standard library's is exact to the last bit in float64
+        erf = np.asarray(_erf(z.astype(np.float64) / math.sqrt(2.0)), dtype=np.float64)
+        return (0.5 * z * (1.0 + erf)).astype(z.dtype)
+    inner = math.sqrt(2.0 / math.pi) * (z + 0.044715 * z**3)
+    return 0.5 * z * (1.0 + np.tanh(inner))
+
+
+def _activation(value: object) -> str:
+    if not isinstance(value, str) or value not in ACTIVATIONS:
+        raise fail("inputs.activation", f"must be one of {', '.join(ACTIVATIONS)}, got {value!r}")
+    return value
+
+
+def feed_forward(
+    x: object,
+    w_1: object,
+    b_1: object,
+    w_2: object,
+    b_2: object,
+    activation: str = "gelu",
+) -> np.ndarray:
+    """``act(x @ w_1 + b_1) @ w_2 + b_2`` applied to every row of ``x`` (..., d)."""
+    x_arr = features("x", x)
+    w1 = features("w_1", w_1)
+    if w1.ndim != 2 or w1.shape[0] != x_arr.shape[-1]:
+        raise fail("inputs.w_1", f"expected {x_arr.shape[-1]}xF matrix, got shape {w1.shape}")
+    b1 = shaped("b_1", b_1, (w1.shape[1],))
+    w2 = features("w_2", w_2)
+    if w2.ndim != 2 or w2.shape[0] != w1.shape[1]:
+        raise fail("inputs.w_2", f"expected {w1.shape[1]}xD matrix, got shape {w2.shape}")
+    b2 = shaped("b_2", b_2, (w2.shape[1],))
+    act = _activation(activation)
+    dtype = common_dtype(x_arr, w1, b1, w2, b2)
+    x_arr, w1, b1, w2, b2 = (a.astype(dtype, copy=False) for a in (x_arr, w1, b1, w2, b2))
+    return activate(act, x_arr @ w1 + b1) @ w2 + b2
+
+
+def transformer_block(
+    x: object,
+    ln_1_gamma: object,
+    ln_1_beta: object,
+    w_q: object,
+    w_k: object,
+    w_v: object,
+    w_o: object,
+    heads: int,
+    ln_2_gamma: object,
+    ln_2_beta: object,
+    w_1: object,
+    b_1: object,
+    w_2: object,
+    b_2: object,
+    activation: str = "gelu",
+    mask: object | None = None,
+    causal: bool = False,
+    eps: float = 1e-5,
+) -> dict[str, np.ndarray]:
+    """Pre-norm block: ``h = x + MHA(LN_1(x))``, ``out = h + FFN(LN_2(h))``.
+
+    Returns ``out``, the residual stream ``h`` between the halves, and the attention weights.
+    """
+    x_arr = features("x", x)
+    width = x_arr.shape[-1]
+    w2 = features("w_2", w_2)
+    if w2.ndim == 2 and w2.shape[1] != width:
+        raise fail("inputs.w_2", f"must map back to the width {width}, got shape {w2.shape}")
+    attn_in = layer_norm(x_arr, ln_1_gamma, ln_1_beta, eps)
+    attn_out, weights = multi_head_attention(attn_in, w_q, w_k, w_v, w_o, heads, mask, causal)
+    h = x_arr + attn_out
+    ffn_in = layer_norm(h, ln_2_gamma, ln_2_beta, eps)
+    out = h + feed_forward(ffn_in, w_1, b_1, w2, b_2, activation)
+    return {"out": out, "h": h, "weights": weights}

@@ -1,0 +1,79 @@
+"""Grouped-query attention: fewer key/value heads than query heads, each shared by a group.
+
+With ``kv_heads == heads`` it is multi-head attention; with ``kv_heads == 1`` multi-query.
+Keys and values are never copied per query head: queries are grouped as (kv_heads, group)
+and the shared key/value head broadcasts across its group.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attention.core import (
+    _prepare_mask,
+    _prepare_weight,
+    _prepare_x,
+    _result_dtype,
+    _split_heads,
+    _validate_heads,
+    attend,
+)
+from attention.errors import fail
+
+
+def validate_kv_heads(kv_heads: object, heads: int) -> int:
+    """A positive integer dividing ``heads``."""
+    if isinstance(kv_heads, (bool, np.bool_)) or not isinstance(kv_heads, (int, np.integer)):
+        raise fail("inputs.kv_heads", f"must be a positive integer, got {kv_heads!r}")
+    if kv_heads < 1 or heads % kv_heads:
+        raise fail(
+            "inputs.kv_heads", f"must be a positive divisor of heads ({heads}), got {kv_heads}"
+        )
+    return int(kv_heads)
+
+
+def grouped_query_attention(
+    x: object,
+    w_q: object,
+    w_k: object,
+    w_v: object,
+    w_o: object,
+    heads: int,
+    kv_heads: int,
+    mask: object | None = None,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention of ``x`` (T, d) or (B, T, d) where query head i uses key/value head
+    ``i // (heads / kv_heads)``. ``w_q``, ``w_o`` are (d, d); ``w_k``, ``w_v`` are
+    (d, kv_heads * d / heads). Returns ``(out, weights)`` shaped as ``multi_head_attention``'s.
+    """
+    x_arr = _prepare_x(x)
+    batched = x_arr.ndim == 3
+    x3 = x_arr if batched else x_arr[None]
+    batch, seq, width = x3.shape
+    h = _validate_heads(heads, width)
+    kv = validate_kv_heads(kv_heads, h)
+    dk = width // h
+    wq = _prepare_weight("w_q", w_q, width, width)
+    wk = _prepare_weight("w_k", w_k, width, kv * dk)
+    wv = _prepare_weight("w_v", w_v, width, kv * dk)
+    wo = _prepare_weight("w_o", w_o, width, width)
+    mask_arr = _prepare_mask(mask, batched, batch, seq, causal)
+    if seq == 0:
+        raise fail("inputs.x", "must contain at least one token")
+    dtype = _result_dtype(x3, wq, wk, wv, wo)
+    x3 = x3.astype(dtype, copy=False)
+    group = h // kv
+    scale = dtype.type(1.0 / math.sqrt(dk))
+    q = _split_heads(x3 @ (wq.astype(dtype, copy=False) * scale), h)
+    k = _split_heads(x3 @ wk.astype(dtype, copy=False), kv)[:, :, None]
+    v = _split_heads(x3 @ wv.astype(dtype, copy=False), kv)[:, :, None]
+    q = q.reshape(batch, kv, group, seq, dk)
+    grouped_mask = None if mask_arr is None else mask_arr[:, :, None]
+    head_out, weights = attend(q, k, v, grouped_mask, bool(causal))
+    concat = head_out.reshape(batch, h, seq, dk).transpose(0, 2, 1, 3).reshape(batch, seq, width)
+    out = concat @ wo.astype(dtype, copy=False)
+    weights = weights.reshape(batch, h, seq, seq)
+    return (out, weights) if batched else (out[0], weights[0])

@@ -1,0 +1,49 @@
+"""Cross-entropy of logits against integer class targets, with its gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention.checks import features
+from attention.errors import fail
+
+
+def class_targets(targets: object, rows: tuple[int, ...], classes: int) -> np.ndarray:
+    """``targets`` as integer class indices of shape ``rows``, each in 0..classes-1."""
+    arr = np.asarray(targets)
+    if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
+        raise fail("inputs.targets", f"must be integer class indices, got dtype {arr.dtype}")
+    if arr.shape != rows:
+        want = "a single index" if not rows else "x".join(map(str, rows)) + " indices"
+        raise fail("inputs.targets", f"expected {want} (one per row of logits), got {arr.shape}")
+    bad = np.argwhere((arr < 0) | (arr >= classes))
+    if len(bad):
+        where = tuple(int(i) for i in bad[0])
+        value = int(arr[where])
+        raise fail(
+            "inputs.targets",
+            f"class {value} at {list(where)} is outside 0..{classes - 1} ({classes} classes)",
+        )
+    return arr.astype(np.intp)
+
+
+def cross_entropy(logits: object, targets: object) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over rows of ``logsumexp(row) - row[target]``; returns ``(loss, d loss / d logits)``.
+
+    ``logits`` is (C,) with one target or (..., C) with a target per row. The row maximum is
+    subtracted before exponentiating, so logits of any finite magnitude are exact.
+    """
+    z = features("logits", logits)
+    t = class_targets(targets, z.shape[:-1], z.shape[-1])
+    rows = int(np.prod(z.shape[:-1], dtype=np.int64))
+    flat, picks = z.reshape(rows, z.shape[-1]), t.reshape(rows)
+    peak = flat.max(axis=-1, keepdims=True)
+    shifted = flat - peak
+    exps = np.exp(shifted)
+    total = exps.sum(axis=-1, keepdims=True)
+    chosen = shifted[np.arange(rows), picks]
+    loss = np.mean(np.log(total[:, 0]) - chosen)
+    grad = exps / total
+    grad[np.arange(rows), picks] -= 1
+    grad /= rows
+    return np.asarray(loss, dtype=z.dtype), grad.reshape(z.shape)

@@ -1,0 +1,44 @@
+"""Layer norm and RMS norm over the last axis (the feature axis of each token)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention.checks import common_dtype, features, positive_number, shaped
+
+
+def _affine(x: np.ndarray, gamma: object, beta: object) -> tuple[np.ndarray | None, ...]:
+    width = (x.shape[-1],)
+    g = None if gamma is None else shaped("gamma", gamma, width)
+    b = None if beta is None else shaped("beta", beta, width)
+    return g, b
+
+
+def layer_norm(
+    x: object, gamma: object = None, beta: object = None, eps: float = 1e-5
+) -> np.ndarray:
+    """``(x - mean) / sqrt(var + eps) * gamma + beta`` over the last axis, variance biased (/d)."""
+    x_arr = features("x", x)
+    g, b = _affine(x_arr, gamma, beta)
+    e = positive_number("eps", eps)
+    dtype = common_dtype(x_arr, g, b)
+    xs = x_arr.astype(dtype, copy=False)
+    centred = xs - xs.mean(axis=-1, keepdims=True)
+    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    out = centred / np.sqrt(var + dtype.type(e))
+    if g is not None:
+        out = out * g.astype(dtype, copy=False)
+    if b is not None:
+        out = out + b.astype(dtype, copy=False)
+    return out
+
+
+def rms_norm(x: object, gamma: object = None, eps: float = 1e-6) -> np.ndarray:
+    """``x / sqrt(mean(x**2) + eps) * gamma`` over the last axis."""
+    x_arr = features("x", x)
+    g, _ = _affine(x_arr, gamma, None)
+    e = positive_number("eps", eps)
+    dtype = common_dtype(x_arr, g)
+    xs = x_arr.astype(dtype, copy=False)
+    out = xs / np.sqrt(np.mean(xs * xs, axis=-1, keepdims=True) + dtype.type(e))
+    return out if g is None else out * g.astype(dtype, copy=False)

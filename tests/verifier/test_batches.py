@@ -1,0 +1,92 @@
+"""Checks asked for together are decided in batches, as safely as one at a time."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from curriculum.domain.verification import chapter_verify, verdicts_decide, verdicts_overdue
+from curriculum.models import Chapter, Verdict
+from curriculum.tasks import verify_solution
+
+from .conftest import decided, import_chapter, uniform_problem
+
+
+def test_a_batch_reads_in_bulk_and_writes_each_verdict_by_compare_and_set(books):
+    wrong = uniform_problem("wrong", [[2, 3], [2, 4]])
+    ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(40)] + [wrong])
+    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list(
+        "solution_id", "fingerprint"))
+    before = Chapter.objects.get(code="II.9").updated_at
+
+    with CaptureQueriesContext(connection) as queries:
+        written = verdicts_decide(checks=checks)
+
+    assert sorted(written.values()).count("verified") == 40
+    assert written[ids[-1]] == "mismatch"
+    # bulk reads and locks; one compare-and-set per verdict, sent together
+    [per_verdict] = [q for q in queries if 'UPDATE "curriculum_verdict" SET "status"' in q["sql"]]
+    assert per_verdict["sql"].startswith("41 times: ")
+    assert len(queries) <= 12, [q["sql"][:80] for q in queries]  # savepoints included
+    assert Chapter.objects.get(code="II.9").updated_at > before
+    assert verdicts_decide(checks=checks) == {}  # run twice (redelivered): nothing changes
+
+
+def test_a_batch_skips_what_was_edited_since_it_was_asked_for(books):
+    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
+                          uniform_problem("p2", [[2, 3], [2, 3]])])
+    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list(
+        "solution_id", "fingerprint"))
+    import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
+                    uniform_problem("p2", [[2, 3], [9, 9]])])  # p2 edited: a new fingerprint
+
+    assert verdicts_decide(checks=checks) == {ids[0]: "verified"}
+    assert Verdict.objects.get(solution_id=ids[1]).status == "pending"
+
+
+def test_a_chapter_verified_again_goes_in_batches_and_every_verdict_arrives(worker, books,
+                                                                         settings):
+    ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(250)])
+    decided(ids)
+    before = worker.received("verify_batch")
+
+    assert sorted(chapter_verify(code="II.9")) == sorted(ids)
+
+    verdicts = decided(ids)
+    assert {v.status for v in verdicts.values()} == {"verified"}
+    assert worker.received("verify_batch") - before == 3  # 250 checks, 100 to a task
+
+
+def test_a_check_whose_runs_never_finish_is_an_error_not_sent_forever(books, settings):
+    """Runs killed by the hard time limit (or with their worker) leave only the attempt count;
+    the next delivery, from a redelivery or the sweep, records the error instead of running."""
+    settings.VERIFY_MAX_ATTEMPTS = 3
+    [sid] = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]])])
+    Verdict.objects.filter(solution_id=sid).update(attempts=3)
+
+    assert verify_solution(sid) == "error"
+    verdict = Verdict.objects.get(solution_id=sid)
+    assert "never finished in 3 runs" in verdict.message
+    assert verdicts_overdue(older_than=timedelta(0)) == []
+
+
+def test_a_killed_batch_comes_back_one_check_at_a_time(books):
+    """Redelivered, a batch whose run died decides each check alone, so one problem that
+    kills its worker cannot take the others with it."""
+    ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(3)])
+    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list(
+        "solution_id", "fingerprint"))
+    Verdict.objects.filter(solution_id__in=ids).update(attempts=1)  # the run that died
+
+    with CaptureQueriesContext(connection) as queries:
+        assert set(verdicts_decide(checks=checks).values()) == {"verified"}
+    per_check = [q for q in queries if "SET \"attempts\"" in q["sql"]]
+    assert len(per_check) == 3
+    assert set(Verdict.objects.filter(solution_id__in=ids).values_list("attempts", flat=True)) \
+        == {2}
+
+
+@pytest.fixture(autouse=True)
+def _batches_of_a_hundred(settings):
+    settings.VERIFY_BATCH_SIZE = 100
