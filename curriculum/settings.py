@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",  # full-text search (curriculum/domain/search.py)
     "axes",
     "curriculum",
 ]
@@ -227,6 +228,8 @@ LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
 INSTALLED_APPS += ["ninja"]
 # Anonymous reads per client address (Django's cache: Redis when CACHE_URL is set).
 API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
+# Readers' answer checks per client address (site form and API alike): each runs the engine.
+PRACTICE_CHECK_RATE = env.str("PRACTICE_CHECK_RATE", "30/min")
 # Behind N trusted proxies, the client address is the Nth from the right in X-Forwarded-For;
 # with 0 it is REMOTE_ADDR, so a client cannot dodge the limit by sending that header.
 NINJA_NUM_PROXIES = env.int("API_NUM_PROXIES", 0)

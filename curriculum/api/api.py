@@ -16,7 +16,7 @@ from curriculum.domain.gate import PublishRefused
 from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden
 
-from . import chapters, lists, operations, writes  # noqa: F401  (writes: on chapters.router)
+from . import chapters, lists, operations, practice, search, writes  # noqa: F401  (writes: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
 from .schemas import ChapterDocument, Error, Pong
 from .throttling import AnonymousReadThrottle
@@ -50,6 +50,8 @@ api = CurriculumAPI(
 api.add_router("", lists.router)
 api.add_router("", chapters.router)
 api.add_router("", operations.router)
+api.add_router("", search.router)
+api.add_router("", practice.router)
 
 
 @api.get(

@@ -23,3 +23,20 @@ class AnonymousReadThrottle(SimpleRateThrottle):
         if caller is not None and not caller.anonymous:
             return None
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class PracticeCheckThrottle(SimpleRateThrottle):
+    """Answer checks per client address, for everyone (each runs the engine); the site's form
+    and the API share one count. The rate is `PRACTICE_CHECK_RATE`, read on each request."""
+
+    scope = "practice"
+
+    def __init__(self) -> None:
+        super().__init__(rate=settings.PRACTICE_CHECK_RATE)
+
+    def allow_request(self, request: HttpRequest) -> bool:
+        self.num_requests, self.duration = self.parse_rate(settings.PRACTICE_CHECK_RATE)
+        return super().allow_request(request)
+
+    def get_cache_key(self, request: HttpRequest) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

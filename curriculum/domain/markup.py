@@ -248,7 +248,8 @@ def _math_html(formula: tuple[str, bool], result: dict[str, str], *, block: bool
         return result["html"]
     if "html" in result:
         tag = "div" if block else "span"
-        return f'<{tag} class="math-display">{result["html"]}</{tag}>'
+        # focusable, so a keyboard can scroll a formula wider than the screen (WCAG 2.1.1)
+        return f'<{tag} class="math-display" tabindex="0">{result["html"]}</{tag}>'
     return f'<code class="math-error" title="{escape(result["error"])}">{escape(tex)}</code>'
 
 
@@ -260,6 +261,7 @@ def _clean(html: str) -> str:
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        tag_attribute_values={tag: {"tabindex": {"0"}} for tag in ("div", "span")},
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )

@@ -11,15 +11,15 @@ from .chapter_files import dump_yaml
 DERIVED_KEYS = {"format", "derived", "book_title", "verification"}
 
 
-def _authored(value: Any) -> Any:
+def authored(value: Any) -> Any:
     if isinstance(value, dict):
         return {
-            k: _authored(v)
+            k: authored(v)
             for k, v in value.items()
             if k not in DERIVED_KEYS and not k.endswith("_html")
         }
     if isinstance(value, list):
-        return [_authored(v) for v in value]
+        return [authored(v) for v in value]
     return value
 
 
@@ -31,8 +31,8 @@ def release_changes(*, release: Release) -> str:
         .first()
     )
     # Keys sorted: PostgreSQL's jsonb keeps no key order, so stored snapshots come back shuffled.
-    before = dump_yaml(_authored(previous.snapshot), sort_keys=True) if previous else ""
-    after = dump_yaml(_authored(release.snapshot), sort_keys=True)
+    before = dump_yaml(authored(previous.snapshot), sort_keys=True) if previous else ""
+    after = dump_yaml(authored(release.snapshot), sort_keys=True)
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),

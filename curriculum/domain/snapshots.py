@@ -142,8 +142,13 @@ def _render(snapshot: dict[str, Any]) -> None:
     slots = list(_markdown_slots(snapshot))
     shown = _shown(snapshot)
     sources = [shown.get(id(holder), holder[key] or "") for holder, key in slots]
-    for (holder, key), html in zip(slots, render_many(sources), strict=True):
+    # a notation symbol is TeX without its dollars (d_k): typeset, it reads as the text does
+    symbols = [f"${row['symbol'].strip('$')}$" for row in snapshot["notation"]]
+    rendered = render_many(sources + symbols)
+    for (holder, key), html in zip(slots, rendered, strict=False):
         holder[f"{key}_html"] = html
+    for row, html in zip(snapshot["notation"], rendered[len(slots) :], strict=True):
+        row["symbol_html"] = html
     for figure in snapshot["figures"]:
         figure["svg_html"] = svg_inline(figure["svg"], alt=figure["alt"])
     _within_cap(snapshot, slots)

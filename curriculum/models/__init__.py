@@ -4,6 +4,7 @@ from .course import ApparatusLink, Book, Chapter
 from .parts import Figure, Notation, Proposition, StrandItem
 from .problems import Problem, Solution, Verdict
 from .releases import Release
+from .search import SearchEntry
 from .tokens import ApiToken
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "Problem",
     "Proposition",
     "Release",
+    "SearchEntry",
     "Solution",
     "StrandItem",
     "Verdict",

@@ -9,6 +9,7 @@ from numbers import Real
 from typing import Any
 
 from curriculum.domain.placeholders import SHOWN_DIGITS
+from curriculum.domain.practice import practisable
 
 APPARATUS_SENTENCE = (
     "The mathematics this chapter leans on, held in Book 0 so it can be assumed here without "
@@ -59,6 +60,7 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
             if "solution" in problem
             else None,
             "verified_at": when((problem.get("verification") or {}).get("decided_at")),
+            "practisable": practisable(problem),
         }
         for problem in snapshot["problems"]
     ]
@@ -73,4 +75,37 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
         ],
         "apparatus_sentence": APPARATUS_SENTENCE,
         "nothing_required": NOTHING_REQUIRED,
+        "contents": contents(snapshot),
     }
+
+
+def contents(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chapter's own table of contents, in page order, linking the ids the template sets."""
+    problems = snapshot["problems"]
+    entries: list[dict[str, Any]] = [
+        {"id": "built", "title": "How this chapter is built"},
+        {"id": "before", "title": "Before you start"},
+        {"id": "problem", "title": "The problem"},
+    ]
+    if snapshot["apparatus"]:
+        entries.append({"id": "apparatus", "title": "Apparatus"})
+    if snapshot["notation"]:
+        entries.append({"id": "notation", "title": "Notation"})
+    if snapshot["propositions"]:
+        entries.append({"id": "propositions", "title": "Propositions"})
+    entries.append(
+        {"id": "worked", "title": "Worked problems", "parts": _problems(problems, "worked")}
+    )
+    if exercises := _problems(problems, "exercise"):
+        entries.append({"id": "exercises", "title": "Exercises", "parts": exercises})
+    if any(strand.get("items") for strand in snapshot["strands"].values()):
+        entries.append({"id": "strand-notes", "title": "The strands, written out"})
+    return entries
+
+
+def _problems(problems: list[dict[str, Any]], kind: str) -> list[dict[str, str]]:
+    label = "Worked problem" if kind == "worked" else "Exercise"
+    return [
+        {"id": f"problem-{p['key']}", "title": f"{label} {n}", "variant": p["variant"]}
+        for n, p in enumerate((p for p in problems if p["kind"] == kind), start=1)
+    ]

@@ -23,6 +23,7 @@ from curriculum.domain.reading import (
     release_for_reader,
     release_freshness,
 )
+from curriculum.domain.wayfinding import Neighbours, chapter_neighbours
 
 from .present import chapter_page, progress
 
@@ -51,7 +52,9 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
     return render(request, "site/book.html", {"book": books[0][0], "chapters": books[0][1]})
 
 
-def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpResponse:
+def _chapter(
+    request: HttpRequest, view: ReaderView, *, preview: bool, neighbours: Neighbours | None = None
+) -> HttpResponse:
     response = render(
         request,
         "site/chapter.html",
@@ -60,6 +63,8 @@ def _chapter(request: HttpRequest, view: ReaderView, *, preview: bool) -> HttpRe
             "c": view.snapshot,
             "page": chapter_page(view.snapshot),
             "preview": preview,
+            "neighbours": neighbours
+            or chapter_neighbours(code=view.code, staff=request.user.is_staff),
         },
     )
     if preview:
@@ -89,8 +94,10 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
                 request, chapter_for_reader(code=code, staff=True, preview=True), preview=True
             )
         freshness = chapter_freshness(code=code, staff=staff)
+        # the links to the chapters either side are part of the page: their move is a new page
+        neighbours = chapter_neighbours(code=code, staff=staff)
         validators = {
-            "ETag": quote_etag(f"{freshness.version}:{PAGES_VERSION}"),
+            "ETag": quote_etag(f"{freshness.version}:{neighbours.version}:{PAGES_VERSION}"),
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
             "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
         }
@@ -103,6 +110,7 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
             freshness,
             staff,
             lambda: chapter_for_reader(code=code, staff=staff),
+            neighbours,
         )
     except NotVisible as error:
         raise Http404("no such chapter") from error
@@ -113,13 +121,18 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _page(
-    request: HttpRequest, freshness: Freshness, staff: bool, view: Callable[[], ReaderView]
+    request: HttpRequest,
+    freshness: Freshness,
+    staff: bool,
+    view: Callable[[], ReaderView],
+    neighbours: Neighbours,
 ) -> HttpResponse:
-    """The page's bytes, made once per version (and template version) and then cached."""
+    """The page's bytes, made once per version (and template version, and neighbours) and
+    then cached."""
     body = body_cached(
-        kind=f"page:{PAGES_VERSION}:{'staff' if staff else 'reader'}",
+        kind=f"page:{PAGES_VERSION}:{neighbours.version}:{'staff' if staff else 'reader'}",
         freshness=freshness,
-        make=lambda: _chapter(request, view(), preview=False).content,
+        make=lambda: _chapter(request, view(), preview=False, neighbours=neighbours).content,
     )
     return HttpResponse(body)
 
@@ -132,6 +145,7 @@ def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
             release_freshness(code=code, number=number, staff=staff),
             staff,
             lambda: release_for_reader(code=code, number=number, staff=staff),
+            chapter_neighbours(code=code, staff=staff),
         )
     except NotVisible as error:
         raise Http404("no such release") from error

@@ -12,7 +12,8 @@ from curriculum.domain.chapter_files import chapter_import, load_yaml
 
 SITE_CSS = Path(__file__).resolve().parents[2] / "static/site/site.css"
 PAGES = ["/", "/books/0/", "/books/II/", "/chapters/II.4/", "/chapters/II.3/",
-         "/chapters/II.3/releases/1/", "/chapters/0.LA.01/", "/chapters/0.MC.07/"]
+         "/chapters/II.3/releases/1/", "/chapters/0.LA.01/", "/chapters/0.MC.07/",
+         "/chapters/II.3/releases/", "/search/?q=attention", "/search/"]
 
 
 class Outline(HTMLParser):
@@ -118,11 +119,28 @@ def contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def css_text_colours() -> list[tuple[str, str, str]]:
+def stylesheet() -> str:
+    return re.sub(r"/\*.*?\*/", "", SITE_CSS.read_text(encoding="utf-8"), flags=re.S)
+
+
+def palette(scheme: str) -> dict[str, str]:
+    """The named colours of the light palette (the first :root), or of the dark one (the light
+    names as the dark media query redefines them)."""
+    css = stylesheet()
+    light, _, rest = css.partition("@media (prefers-color-scheme: dark)")
+    names = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{3,6})\s*;", light))
+    if scheme == "dark":
+        dark = re.search(r":root\s*\{([^}]*)\}", rest)
+        assert dark, "site.css has no dark palette"
+        names.update(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{3,6})\s*;", dark.group(1)))
+    return names
+
+
+def css_text_colours(scheme: str = "light") -> list[tuple[str, str, str]]:
     """(rule, text colour, background) for every rule of site.css that sets a text colour;
     the background is the rule's own, else the paper."""
-    css = re.sub(r"/\*.*?\*/", "", SITE_CSS.read_text(encoding="utf-8"), flags=re.S)
-    names = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{3,6})\s*;", css))
+    css = stylesheet()
+    names = palette(scheme)
 
     def value(text: str) -> str | None:
         if found := re.fullmatch(r"var\(--([\w-]+)\)", text.strip()):
@@ -141,16 +159,21 @@ def css_text_colours() -> list[tuple[str, str, str]]:
 
 def test_the_stylesheet_names_its_colours():
     assert len(css_text_colours()) >= 15
+    assert palette("dark")["paper"] != palette("light")["paper"]
 
 
-@pytest.mark.parametrize("rule, text, background", css_text_colours())
-def test_every_text_colour_has_at_least_4_5_to_1_contrast(rule, text, background):
-    assert contrast(text, background) >= 4.5, f"{rule}: {text} on {background}"
+@pytest.mark.parametrize(
+    "scheme, rule, text, background",
+    [(scheme, *pair) for scheme in ("light", "dark") for pair in css_text_colours(scheme)],
+)
+def test_every_text_colour_has_at_least_4_5_to_1_contrast(scheme, rule, text, background):
+    assert contrast(text, background) >= 4.5, f"{scheme} {rule}: {text} on {background}"
 
 
-def test_muted_text_on_the_tinted_boxes_stays_readable():
-    css = SITE_CSS.read_text(encoding="utf-8")
-    names = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", css))
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_muted_text_on_the_tinted_boxes_stays_readable(scheme):
+    names = palette(scheme)
     for text, background in [("ink", "debt-soft"), ("debt", "debt-soft"), ("accent", "paper"),
-                             ("ok", "paper"), ("muted", "paper"), ("accent", "accent-soft")]:
+                             ("ok", "paper"), ("muted", "paper"), ("accent", "accent-soft"),
+                             ("ink", "note-soft"), ("ink", "mark"), ("paper", "accent")]:
         assert contrast(names[text], names[background]) >= 4.5, (text, background)

@@ -1,0 +1,110 @@
+"""Practice instances: the inputs of instance N of a generated problem, and checking an answer.
+
+The inputs never include the answer. Checks are throttled per client address (the site's
+practice form shares the count).
+"""
+
+from typing import Any
+
+from ninja import Path, Router, Schema
+from ninja.errors import ValidationError
+
+from curriculum.domain.practice import (
+    AnswerInvalid,
+    answer_parse,
+    answer_try_value,
+    instance_parse,
+    practice_for_reader,
+)
+
+from .auth import READ_AUTH, READ_SECURITY, caller
+from .params import CODE
+from .schemas import READ_ERRORS, Error
+from .throttling import AnonymousReadThrottle, PracticeCheckThrottle
+
+router = Router(tags=["practice"], auth=READ_AUTH)
+ERRORS = {**READ_ERRORS, 404: Error}
+KEY = Path(..., max_length=40, description="The problem's key within its chapter.")
+INSTANCE = Path(..., description="Instance number, from 1 to PRACTICE_INSTANCES.")
+
+
+class InstanceOut(Schema):
+    code: str
+    key: str
+    instance: int
+    instances: int
+    statement: str
+    operation: str
+    ask: dict[str, Any]
+    tolerance: dict[str, Any]
+    inputs: dict[str, Any]
+
+
+class AnswerIn(Schema):
+    answer: Any = None
+
+
+class CheckOut(Schema):
+    ok: bool
+    message: str
+    max_abs_error: float | None
+    answer_shape: list[int] | None
+    engine_shape: list[int] | None
+
+
+def _instance(request, code: str, key: str, n: str):
+    practice = practice_for_reader(code=code, key=key, staff=caller(request).staff)
+    try:
+        return practice, instance_parse(n, practice=practice)
+    except AnswerInvalid as error:
+        raise ValidationError([{"loc": ["path", "n"], "msg": str(error)}]) from error
+
+
+@router.get(
+    "/chapters/{code}/problems/{key}/instances/{n}",
+    response={200: InstanceOut, **ERRORS},
+    openapi_extra=READ_SECURITY,
+)
+def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
+    """Instance n's inputs (generators drawn), the statement and what is asked; never the answer."""
+    practice, instance = _instance(request, code, key, n)
+    problem = practice.problem
+    return {
+        "code": code,
+        "key": key,
+        "instance": instance,
+        "instances": practice.instances,
+        "statement": problem["statement"],
+        "operation": problem["operation"],
+        "ask": problem["ask"],
+        "tolerance": problem["tolerance"],
+        "inputs": practice.inputs(instance),
+    }
+
+
+@router.post(
+    "/chapters/{code}/problems/{key}/instances/{n}/check",
+    response={200: CheckOut, **ERRORS},
+    openapi_extra=READ_SECURITY,
+    throttle=[AnonymousReadThrottle(), PracticeCheckThrottle()],
+)
+def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n: str = INSTANCE):
+    """Check an answer to instance n at the problem's tolerance. `answer` is JSON (a number, a
+    list, a list of rows, or named values) or a string typed as on the site ("1 2; 3 4")."""
+    practice, instance = _instance(request, code, key, n)
+    try:
+        answer, flat = (
+            answer_parse(body.answer) if isinstance(body.answer, str) else (body.answer, False)
+        )
+        if answer is None:
+            raise AnswerInvalid('send the answer: {"answer": [[0.5, 0.5]]}')
+    except AnswerInvalid as error:
+        raise ValidationError([{"loc": ["body", "answer"], "msg": str(error)}]) from error
+    result = answer_try_value(practice=practice, instance=instance, answer=answer, flat=flat)
+    return {
+        "ok": result.ok,
+        "message": result.message,
+        "max_abs_error": result.max_abs_error,
+        "answer_shape": list(result.answer_shape) if result.answer_shape is not None else None,
+        "engine_shape": list(result.engine_shape) if result.engine_shape is not None else None,
+    }

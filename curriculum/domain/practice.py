@@ -1,0 +1,166 @@
+"""Practice: a reader tries a numbered instance of a problem whose inputs are generated.
+
+Only problems whose verdict counts are offered (a published solution the engine verified, as
+the reader's view of the chapter shows it); every reader instance of such a problem was
+computed by the verifier (`answers.instances_error`). The problem is taken from what the reader
+is shown, so a released chapter is practised as released, whatever its working copy says.
+"""
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+import attention
+from curriculum.models import Problem
+
+from .answers import CheckResult, answer_check
+from .reading import NotVisible, chapter_for_reader
+
+MAX_ANSWER_CHARS = 20_000
+
+
+class NotPractisable(NotVisible):
+    """No such problem for this reader, or it cannot be practised (a 404)."""
+
+
+class AnswerInvalid(ValueError):
+    """What the reader typed is not a number, a vector, a matrix or JSON; the message says why."""
+
+
+@dataclass(frozen=True)
+class Practice:
+    code: str
+    chapter_title: str
+    problem: dict[str, Any]  # as the reader's view shows it (statement_html, tolerance, ...)
+    instances: int
+
+    def inputs(self, instance: int) -> dict[str, Any]:
+        """The numbers of `instance`: what the reader computes from (never the answer)."""
+        return attention.expand_inputs(self.problem["inputs"], instance=instance)
+
+    def model(self) -> Problem:
+        """An unsaved Problem carrying the shown operation, inputs, ask and tolerance."""
+        tolerance = self.problem["tolerance"]
+        return Problem(
+            operation=self.problem["operation"],
+            inputs=self.problem["inputs"],
+            ask=self.problem["ask"],
+            rtol=tolerance.get("rtol", 0.0),
+            atol=tolerance.get("atol", 0.0),
+            digits=tolerance.get("digits"),
+        )
+
+
+def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice:
+    view = chapter_for_reader(code=code, staff=staff)
+    for problem in view.snapshot["problems"]:
+        if problem["key"] == key and practisable(problem):
+            return Practice(code, view.snapshot["title"], problem, settings.PRACTICE_INSTANCES)
+    raise NotPractisable
+
+
+def practisable(problem: dict[str, Any]) -> bool:
+    """Generated inputs, and a published solution whose verdict counts."""
+    verified = (problem.get("verification") or {}).get("status") == "verified"
+    return verified and "solution" in problem and attention.is_generated(problem["inputs"])
+
+
+def instance_parse(text: str | None, *, practice: Practice) -> int:
+    """A reader's instance number, 1..N; a clear message for anything else."""
+    if text is None or not re.fullmatch(r"\s*\d{1,6}\s*", text):
+        raise AnswerInvalid(f"the instance is a whole number from 1 to {practice.instances}")
+    number = int(text)
+    if not 1 <= number <= practice.instances:
+        raise AnswerInvalid(f"the instance is a whole number from 1 to {practice.instances}")
+    return number
+
+
+def instance_random(practice: Practice) -> int:
+    return random.randint(1, practice.instances)  # noqa: S311 - a practice draw, not a secret
+
+
+def answer_parse(text: str) -> tuple[Any, bool]:
+    """Numbers as a reader types them: separated by spaces, commas or semicolons, one matrix row
+    per line, or JSON. Returns the value and whether it was written flat (one line, or one
+    number per line), which may then take the engine's shape."""
+    text = text.strip()
+    if not text:
+        raise AnswerInvalid("type the answer: a number, a vector or a matrix")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerInvalid(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    if text[0] in "[{":
+        try:
+            return json.loads(text), False
+        except json.JSONDecodeError as error:
+            raise AnswerInvalid(
+                f"the JSON does not parse: {error.msg} (line {error.lineno}, column {error.colno})"
+            ) from error
+    rows = [_numbers(line, n) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if all(len(row) == 1 for row in rows):
+        flat = [row[0] for row in rows]
+        return (flat[0] if len(flat) == 1 else flat), True
+    if len(rows) == 1:
+        return rows[0], True
+    widths = {len(row) for row in rows}
+    if len(widths) > 1:
+        raise AnswerInvalid(
+            "the rows have different lengths ("
+            + ", ".join(f"row {n}: {len(row)}" for n, row in enumerate(rows, start=1))
+            + "); a matrix needs the same number in every row"
+        )
+    return rows, False
+
+
+def _numbers(line: str, number: int) -> list[float]:
+    values = []
+    for word in re.split(r"[\s,;]+", line.strip()):
+        try:
+            value = float(word)
+        except ValueError:
+            raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a finite number")
+        values.append(value)
+    return values
+
+
+def answer_try(*, practice: Practice, instance: int, text: str) -> CheckResult:
+    """Check what the reader typed against `instance`, at the problem's tolerance."""
+    answer, flat = answer_parse(text)
+    return answer_try_value(practice=practice, instance=instance, answer=answer, flat=flat)
+
+
+def answer_try_value(*, practice: Practice, instance: int, answer: Any, flat: bool) -> CheckResult:
+    """Numbers typed flat are read in the engine's shape when their count matches it."""
+    problem = practice.model()
+    result = answer_check(problem=problem, instance=instance, answer=answer)
+    shape = result.engine_shape
+    if not result.ok and flat and shape and result.answer_shape != shape:
+        size = 1
+        for n in shape:
+            size *= n
+        if isinstance(answer, list) and len(answer) == size:
+            return answer_check(problem=problem, instance=instance, answer=_reshape(answer, shape))
+    return result
+
+
+def _reshape(values: list[float], shape: tuple[int, ...]) -> Any:
+    if len(shape) == 1:
+        return values
+    step = len(values) // shape[0]
+    return [_reshape(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def solution_for_instance(*, practice: Practice, instance: int) -> Any:
+    """The engine's value at `instance`: shown only when the reader asks for the solution."""
+    value = attention.evaluate(
+        practice.problem["operation"],
+        practice.problem["inputs"],
+        practice.problem["ask"],
+        instance,
+    )
+    return value if isinstance(value, dict) else value.tolist()

@@ -1,0 +1,235 @@
+"""Search over what readers may see: chapter titles, theses, prose, strand items, figures,
+notation, propositions and problems, ranked, with a highlighted snippet and a link to the part.
+
+The index is built from the chapter as a reader gets it (`reading.chapter_for_reader`: the
+latest release, else the published parts of the working copy), one row per part, each tagged
+with the version it was built from. Every search first rebuilds the chapters whose version
+moved, whoever moved it (admin, importer, API, publishing, withdrawing), so no writer has to
+remember the index; drafts are never indexed, and results are filtered by the chapter's state
+at query time as well. PostgreSQL ranks by full-text search over a GIN index; SQLite (the
+embedded default) falls back to a plain case-insensitive match.
+"""
+
+import html
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.postgres.search import (
+    SearchHeadline,
+    SearchQuery,
+    SearchRank,
+    SearchVector,
+)
+from django.db import connection, transaction
+from django.db.models import F, Max, Q
+
+from curriculum.models import Chapter, SearchEntry
+
+from .reading import NotVisible, chapter_for_reader
+
+CONFIG = "english"
+MAX_QUERY_LENGTH = 200
+MAX_RESULTS = 50
+SNIPPET_WORDS = 30
+# The highlight marks travel through PostgreSQL as control characters no author text holds
+# (they are stripped on indexing), so the rest of the snippet can be escaped as text.
+START, STOP = "\x02", "\x03"
+CONTROL = re.compile("[\x00-\x1f\x7f]")  # PostgreSQL refuses NUL; none of them is a word
+
+
+class SearchRefused(ValueError):
+    """The query cannot be searched (too long); the message says why."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    code: str
+    chapter_title: str
+    kind: str
+    heading: str
+    anchor: str
+    snippet_html: str  # escaped text with <mark> around the matched words
+
+
+def search(*, query: str, limit: int = MAX_RESULTS) -> list[Hit]:
+    """The best `limit` parts for `query` (none for no words); raises SearchRefused with a
+    reason for the reader when the query is too long."""
+    words = " ".join(CONTROL.sub(" ", query).split())
+    if not words:
+        return []
+    if len(words) > MAX_QUERY_LENGTH:
+        raise SearchRefused(f"a search is at most {MAX_QUERY_LENGTH} characters")
+    search_index_sync()
+    entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT)
+    if connection.vendor == "postgresql":
+        hits = _ranked(entries, words)
+    else:
+        hits = _matched(entries, words)
+    return hits[: max(1, min(limit, MAX_RESULTS))]
+
+
+def _ranked(entries: Any, words: str) -> list[Hit]:
+    query = SearchQuery(words, search_type="websearch", config=CONFIG)
+    rows = (
+        entries.filter(vector=query)
+        .annotate(
+            rank=SearchRank(F("vector"), query),
+            snippet=SearchHeadline(
+                "body",
+                query,
+                config=CONFIG,
+                start_sel=START,
+                stop_sel=STOP,
+                max_words=SNIPPET_WORDS,
+                min_words=SNIPPET_WORDS // 2,
+            ),
+        )
+        .order_by("-rank", "chapter__book__position", "chapter__number", "position")
+        .values("chapter__code", "kind", "heading", "anchor", "snippet", "body", "title")[
+            :MAX_RESULTS
+        ]
+    )
+    return [_hit(row, row["snippet"] if row["body"] else "") for row in rows]
+
+
+def _matched(entries: Any, words: str) -> list[Hit]:
+    rows = (
+        entries.filter(Q(heading__icontains=words) | Q(body__icontains=words))
+        .order_by("chapter__book__position", "chapter__number", "position")
+        .values("chapter__code", "kind", "heading", "anchor", "body", "title")[:MAX_RESULTS]
+    )
+    return [_hit(row, _excerpt(row["body"], words)) for row in rows]
+
+
+def _hit(row: dict[str, Any], marked: str) -> Hit:
+    escaped = html.escape(marked)
+    return Hit(
+        code=row["chapter__code"],
+        chapter_title=row["title"],
+        kind=row["kind"],
+        heading=row["heading"],
+        anchor=row["anchor"],
+        snippet_html=escaped.replace(START, "<mark>").replace(STOP, "</mark>"),
+    )
+
+
+def _excerpt(body: str, words: str) -> str:
+    """The fallback's snippet: the words around the first match, the match marked."""
+    found = body.lower().find(words.lower())
+    if found < 0:
+        return " ".join(body.split()[:SNIPPET_WORDS])
+    before = body[:found].split()[-SNIPPET_WORDS // 2 :]
+    after = body[found + len(words) :].split()[: SNIPPET_WORDS // 2]
+    match = body[found : found + len(words)]
+    return " ".join([*before, f"{START}{match}{STOP}", *after])
+
+
+# ---------------------------------------------------------------- the index
+
+
+def search_index_sync() -> int:
+    """Rebuild every chapter whose reader-visible version moved; returns how many were."""
+    indexed = dict(SearchEntry.objects.values_list("chapter_id", "version").distinct())
+    stale = [
+        (row["pk"], row["code"], version)
+        for row in Chapter.objects.annotate(latest=Max("releases__number")).values(
+            "pk", "code", "state", "latest", "updated_at"
+        )
+        if indexed.get(row["pk"]) != (version := _version(row))
+    ]
+    for pk, code, version in stale:
+        _reindex(pk, code, version)
+    return len(stale)
+
+
+def _version(row: Mapping[str, Any]) -> str | None:
+    """None for a draft: it has no entries, and any it had are removed."""
+    if row["state"] == Chapter.State.DRAFT:
+        return None
+    if row["latest"]:
+        return f"r{row['latest']}"
+    return f"w{row['updated_at'].isoformat()}"
+
+
+def _reindex(pk: int, code: str, version: str | None) -> None:
+    with transaction.atomic():
+        SearchEntry.objects.filter(chapter_id=pk).delete()
+        if version is None:
+            return
+        try:
+            snapshot = chapter_for_reader(code=code).snapshot
+        except NotVisible:  # withdrawn since the versions were read
+            return
+        SearchEntry.objects.bulk_create(
+            [
+                SearchEntry(chapter_id=pk, version=version, position=n, **part)
+                for n, part in enumerate(_parts(snapshot))
+            ],
+            ignore_conflicts=True,  # a concurrent search rebuilt the same version first
+        )
+        if connection.vendor == "postgresql":
+            SearchEntry.objects.filter(chapter_id=pk).update(
+                vector=SearchVector("heading", weight="A", config=CONFIG)
+                + SearchVector("body", weight="B", config=CONFIG)
+            )
+
+
+def _parts(snapshot: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """Every part a reader can read, with the id of the place on the page that shows it."""
+    title = snapshot["title"]
+    yield _part(
+        "chapter",
+        "",
+        title,
+        f"{snapshot.get('thesis') or ''}\n{snapshot.get('summary') or ''}",
+        title,
+    )
+    for key, anchor, heading in (
+        ("before_you_start", "before", "Before you start"),
+        ("problem_statement", "problem", "The problem"),
+    ):
+        if snapshot.get(key):
+            yield _part("prose", anchor, heading, snapshot[key], title)
+    for figure in snapshot["figures"]:
+        yield _part(
+            "figure",
+            f"fig-{figure['label']}",
+            f"Fig. {figure['label']}",
+            f"{figure['caption']}\n{figure['alt']}",
+            title,
+        )
+    if snapshot["notation"]:
+        body = "\n".join(f"{row['symbol']}: {row['meaning']}" for row in snapshot["notation"])
+        yield _part("notation", "notation", "Notation", body, title)
+    for p in snapshot["propositions"]:
+        yield _part(
+            "proposition",
+            f"prop-{p['number']}",
+            f"Prop. {p['number']} {p['title']}",
+            f"{p['statement']}\n{p.get('proof') or ''}",
+            title,
+        )
+    for kind, strand in snapshot["strands"].items():
+        for n, item in enumerate(strand.get("items", []), start=1):
+            yield _part("strand item", f"{kind}-{n}", item["title"], item["body"] or "", title)
+    for problem in snapshot["problems"]:
+        label = "Worked problem" if problem["kind"] == "worked" else "Exercise"
+        yield _part(
+            "problem",
+            f"problem-{problem['key']}",
+            f"{label}: {problem['variant']}",
+            problem["statement"],
+            title,
+        )
+
+
+def _part(kind: str, anchor: str, heading: str, body: str, title: str) -> dict[str, str]:
+    return {
+        "kind": kind,
+        "anchor": anchor,
+        "heading": CONTROL.sub(" ", heading)[:400],
+        "body": CONTROL.sub(lambda c: c[0] if c[0] in "\n\t" else " ", body.strip()),
+        "title": CONTROL.sub(" ", title),
+    }

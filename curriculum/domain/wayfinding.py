@@ -1,0 +1,153 @@
+"""How a reader finds their way: the chapters either side of one, and a chapter's releases.
+
+Both read only what the reader may see: drafts are skipped (unless staff), and a released
+chapter is known by its latest release's title, never by its working copy.
+"""
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import CharField, F, OuterRef, Subquery, Window
+from django.db.models.fields.json import KT
+from django.db.models.functions import Coalesce, FirstValue, Lag, Lead
+
+from curriculum.models import Chapter, Release
+
+from .reading import releases_for_reader
+from .releases import authored
+
+BOOK_ORDER = [F("book__position").asc(), F("number").asc(), F("code").asc()]
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    code: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    previous: Neighbour | None
+    next: Neighbour | None
+
+    @property
+    def version(self) -> str:
+        """Moves when either link would change: a page's ETag includes it."""
+        named = [(n.code, n.title) if n else None for n in (self.previous, self.next)]
+        return hashlib.sha256(repr(named).encode()).hexdigest()[:12]
+
+
+def chapter_neighbours(*, code: str, staff: bool = False) -> Neighbours:
+    """One query: the window runs over the visible chapters in book order, then one row is kept."""
+    latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
+    chapters = Chapter.objects.annotate(
+        shown_title=Coalesce(
+            Subquery(latest.values(t=KT("snapshot__title"))[:1]),
+            F("title"),
+            output_field=CharField(),
+        )
+    )
+    if not staff:
+        chapters = chapters.exclude(state=Chapter.State.DRAFT)
+    row: Mapping[str, Any] = (
+        chapters.annotate(
+            # filtering on a window value makes Django wrap the query, so the windows below run
+            # over every visible chapter before the one row asked for is kept
+            here=Window(FirstValue("code"), partition_by=[F("pk")]),
+            previous_code=Window(Lag("code"), order_by=BOOK_ORDER),
+            previous_title=Window(Lag("shown_title"), order_by=BOOK_ORDER),
+            next_code=Window(Lead("code"), order_by=BOOK_ORDER),
+            next_title=Window(Lead("shown_title"), order_by=BOOK_ORDER),
+        )
+        .filter(here=code)
+        .values("previous_code", "previous_title", "next_code", "next_title")
+        .first()
+    ) or {}
+    return Neighbours(
+        previous=_neighbour(row.get("previous_code"), row.get("previous_title")),
+        next=_neighbour(row.get("next_code"), row.get("next_title")),
+    )
+
+
+def _neighbour(code: str | None, title: str | None) -> Neighbour | None:
+    return Neighbour(code, title or "") if code else None
+
+
+@dataclass(frozen=True)
+class ReleaseEntry:
+    number: int
+    created_at: datetime
+    title: str
+    maturity: str
+    changes: list[str]
+
+
+def release_history(*, code: str, staff: bool = False) -> list[ReleaseEntry]:
+    """Every release of a visible chapter, newest first, each with what changed for readers."""
+    releases = releases_for_reader(code=code, staff=staff)
+    entries = [
+        ReleaseEntry(
+            number=release.number,
+            created_at=release.created_at,
+            title=release.snapshot["title"],
+            maturity=release.snapshot["maturity"],
+            changes=release_changes_for_readers(
+                before=previous.snapshot if previous else None, after=release.snapshot
+            ),
+        )
+        for previous, release in zip([None, *releases], releases, strict=False)
+    ]
+    return entries[::-1]
+
+
+PROSE = {
+    "thesis": "the thesis",
+    "summary": "the summary",
+    "before_you_start": "Before you start",
+    "problem_statement": "The problem",
+}
+
+
+def release_changes_for_readers(
+    *, before: dict[str, Any] | None, after: dict[str, Any]
+) -> list[str]:
+    """What a reader would notice between two releases, in sentences (the diff is for authors)."""
+    if before is None:
+        return ["First release."]
+    changes = []
+    if before["title"] != after["title"]:
+        changes.append(f"Retitled from “{before['title']}”.")
+    if before["maturity"] != after["maturity"]:
+        changes.append(f"Maturity {before['maturity']} → {after['maturity']}.")
+    revised = [name for key, name in PROSE.items() if before.get(key) != after.get(key)]
+    if revised:
+        changes.append(f"Revised: {', '.join(revised)}.")
+    changes += _counted("problem", before["problems"], after["problems"], key="key")
+    changes += _counted("proposition", before["propositions"], after["propositions"], key="number")
+    changes += _counted("figure", before["figures"], after["figures"], key="label")
+    changes += _counted("strand item", _items(before), _items(after), key="title")
+    if before["notation"] != after["notation"]:
+        changes.append("Notation revised.")
+    return changes or ["Checked again; nothing a reader sees changed."]
+
+
+def _items(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for strand in snapshot["strands"].values() for i in strand.get("items", [])]
+
+
+def _counted(noun: str, before: list[dict], after: list[dict], *, key: str) -> list[str]:
+    """Added, removed and revised parts, matched by their key (a problem's, a figure's label)."""
+    old = {part[key]: authored(part) for part in before}
+    new = {part[key]: authored(part) for part in after}
+    sentences = []
+    for verb, count in (
+        ("added", len(new.keys() - old.keys())),
+        ("removed", len(old.keys() - new.keys())),
+        ("revised", sum(1 for k in new.keys() & old.keys() if new[k] != old[k])),
+    ):
+        if count:
+            sentences.append(f"{count} {noun}{'s' if count > 1 else ''} {verb}.")
+    return sentences

@@ -1,0 +1,121 @@
+"""/chapters/<code>/problems/<key>/?instance=N: a reader practises one instance of a problem.
+
+No JavaScript: the answer is POSTed, checked by the engine, kept in the session and the reader
+is redirected back to the instance (so reloading never re-submits). The engine's value for the
+instance is in the page only after the reader asks for the solution.
+"""
+
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from curriculum.api.throttling import PracticeCheckThrottle
+from curriculum.domain.practice import (
+    AnswerInvalid,
+    NotPractisable,
+    Practice,
+    answer_try,
+    instance_parse,
+    instance_random,
+    practice_for_reader,
+    solution_for_instance,
+)
+
+from .present import answer_table
+
+THROTTLE = PracticeCheckThrottle()
+
+
+def _address(practice: Practice, instance: int | None, **extra: str) -> str:
+    url = reverse("site:practice", args=[practice.code, practice.problem["key"]])
+    query = {"instance": instance} if instance else {}
+    return f"{url}?{urlencode({**query, **extra})}" if query or extra else url
+
+
+def _session_key(practice: Practice) -> str:
+    return f"practice:{practice.code}:{practice.problem['key']}"
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def practice_page(request: HttpRequest, code: str, key: str) -> HttpResponse:
+    try:
+        practice = practice_for_reader(code=code, key=key, staff=request.user.is_staff)
+    except NotPractisable as error:
+        raise Http404("no such problem to practise") from error
+    raw = request.POST.get("instance") if request.method == "POST" else request.GET.get("instance")
+    if raw is None and request.method != "POST":
+        return HttpResponseRedirect(_address(practice, instance_random(practice)))
+    try:
+        instance = instance_parse(raw, practice=practice)
+    except AnswerInvalid as error:
+        return _page(request, practice, None, error=str(error), status=400)
+    if request.method == "POST":
+        return _check(request, practice, instance)
+    return _page(request, practice, instance)
+
+
+def _check(request: HttpRequest, practice: Practice, instance: int) -> HttpResponse:
+    if not THROTTLE.allow_request(request):
+        return _page(
+            request,
+            practice,
+            instance,
+            status=429,
+            error="too many answers checked from your address; wait a minute and try again",
+        )
+    text = request.POST.get("answer", "")
+    try:
+        result = answer_try(practice=practice, instance=instance, text=text)
+        outcome = {
+            "ok": result.ok,
+            "message": result.message,
+            "max_abs_error": result.max_abs_error,
+            "answer_shape": list(result.answer_shape) if result.answer_shape is not None else None,
+            "engine_shape": list(result.engine_shape) if result.engine_shape is not None else None,
+        }
+    except AnswerInvalid as error:
+        outcome = {"ok": False, "invalid": True, "message": str(error)}
+    request.session[_session_key(practice)] = {
+        **outcome,
+        "instance": instance,
+        "answer": text[:2000],
+    }
+    return HttpResponseRedirect(_address(practice, instance) + "#result", status=303)
+
+
+def _page(
+    request: HttpRequest,
+    practice: Practice,
+    instance: int | None,
+    *,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    outcome = request.session.pop(_session_key(practice), None)
+    if outcome and outcome.get("instance") != instance:
+        outcome = None
+    show_solution = request.GET.get("solution") == "1"
+    context = {
+        "practice": practice,
+        "problem": practice.problem,
+        "instance": instance,
+        "error": error,
+        "outcome": outcome,
+        "inputs": [(name, answer_table(value)) for name, value in practice.inputs(instance).items()]
+        if instance
+        else [],
+        "asked": practice.problem["ask"].get("output", ""),
+        "solution_url": _address(practice, instance, solution="1") + "#solution"
+        if instance
+        else "",
+        "another_url": _address(practice, None),
+        "engine_answer": answer_table(solution_for_instance(practice=practice, instance=instance))
+        if show_solution and instance is not None
+        else None,
+    }
+    response = render(request, "site/practice.html", context, status=status)
+    response["Cache-Control"] = "private, no-store"  # it can carry the reader's own answer
+    return response

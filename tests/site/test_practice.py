@@ -1,0 +1,187 @@
+"""A reader practises a generated problem on numbered instances: stable for the same N,
+different across N, the answer checked by the engine at the problem's tolerance, nothing of
+the answer in the page until the reader asks for it; on the site without JavaScript, and in
+the API."""
+
+import json
+import re
+
+import pytest
+from django.core.cache import cache
+
+import attention
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.gate import chapter_publish
+from curriculum.models import Chapter
+from curriculum.site.present import number
+from tests.conftest import problem, sketch, verify_now
+
+SCORES = {"generate": "normal", "shape": [2, 3], "seed": 7}
+PAGE = "/chapters/II.7/problems/p3/"
+API = "/api/v1/chapters/II.7/problems/p3/instances"
+
+
+def engine(instance: int) -> list:
+    return attention.evaluate("softmax", {"scores": SCORES}, {"output": "out"}, instance).tolist()
+
+
+def generated_chapter(*, publish: bool = True) -> None:
+    """II.7 whose exercise p3 draws its scores; verified, then released unless asked not to."""
+    chapter_import(document=sketch("II.7", problems=[
+        problem("p1", "worked", "softmax-row"),
+        problem("p2"),
+        problem("p3", scores=SCORES, answer=engine(0)),
+    ]))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    if publish:
+        chapter_publish(chapter=chapter)
+
+
+@pytest.fixture
+def practice(seeded, settings):
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    settings.API_ANON_RATE = "1000/min"
+    cache.clear()
+    generated_chapter()
+
+
+def page_numbers(html: str) -> list[str]:
+    return re.findall(r"<td>([^<]+)</td>", html)
+
+
+def check(client, instance: int, answer: str):
+    return client.post(PAGE, {"instance": instance, "answer": answer}, follow=True)
+
+
+def test_without_an_instance_the_reader_is_sent_to_a_random_one_kept_in_the_address(
+    client, practice
+):
+    response = client.get(PAGE)
+    assert response.status_code == 302
+    n = int(re.fullmatch(r"/chapters/II.7/problems/p3/\?instance=(\d+)", response["Location"])[1])
+    assert 1 <= n <= 20
+
+
+def test_the_same_instance_shows_the_same_numbers_and_another_shows_others(client, practice):
+    first = page_numbers(client.get(PAGE, {"instance": 3}).content.decode())
+    assert len(first) == 6
+    assert page_numbers(client.get(PAGE, {"instance": 3}).content.decode()) == first
+    assert page_numbers(client.get(PAGE, {"instance": 4}).content.decode()) != first
+
+
+def test_the_page_holds_no_answer_until_the_reader_asks_for_the_solution(client, practice):
+    html = client.get(PAGE, {"instance": 5}).content.decode()
+    answer = [number(v) for row in engine(5) for v in row]
+    assert not set(answer) & set(page_numbers(html))
+    assert 'class="answer"' not in html and "Equal scores share the weight" not in html
+    shown = client.get(PAGE, {"instance": 5, "solution": "1"}).content.decode()
+    assert set(answer) <= set(page_numbers(shown))
+    assert "Equal scores share the weight" in shown
+
+
+def test_a_right_answer_typed_as_rows_is_accepted(client, practice):
+    typed = "\n".join(" ".join(repr(v) for v in row) for row in engine(6))
+    response = check(client, 6, typed)
+    assert response.redirect_chain[-1] == (PAGE + "?instance=6#result", 303)
+    assert "Right." in response.content.decode()
+
+
+def test_a_right_answer_typed_flat_or_as_json_is_accepted(client, practice):
+    flat = ", ".join(repr(v) for row in engine(7) for v in row)
+    assert "Right." in check(client, 7, flat).content.decode()
+    assert "Right." in check(client, 7, json.dumps(engine(7))).content.decode()
+
+
+def test_an_answer_within_the_tolerance_is_accepted_and_one_outside_is_not(client, practice):
+    near = [[v + 5e-10 for v in row] for row in engine(8)]  # atol 1e-9
+    far = [[v + 1e-3 for v in row] for row in engine(8)]
+    assert "Right." in check(client, 8, json.dumps(near)).content.decode()
+    html = check(client, 8, json.dumps(far)).content.decode()
+    assert "Not right." in html and "Differs by up to 0.001" in html
+
+
+def test_the_answer_to_another_instance_is_wrong(client, practice):
+    assert "Not right." in check(client, 9, json.dumps(engine(10))).content.decode()
+
+
+def test_a_wrong_shape_names_both_shapes(client, practice):
+    html = check(client, 2, "1 2\n3 4").content.decode()
+    assert "Not right." in html
+    assert "Your answer's shape is 2 × 2; the engine's value is 2 × 3." in html
+
+
+@pytest.mark.parametrize("typed, message", [
+    ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
+    ("1 2 3\n4 5", "the rows have different lengths (row 1: 3, row 2: 2)"),
+    ("[[1, 2]", "the JSON does not parse"),
+    ("nan nan nan", "is not a finite number"),
+])
+def test_bad_input_gets_a_clear_message(client, practice, typed, message):
+    html = check(client, 1, typed).content.decode()
+    assert "Not read." in html and message.lower() in html.lower()
+
+
+@pytest.mark.parametrize("instance", ["0", "21", "x", "-1", "1.5"])
+def test_an_instance_out_of_range_gets_a_clear_message(client, practice, instance):
+    response = client.get(PAGE, {"instance": instance})
+    assert response.status_code == 400
+    assert "The instance is a whole number from 1 to 20." in response.content.decode()
+
+
+def test_checks_are_throttled_per_client(client, practice, settings):
+    settings.PRACTICE_CHECK_RATE = "2/min"
+    cache.clear()
+    assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303
+    assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303
+    refused = client.post(PAGE, {"instance": 1, "answer": "1"})
+    assert refused.status_code == 429 and "too many answers" in refused.content.decode().lower()
+
+
+def test_the_chapter_page_links_practice_only_for_a_generated_verified_problem(client, practice):
+    html = client.get("/chapters/II.7/").content.decode()
+    assert re.findall(r'href="(/chapters/II.7/problems/[^"]+)"', html) == [PAGE]
+    assert client.get("/chapters/II.7/problems/p1/", {"instance": 1}).status_code == 404
+    assert client.get("/chapters/II.7/problems/nope/").status_code == 404
+
+
+def test_a_generated_problem_is_offered_only_once_its_answer_is_verified(client, seeded):
+    chapter_import(document=sketch("II.7", problems=[
+        problem("p1", "worked", "softmax-row"), problem("p3", scores=SCORES, answer=engine(0)),
+    ]))
+    assert client.get(PAGE, {"instance": 1}).status_code == 404  # pending: not yet offered
+    verify_now(Chapter.objects.get(code="II.7"))
+    Chapter.objects.filter(code="II.7").update(title="Checked")  # the working copy's version moves
+    assert client.get(PAGE, {"instance": 1}).status_code == 200
+
+
+# ---------------------------------------------------------------- the API
+
+
+def test_the_api_gives_an_instance_s_inputs_and_never_the_answer(client, practice):
+    body = client.get(f"{API}/4").json()
+    assert body["instance"] == 4 and body["instances"] == 20
+    assert body["inputs"]["scores"] == attention.expand_inputs({"scores": SCORES}, 4)["scores"]
+    assert "solution" not in json.dumps(body) and "answer" not in body
+    assert client.get(f"{API}/4").json() == body
+    assert client.get(f"{API}/5").json()["inputs"] != body["inputs"]
+
+
+def test_the_api_checks_an_answer_right_wrong_and_badly_written(client, practice):
+    def post(answer):
+        return client.post(f"{API}/4/check", {"answer": answer}, content_type="application/json")
+
+    assert post(engine(4)).json()["ok"] is True
+    wrong = post(engine(5)).json()
+    assert wrong["ok"] is False and wrong["max_abs_error"] > 0
+    assert post(" ".join(repr(v) for row in engine(4) for v in row)).json()["ok"] is True
+    shape = post([1, 2]).json()
+    assert shape["answer_shape"] == [2] and shape["engine_shape"] == [2, 3]
+    bad = post("1 two")
+    assert bad.status_code == 422 and "'two' is not a number" in bad.json()["errors"][0]
+
+
+def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice):
+    assert client.get(f"{API}/0").status_code == 422
+    assert client.get("/api/v1/chapters/II.7/problems/p1/instances/1").status_code == 404
+    assert client.get("/api/v1/chapters/II.3/problems/p3/instances/1").status_code == 404

@@ -1,0 +1,129 @@
+"""Readers search what they may see, on the site and in the API: ranked parts with a
+highlighted snippet and a link to the exact place; drafts and unpublished parts are never found."""
+
+import re
+
+import pytest
+from django.core.cache import cache
+
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.search import search_index_sync
+from curriculum.models import Chapter, SearchEntry, StrandItem
+from tests.conftest import sketch
+
+from .test_chapter_page import visible_text
+
+
+@pytest.fixture(autouse=True)
+def no_throttle(settings):
+    settings.API_ANON_RATE = "10000/min"
+    cache.clear()
+
+
+def site(client, q: str) -> str:
+    response = client.get("/search/", {"q": q})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def api(client, q: str) -> list[dict]:
+    response = client.get("/api/v1/search", {"q": q})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_word_from_the_prose_is_found_with_a_link_to_its_section(client, seeded):
+    html = site(client, "coreference")
+    assert 'href="/chapters/II.4/#problem"' in html
+    assert "<mark>coreference</mark>" in html.lower()
+    assert "1 result" in visible_text(html) or "results" in visible_text(html)
+
+
+def test_results_are_ranked_a_title_before_a_passing_mention(client, seeded):
+    hits = api(client, "multi-head attention")
+    assert hits[0]["code"] == "II.4" and hits[0]["kind"] == "chapter"
+    assert hits[0]["url"] == "/chapters/II.4/"
+
+
+def test_the_api_links_a_proposition_and_a_notation_row(client, seeded):
+    urls = [h["url"] for h in api(client, "partitioning preserves")]
+    assert "/chapters/II.4/" in urls
+    assert "/chapters/II.4/#notation" in [h["url"] for h in api(client, "sequence length")]
+
+
+def test_book_0_entries_are_found(client, seeded):
+    assert any(h["code"] == "0.LA.01" for h in api(client, "row-major"))
+
+
+def test_a_snippet_escapes_what_the_author_wrote_and_marks_only_the_match(client, seeded):
+    thesis = "Zanzibar <script>alert(1)</script> claim, where 3 < 4 & <b>bold</b>."
+    chapter_import(document=sketch("II.7", thesis=thesis))
+    [hit] = [h for h in api(client, "zanzibar") if h["code"] == "II.7"]
+    assert "<mark>Zanzibar</mark>" in hit["snippet_html"]
+    assert re.sub(r"</?mark>", "", hit["snippet_html"]).count("<") == 0
+    assert "&lt;" in hit["snippet_html"] and "&amp;" in hit["snippet_html"]
+
+
+def test_site_search_never_finds_a_draft_chapter(client, seeded):
+    chapter_import(document=sketch("II.7", thesis="Quokka claim.", state="draft"))
+    assert "II.7" not in visible_text(site(client, "quokka"))
+    assert "Nothing found" in visible_text(site(client, "quokka"))
+
+
+def test_api_search_never_finds_a_draft_chapter(client, seeded):
+    chapter_import(document=sketch("II.7", thesis="Quokka claim.", state="draft"))
+    assert api(client, "quokka") == []
+
+
+def test_a_chapter_withdrawn_to_draft_leaves_the_results_at_once(client, seeded):
+    chapter_import(document=sketch("II.7", thesis="Quokka claim."))
+    assert [h["code"] for h in api(client, "quokka")] == ["II.7"]
+    Chapter.objects.filter(code="II.7").update(state=Chapter.State.DRAFT)  # bypasses every hook
+    assert api(client, "quokka") == []
+    assert "II.7" not in visible_text(site(client, "quokka"))
+
+
+def test_an_unpublished_strand_item_is_never_found_on_either_surface(client, seeded):
+    assert StrandItem.objects.filter(chapter__code="II.4", published=False).exists()
+    hidden = StrandItem.objects.filter(chapter__code="II.4", published=False).first()
+    word = max(re.findall(r"[A-Za-z]{6,}", hidden.title + " " + hidden.body), key=len)
+    assert hidden.title not in {h["heading"] for h in api(client, word)}
+    headings = re.findall(r'class="search-hit-heading"><a [^>]+>([^<]+)<', site(client, word))
+    assert headings and hidden.title not in headings  # found elsewhere, never as itself
+
+
+def test_an_edit_to_a_working_copy_is_found_on_the_next_search(client, seeded):
+    chapter_import(document=sketch("II.7", thesis="Quokka claim."))
+    assert api(client, "wombat") == []
+    chapter_import(document=sketch("II.7", thesis="Wombat claim."))
+    assert [h["code"] for h in api(client, "wombat")] == ["II.7"]
+    assert api(client, "quokka") == []
+
+
+def test_a_released_chapter_is_searched_as_released_not_as_edited(client, released):
+    Chapter.objects.filter(code="II.3").update(thesis="Platypus thesis, not released.")
+    assert api(client, "platypus") == []
+    assert any(h["code"] == "II.3" for h in api(client, "scaled dot-product"))
+
+
+def test_the_index_is_rebuilt_only_for_chapters_whose_version_moved(seeded):
+    search_index_sync()
+    assert search_index_sync() == 0
+    chapter_import(document=sketch("II.7"))
+    assert search_index_sync() == 1
+    assert SearchEntry.objects.filter(chapter__code="II.7").exists()
+
+
+def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
+    assert "Nothing found" not in visible_text(client.get("/search/").content.decode())
+    long = client.get("/search/", {"q": "x" * 201})
+    assert long.status_code == 400 and "at most 200 characters" in long.content.decode()
+    assert api(client, "   ") == [] and api(client, "") == []  # no words find nothing
+    assert client.get("/api/v1/search").status_code == 422
+    refused = client.get("/api/v1/search", {"q": "x" * 201})
+    assert refused.status_code == 422 and "200" in refused.json()["errors"][0]
+
+
+def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
+    assert any(h["code"] == "II.4" for h in api(client, "coreference\x00"))
+    assert "<mark>coreference</mark>" in site(client, "\x00coreference\x07").lower()
