@@ -108,14 +108,18 @@ function tokenGuard(budget) {
   };
 }
 
+const ANNOTATION = '<annotation encoding="application/x-tex">';
+
 function render(source, display, limits, guarded) {
   const macros = guarded ? { [GUARD]: tokenGuard(limits.tokens) } : {};
-  return katex.renderToString(guarded ? `${GUARD} ${source}` : source, {
+  const html = katex.renderToString(guarded ? `${GUARD} ${source}` : source, {
     ...OPTIONS,
     maxExpand: limits.expand,
     macros,
     displayMode: !!display,
   });
+  // the TeX a reader copies (and assistive tools read) is the author's, without the guard
+  return guarded ? html.replace(`${ANNOTATION}${GUARD} `, ANNOTATION) : html;
 }
 
 function typeset({ tex, display }, limits) {

@@ -29,7 +29,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 KATEX_DIR = Path(__file__).resolve().parents[2] / "katex"
 KATEX_TIMEOUT_SECONDS = 60
-RENDER_VERSION = "katex-0.16.47/5"  # part of every cache key: bump when the output changes
+RENDER_VERSION = "katex-0.16.47/6"  # part of every cache key: bump when the output changes
 
 TEXT_TAGS = {
     "p",

@@ -85,14 +85,12 @@ class Visit:
         assert violations == [] and self.problems == [] and self.dialogs == []
 
 
-# The article's text with each formula as its TeX, as the seed page (plain text) shows it
-# (less the token guard katex/render.js puts before every formula it typesets).
+# The article's text with each formula as its TeX, as the seed page (plain text) shows it.
 AS_WRITTEN = """(() => {
   const article = document.querySelector('article').cloneNode(true);
   article.querySelectorAll('nav.contents').forEach(n => n.remove());
   article.querySelectorAll('math').forEach(m => m.replaceWith(
-    (m.querySelector('annotation')?.textContent ?? m.textContent)
-      .replace(/^\\\\curriculumTokenGuard\\s*/, '')));
+    m.querySelector('annotation')?.textContent ?? m.textContent));
   return article.textContent;
 })()"""
 

@@ -81,3 +81,9 @@ def test_the_served_math_font_is_the_one_the_lock_file_pins():
     assert served.read_bytes() == (package / "stix-two-math-latin-400-normal.woff2").read_bytes()
     assert "SIL Open Font License" in (STATIC / "site/fonts/STIX-Two-Math-OFL.txt").read_text()
     assert 'src: url("fonts/stix-two-math.woff2")' in (STATIC / "site/site.css").read_text()
+
+
+def test_a_formula_carries_exactly_the_authors_tex_for_copying():
+    assert '<annotation encoding="application/x-tex">x^2 + \\alpha</annotation>' in render(
+        "$x^2 + \\alpha$"
+    )
