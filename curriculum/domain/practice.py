@@ -18,6 +18,8 @@ import attention
 from curriculum.models import Problem
 
 from .answers import CheckResult, answer_check
+from .markup import render
+from .placeholders import PLACEHOLDER, placeholders_expand
 from .reading import NotVisible, chapter_for_reader
 
 MAX_ANSWER_CHARS = 20_000
@@ -41,6 +43,19 @@ class Practice:
     def inputs(self, instance: int) -> dict[str, Any]:
         """The numbers of `instance`: what the reader computes from (never the answer)."""
         return attention.expand_inputs(self.problem["inputs"], instance=instance)
+
+    def statement_html(self, instance: int) -> str:
+        """The statement with this instance's inputs in place of its placeholders, so the numbers
+        on the page are the ones the reader computes from. An output placeholder would show this
+        instance's answer: it is shown as a question mark."""
+        text = PLACEHOLDER.sub(
+            lambda m: m.group() if m["kind"] == "inputs" else "?", self.problem["statement"] or ""
+        )
+        expanded = placeholders_expand(
+            text, operation=self.problem["operation"], inputs=self.problem["inputs"],
+            instance=instance,
+        )
+        return render(expanded)
 
     def model(self) -> Problem:
         """An unsaved Problem carrying the shown operation, inputs, ask and tolerance."""

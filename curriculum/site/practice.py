@@ -101,6 +101,9 @@ def _page(
     context = {
         "practice": practice,
         "problem": practice.problem,
+        "statement_html": practice.statement_html(instance)
+        if instance
+        else practice.problem["statement_html"],
         "instance": instance,
         "error": error,
         "outcome": outcome,

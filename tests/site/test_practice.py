@@ -185,3 +185,23 @@ def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice)
     assert client.get(f"{API}/0").status_code == 422
     assert client.get("/api/v1/chapters/II.7/problems/p1/instances/1").status_code == 404
     assert client.get("/api/v1/chapters/II.3/problems/p3/instances/1").status_code == 404
+
+
+def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(client, seeded):
+    placed = {"statement": "Softmax of ${{ inputs.scores | digits 3 }}$ is "
+                                  "${{ outputs.out }}$."}
+    chapter_import(document=sketch("II.7", problems=[
+        problem("p1", "worked", "softmax-row"),
+        problem("p2"),
+        problem("p3", scores=SCORES, answer=engine(0)) | placed,
+    ]))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    chapter_publish(chapter=chapter)
+    html = client.get(PAGE, {"instance": 6}).content.decode()
+    statement = html.split('class="prose statement">')[1].split("</div>")[0]
+    drawn = attention.expand_inputs({"scores": SCORES}, instance=6)["scores"]
+    assert f"<mn>{drawn[0][0]:.3g}</mn>".replace("-", "") in statement.replace("−", "")
+    assert "?" in statement
+    answer = engine(6)
+    assert number(answer[0][0]) not in statement
