@@ -19,6 +19,7 @@ export DJANGO_DEBUG="${DJANGO_DEBUG:-0}"
 export DJANGO_SECURE_SSL_REDIRECT="${DJANGO_SECURE_SSL_REDIRECT:-0}"
 $BIN/python manage.py ensure_database
 $BIN/python manage.py migrate --noinput
+$BIN/python manage.py createcachetable  # the cache every gunicorn worker shares (no CACHE_URL)
 $BIN/python manage.py collectstatic --noinput --verbosity 0
 mkdir -p var
 if [ -n "${CELERY_BROKER_URL:-}" ]; then

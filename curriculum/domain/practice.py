@@ -18,11 +18,15 @@ import attention
 from curriculum.models import Problem
 
 from .answers import CheckResult, answer_check
+from .chapter_files.json_form import json_too_deep
 from .markup import render
 from .placeholders import PLACEHOLDER, placeholders_expand
 from .reading import NotVisible, chapter_for_reader
 
 MAX_ANSWER_CHARS = 20_000
+NUMBER = re.compile(
+    r"[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[-+]?[0-9]+)?|nan|inf|infinity)", re.ASCII | re.IGNORECASE
+)
 
 
 class NotPractisable(NotVisible):
@@ -71,7 +75,10 @@ class Practice:
 
 
 def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice:
-    view = chapter_for_reader(code=code, staff=staff)
+    try:
+        view = chapter_for_reader(code=code, staff=staff)
+    except NotVisible as hidden:  # no such chapter, or a draft: nothing to practise either
+        raise NotPractisable from hidden
     for problem in view.snapshot["problems"]:
         if problem["key"] == key and practisable(problem):
             return Practice(code, view.snapshot["title"], problem, settings.PRACTICE_INSTANCES)
@@ -108,6 +115,8 @@ def answer_parse(text: str) -> tuple[Any, bool]:
     if len(text) > MAX_ANSWER_CHARS:
         raise AnswerInvalid(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
     if text[0] in "[{":
+        if json_too_deep(text.encode()):
+            raise AnswerInvalid(f"the answer nests more than {settings.LIMIT_JSON_DEPTH} deep")
         try:
             return json.loads(text), False
         except json.JSONDecodeError as error:
@@ -133,10 +142,9 @@ def answer_parse(text: str) -> tuple[Any, bool]:
 def _numbers(line: str, number: int) -> list[float]:
     values = []
     for word in re.split(r"[\s,;]+", line.strip()):
-        try:
-            value = float(word)
-        except ValueError:
-            raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number") from None
+        if not NUMBER.fullmatch(word):  # float() also reads 1_0 and Arabic-Indic digits
+            raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number")
+        value = float(word)
         if value != value or value in (float("inf"), float("-inf")):
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a finite number")
         values.append(value)

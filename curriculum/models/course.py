@@ -14,7 +14,7 @@ from .validators import validate_markdown
 # Codes are ASCII: [0-9], never \d (which takes Arabic-Indic digits), and \Z, never $ (which
 # matches before a final newline). One rule for validation and the database's CHECK.
 NUMERAL_FORM = r"(0|[IVXLC]+)"
-CODE_FORM = r"(0\.[A-Z]{2}\.[0-9]{2}|[IVXLC]+\.[0-9]+)"
+CODE_FORM = r"(0\.[A-Z]{2}\.[0-9]{2}|[IVXLC]+\.[1-9][0-9]*)"  # II.3, never II.03: one address
 NUMERAL_RE = rf"^{NUMERAL_FORM}\Z"
 CODE_RE = rf"^{CODE_FORM}\Z"
 ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}

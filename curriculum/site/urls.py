@@ -1,17 +1,33 @@
 """The readers' site: books, chapters, and every chapter's earlier releases."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from . import practice, search, views, wayfinding
+
+
+class Word:
+    """A code, numeral or problem key as addresses hold them: ASCII letters, digits, dots,
+    dashes and underscores. Anything else (a NUL, which PostgreSQL refuses) is a plain 404."""
+
+    regex = r"[A-Za-z0-9._-]{1,80}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(Word, "word")
 
 app_name = "site"
 urlpatterns = [
     path("", views.home, name="home"),
-    path("books/<str:numeral>/", views.book, name="book"),
+    path("books/<word:numeral>/", views.book, name="book"),
     path("search/", search.search_page, name="search"),
-    path("chapters/<str:code>/", views.chapter, name="chapter"),
-    path("chapters/<str:code>/releases/", wayfinding.releases, name="releases"),
-    path("chapters/<str:code>/problems/<str:key>/", practice.practice_page, name="practice"),
-    path("chapters/<str:code>/releases/<int:number>/", views.release, name="release"),
+    path("chapters/<word:code>/", views.chapter, name="chapter"),
+    path("chapters/<word:code>/releases/", wayfinding.releases, name="releases"),
+    path("chapters/<word:code>/problems/<word:key>/", practice.practice_page, name="practice"),
+    path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
     path("operations/", views.operations, name="operations"),
 ]

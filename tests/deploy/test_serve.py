@@ -45,6 +45,7 @@ def served(seeded, tmp_path):
         "DATABASE_URL": worker_database_url(),
         "PORT": str(port),
         "WEB_CONCURRENCY": "2",
+        "API_ANON_RATE": "8/min",
     }
     env.pop("CELERY_BROKER_URL", None)  # the web server alone; worker tests cover the worker
     log = tmp_path / "serve.log"
@@ -127,3 +128,9 @@ def test_serve_refuses_to_start_without_its_secrets():
                           text=True, timeout=30)
     assert done.returncode == 2
     assert "DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS" in done.stderr
+
+
+def test_the_anonymous_rate_holds_across_every_gunicorn_worker(served):
+    served, _ = served
+    answers = [fetch(served + "/api/v1/books")[0] for _ in range(16)]
+    assert answers.count(200) <= 8 and 429 in answers, answers

@@ -109,7 +109,9 @@ def test_a_chapter_rendering_over_the_cap_is_refused_and_one_stored_before_is_cu
     assert len(page) < 50_000 + 60_000  # the cap plus the page around it
 
 
-@pytest.mark.parametrize("code", ["II.\u0664", "II.15\n", "II.1\u0665", "0.LA.0\u0661"])
+@pytest.mark.parametrize(
+    "code", ["II.\u0664", "II.15\n", "II.1\u0665", "0.LA.0\u0661", "II.03", "II.0"]
+)
 def test_codes_are_ascii_in_files_and_in_the_database(books, code):
     errors = refused(sketch("II.7") | {"code": code})
     assert any(e.startswith("code: expected a code such as II.4") for e in errors)
@@ -211,3 +213,18 @@ def test_no_accepted_chapter_makes_a_page_or_body_beyond_the_documented_cap(chap
     assert 250_000 < len(page) < 300_000 + 60_000
     assert len(body) < 2 * 300_000 + source
     print(f"cap 300000: page {len(page)}, API body {len(body)}, source {source}")
+
+
+def test_a_yaml_key_that_is_a_list_or_mapping_is_refused_with_its_line():
+    for text in ("code: II.20\n? [a, b]\n: c\n", "code: II.20\n? {a: 1}\n: c\n"):
+        with pytest.raises(ChapterFileError) as error:
+            load_yaml(text)
+        assert error.value.errors == [
+            "line 2, column 3: not valid YAML: a key must be a plain name, not a list or mapping"
+        ]
+
+
+def test_a_json_key_given_twice_is_refused():
+    with pytest.raises(ChapterFileError) as error:
+        json_document(b'{"thesis": "first", "thesis": "second"}')
+    assert "the key 'thesis' appears twice in one object" in error.value.errors[0]

@@ -116,6 +116,9 @@ def test_a_wrong_shape_names_both_shapes(client, practice):
     ("1 2 3\n4 5", "the rows have different lengths (row 1: 3, row 2: 2)"),
     ("[[1, 2]", "the JSON does not parse"),
     ("nan nan nan", "is not a finite number"),
+    ("1_0 2 3", "&#x27;1_0&#x27; is not a number"),
+    ("\u0660.\u0664\u0666 1 1", "is not a number"),
+    ("[" * 5000 + "]" * 5000, "the answer nests more than"),
 ])
 def test_bad_input_gets_a_clear_message(client, practice, typed, message):
     html = check(client, 1, typed).content.decode()
@@ -205,3 +208,16 @@ def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(clie
     assert "?" in statement
     answer = engine(6)
     assert number(answer[0][0]) not in statement
+
+
+@pytest.mark.parametrize("address", [
+    "/chapters/II.99/problems/p3/?instance=1", "/chapters/II.99/problems/p3/",
+    "/chapters/II.3%00/", "/books/%00/", "/chapters/II.7/problems/p3%00/",
+])
+def test_no_such_chapter_or_a_nul_in_the_address_is_a_plain_404(client, practice, address):
+    assert client.get(address).status_code == 404
+
+
+def test_a_drafts_problem_cannot_be_practised(client, practice):
+    Chapter.objects.filter(code="II.7").update(state="draft")
+    assert client.get(PAGE, {"instance": 1}).status_code == 404

@@ -14,14 +14,32 @@ JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
-def json_document(body: bytes) -> Any:
-    """The body's JSON, refused with a reason when it is not JSON or nests too deeply."""
+def json_too_deep(body: bytes) -> bool:
+    """Whether JSON text nests deeper than LIMIT_JSON_DEPTH, counted without parsing it."""
     limit, depth = settings.LIMIT_JSON_DEPTH, 0
     for bracket in JSON_STRING.sub(b"", body).translate(None, NOT_BRACKETS):
         depth += 1 if bracket in b"[{" else -1
         if depth > limit:
-            raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
+            return True
+    return False
+
+
+def json_document(body: bytes) -> Any:
+    """The body's JSON, refused with a reason when it is not JSON or nests too deeply."""
+    if json_too_deep(body):
+        limit = settings.LIMIT_JSON_DEPTH
+        raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
     try:
-        return json.loads(body or b"")
+        return json.loads(body or b"", object_pairs_hook=_no_repeated_keys)
     except (ValueError, UnicodeDecodeError) as error:
         raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A key given twice would silently lose one value (as in YAML files, it is refused)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        seen.add(key)
+    return dict(pairs)

@@ -48,8 +48,13 @@ class _Loader(_FAST):  # type: ignore[misc,valid-type]
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen = set()
         for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: no key of the format is
+                raise yaml.constructor.ConstructorError(  # a list or a mapping
+                    None, None, "a key must be a plain name, not a list or mapping",
+                    key_node.start_mark,
+                )
             key = self.construct_object(key_node, deep=True)
-            if isinstance(key, str | int | float | bool) and key in seen:
+            if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None,
                     None,
