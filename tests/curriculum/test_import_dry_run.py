@@ -25,7 +25,7 @@ def test_a_right_chapter_prints_a_verified_row_per_problem(books, tmp_path, caps
         ["p1", "verified"], ["p2", "verified"], ["p3", "verified"]
     ]
     assert not Chapter.objects.filter(code="II.7").exists()
-    assert not Verdict.objects.exists()
+    assert not Verdict.objects.filter(solution__problem__chapter__code="II.7").exists()
 
 
 def test_a_wrong_answer_fails_the_dry_run_with_the_engines_value(books, tmp_path, capsys):
