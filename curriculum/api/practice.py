@@ -84,7 +84,7 @@ def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
 
 @router.post(
     "/chapters/{code}/problems/{key}/instances/{n}/check",
-    response={200: CheckOut, **ERRORS},
+    response={200: CheckOut, **ERRORS, 400: Error},  # 400: a body that is not JSON at all
     openapi_extra=READ_SECURITY,
     throttle=[AnonymousReadThrottle(), PracticeCheckThrottle()],
 )

@@ -221,3 +221,11 @@ def test_no_such_chapter_or_a_nul_in_the_address_is_a_plain_404(client, practice
 def test_a_drafts_problem_cannot_be_practised(client, practice):
     Chapter.objects.filter(code="II.7").update(state="draft")
     assert client.get(PAGE, {"instance": 1}).status_code == 404
+
+
+def test_a_check_body_that_is_not_json_is_a_documented_400_with_errors(client, practice):
+    response = client.post(f"{API}/1/check", b"\x00", content_type="application/json")
+    assert response.status_code == 400 and "errors" in response.json()
+    documented = client.get("/api/v1/openapi.json").json()["paths"]
+    check = documented["/api/v1/chapters/{code}/problems/{key}/instances/{n}/check"]["post"]
+    assert "400" in check["responses"]
