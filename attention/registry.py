@@ -536,6 +536,23 @@ def _plan_mha(
     values: dict[str, Any], problems: list[InputProblem]
 ) -> dict[str, Axes | None] | None:
     p = _Plan(values, problems)
+    planned = _self_attention(p)
+    if planned is None:
+        return None
+    batch, seq, width, heads, ok = planned
+    if heads is None or not ok or not _work_limit(p, batch, seq, width, heads):
+        return None
+    lead = _lead(batch)
+    return {
+        "out": (*lead, ("row", seq), ("col", width)),
+        "weights": (*lead, ("head", heads), ("row", seq), ("col", seq)),
+    }
+
+
+def _self_attention(p: _Plan) -> tuple[int | None, int, int, int | None, bool] | None:
+    """x, the four (d, d) weights, heads and the mask of multi-head self-attention, as every
+    operation built on it takes them: (batch, seq, width, heads, weights fit), or None when x
+    itself does not fit."""
     dims = _x_dims(p)
     if dims is None:
         _square_weights(p, ("w_q", "w_k", "w_v", "w_o"))
@@ -544,13 +561,7 @@ def _plan_mha(
     ok = all([p.matrix(n, width, width, None) for n in ("w_q", "w_k", "w_v", "w_o")])
     heads = p.heads(width)
     p.mask(seq, seq, batch, p.causal())
-    if heads is None or not ok or not _work_limit(p, batch, seq, width, heads):
-        return None
-    lead = _lead(batch)
-    return {
-        "out": (*lead, ("row", seq), ("col", width)),
-        "weights": (*lead, ("head", heads), ("row", seq), ("col", seq)),
-    }
+    return batch, seq, width, heads, ok
 
 
 def _run_mha(v: dict[str, Any]) -> dict[str, Any]:
@@ -1028,16 +1039,12 @@ def _plan_block(
     values: dict[str, Any], problems: list[InputProblem]
 ) -> dict[str, Axes | None] | None:
     p = _Plan(values, problems)
-    dims = _x_dims(p)
-    if dims is None:
-        _square_weights(p, ("w_q", "w_k", "w_v", "w_o"))
+    planned = _self_attention(p)
+    if planned is None:
         return None
-    batch, seq, width = dims
-    ok = all([p.matrix(n, width, width, None) for n in ("w_q", "w_k", "w_v", "w_o")])
+    batch, seq, width, heads, ok = planned
     for name in ("ln_1_gamma", "ln_1_beta", "ln_2_gamma", "ln_2_beta"):
         ok &= _vector(p, name, width)
-    heads = p.heads(width)
-    p.mask(seq, seq, batch, p.causal())
     out_width = _ffn_shapes(p, width, (batch or 1) * seq, width)
     if heads is None or out_width is None or not ok:
         return None

@@ -94,17 +94,11 @@ def verdict_request(*, solution: Solution, force: bool = False) -> bool:
 
 
 def _pending_fields(current: str, now) -> dict[str, Any]:
-    return {
+    """A request clears every field a decision writes (DECIDED) and its run count."""
+    return DECIDED | {
         "status": Status.PENDING,
         "fingerprint": current,
         "requested_at": now,
-        "decided_at": None,
-        "max_abs_error": None,
-        "max_rel_error": None,
-        "engine_value": None,
-        "engine_version": "",
-        "duration_ms": None,
-        "message": "",
         "attempts": 0,
     }
 
