@@ -276,6 +276,9 @@ def multi_head_attention(
     concatenated in order and mixed by ``w_o``. Returns ``(out, weights)`` with weights of shape
     (h, T, T), or (B, h, T, T) for batched ``x``. All heads run in one batched matmul.
     """
+    ws_given = (w_q, w_k, w_v, w_o)
+    if _plain_call(x, ws_given, heads, mask, causal):
+        return checked_mha(x, list(ws_given), heads, None, causal)  # type: ignore[arg-type]
     x_arr = _prepare_x(x)
     batched = x_arr.ndim == 3
     x3 = x_arr if batched else x_arr[None]
@@ -289,6 +292,20 @@ def multi_head_attention(
     if seq == 0:
         raise fail("inputs.x", "must contain at least one token")
     return checked_mha(x_arr, ws, h, mask_arr, bool(causal))
+
+
+def _plain_call(x: object, ws: tuple, heads: object, mask: object, causal: object) -> bool:
+    """The textbook call, checked at the cost of a few attribute reads: finite float64 arrays of
+    matching shapes, an int head count, no mask. Anything else takes the full checks, which name
+    what is wrong; at tiny sizes those cost more than the attention itself."""
+    if type(x) is not np.ndarray or x.dtype != _FLOAT64 or x.ndim != 2 or mask is not None:
+        return False
+    seq, width = x.shape
+    if type(heads) is not int or heads < 1 or width % heads or not seq or type(causal) is not bool:
+        return False
+    return all(
+        type(w) is np.ndarray and w.dtype == _FLOAT64 and w.shape == (width, width) for w in ws
+    ) and all(all_finite(arr) for arr in (x, *ws))
 
 
 def checked_mha(

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attention import (
     EngineInputError,
@@ -259,3 +261,34 @@ def test_bad_arguments_raise_with_a_path(kwargs, path, text):
         multi_head_attention(**args)
     assert info.value.problems[0].path == path
     assert text in info.value.problems[0].message
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(["x", "w_q", "w_k", "w_v", "w_o"]),
+    bad=st.sampled_from([np.nan, np.inf, -np.inf]),
+    where=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    causal=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_a_non_finite_input_is_named_on_the_fast_path_too(name, bad, where, causal, seed):
+    """float64 arrays with an int head count skip the per-input scans; a NaN or infinity
+    anywhere must still be refused, naming its input, never returned as a result."""
+    rng = np.random.default_rng(seed)
+    args = {"x": rng.normal(size=(4, 8))} | {
+        w: rng.normal(size=(8, 8)) for w in ("w_q", "w_k", "w_v", "w_o")
+    }
+    rows = args[name].shape[0]
+    args[name][where[0] % rows, where[1]] = bad
+    with pytest.raises(EngineInputError) as info:
+        multi_head_attention(**args, heads=2, causal=causal)
+    assert info.value.problems[0].path == f"inputs.{name}"
+
+
+def test_the_fast_path_gives_the_checked_path_s_bits():
+    rng = np.random.default_rng(3)
+    x, ws = rng.normal(size=(5, 8)), [rng.normal(size=(8, 8)) for _ in range(4)]
+    for causal in (False, True):
+        fast = multi_head_attention(x, *ws, 2, causal=causal)
+        checked = multi_head_attention(x.tolist(), *(w.tolist() for w in ws), 2, causal=causal)
+        assert all(np.array_equal(a, b) for a, b in zip(fast, checked, strict=True))
