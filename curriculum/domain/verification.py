@@ -20,7 +20,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Field
 from django.utils import timezone
 
 import attention
@@ -57,6 +57,24 @@ def fingerprint(problem: Problem, solution: Solution) -> str:
         del checked["rtol"], checked["atol"]  # digits mode keep the fingerprints they had
         checked["digits"] = problem.digits
     return hashlib.sha256(json.dumps(checked, sort_keys=True).encode()).hexdigest()
+
+
+CHECKED = (
+    "answer",
+    "problem__chapter_id",
+    "problem__operation",
+    "problem__inputs",
+    "problem__ask",
+    "problem__rtol",
+    "problem__atol",
+    "problem__digits",
+)
+"""The columns a check reads (the fingerprint's, and the chapter it locks): loading a batch
+reads no statement, no steps and no earlier engine value."""
+
+
+def _checkable():
+    return Solution.objects.select_related("problem").only(*CHECKED)
 
 
 def verdict_is_counted(solution: Solution | None) -> bool:
@@ -135,25 +153,58 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
                 solution__in=solutions
             ).values_list("solution_id", "status", "fingerprint")
         }
-        now = timezone.now()
-        rows, checks = [], []
+        checks = []
         for solution in solutions:
             current = fingerprint(solution.problem, solution)
             status, checked = known.get(solution.pk, (Status.PENDING, ""))
             if checked == current and status != Status.PENDING and not force:
                 continue
-            rows.append(Verdict(solution=solution, **_pending_fields(current, now)))
             checks.append((solution.pk, current))
-        Verdict.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["solution"],
-            update_fields=list(_pending_fields("", now)),
-        )
+        _pending_upsert(checks, timezone.now())
         asked = {solution_id for solution_id, _ in checks}
         _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in asked})
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
     return [solution_id for solution_id, _ in checks]
+
+
+def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
+    """Each (solution, fingerprint) pending, its verdict row made or reset: one statement."""
+    if not checks:
+        return
+    same = _pending_fields("", now)
+    del same["fingerprint"]
+    q = connection.ops.quote_name
+    columns = ", ".join(q(name) for name in same)
+    constants = ", ".join(f"%s::{_column_type(name)}" for name in same)
+    updates = ", ".join(f"{q(name)} = EXCLUDED.{q(name)}" for name in ("fingerprint", *same))
+    sql = (
+        f"INSERT INTO {q(Verdict._meta.db_table)} (solution_id, fingerprint, {columns}) "
+        f"SELECT d.solution_id, d.fingerprint, {constants} "
+        f"FROM {_ROWS} AS d(solution_id integer, fingerprint varchar) "
+        f"ON CONFLICT (solution_id) DO UPDATE SET {updates}"
+    )
+    rows = [{"solution_id": solution_id, "fingerprint": current} for solution_id, current in checks]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*(_db_value(n, v) for n, v in same.items()), json.dumps(rows)])
+
+
+_ROWS = "jsonb_to_recordset(%s::jsonb)"
+"""A batch's rows go to PostgreSQL as one JSON document: binding one string costs far less
+than quoting arrays element by element, or a statement per row."""
+
+
+def _column(name: str) -> Field:
+    field = Verdict._meta.get_field(name)
+    assert isinstance(field, Field)
+    return field
+
+
+def _column_type(name: str) -> str:
+    return str(_column(name).db_type(connection))
+
+
+def _db_value(name: str, value: Any) -> Any:
+    return _column(name).get_db_prep_save(value, connection)
 
 
 def verdict_enqueue(*, solution_id: int, checked: str) -> None:
@@ -234,7 +285,10 @@ def verdicts_decide(*, checks: list[tuple[int, str | None]]) -> dict[int, str]:
     """
     wanted = dict(checks)
     due = []
-    for solution in Solution.objects.select_related("problem", "verdict").filter(pk__in=wanted):
+    batch = _checkable().select_related("verdict").only(
+        *CHECKED, "verdict__status", "verdict__fingerprint", "verdict__attempts"
+    )
+    for solution in batch.filter(pk__in=wanted):
         verdict = getattr(solution, "verdict", None)
         current = fingerprint(solution.problem, solution)
         if verdict is None or verdict.status != Status.PENDING or verdict.fingerprint != current:
@@ -316,35 +370,31 @@ def _verdicts_write(
         # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
         chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})
-        _compare_and_set(
-            checked, {sid: DECIDED | {"decided_at": now} | v for sid, v in fields.items()}
-        )
-        written = dict(
-            Verdict.objects.filter(solution_id__in=fields, decided_at=now)
-            .exclude(status=Status.PENDING)
-            .values_list("solution_id", "status")
-        )
+        written = _compare_and_set(checked, {sid: DECIDED | v for sid, v in fields.items()}, now)
         _chapters_touch({chapter_of[solution_id] for solution_id in written})
     return written
 
 
-def _compare_and_set(checked: dict[int, str], fields: dict[int, dict]) -> None:
-    """One UPDATE per verdict, each only while its checked fingerprint is still the one
-    pending, sent together (psycopg pipelines executemany): one round trip, not one each."""
-    names = list(DECIDED)
-    columns = ", ".join(f"{connection.ops.quote_name(name)} = %s" for name in names)
+def _compare_and_set(checked: dict[int, str], fields: dict[int, dict], now) -> dict[int, str]:
+    """Write each verdict only while its checked fingerprint is still the one pending: one
+    UPDATE for the whole batch; returns the statuses written."""
+    names = [name for name in DECIDED if name != "decided_at"]
+    q = connection.ops.quote_name
+    columns = ", ".join(f"{q(name)} = d.{name}" for name in names)
+    record = ", ".join(f"{name} {_column_type(name)}" for name in names)
     sql = (
-        f"UPDATE {connection.ops.quote_name(Verdict._meta.db_table)} SET {columns} "
-        "WHERE solution_id = %s AND status = %s AND fingerprint = %s"
+        f"UPDATE {q(Verdict._meta.db_table)} AS v SET {q('decided_at')} = %s, {columns} "
+        f"FROM {_ROWS} AS d(solution_id integer, checked varchar, {record}) "
+        "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.checked "
+        "RETURNING v.solution_id, v.status"
     )
-    prepared = {f.name: f for f in Verdict._meta.concrete_fields if f.name in DECIDED}
     rows = [
-        [prepared[name].get_db_prep_save(values[name], connection) for name in names]
-        + [solution_id, Status.PENDING, checked[solution_id]]
-        for solution_id, values in fields.items()
+        {"solution_id": sid, "checked": checked[sid]} | {name: values[name] for name in names}
+        for sid, values in fields.items()
     ]
     with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+        cursor.execute(sql, [now, json.dumps(rows), Status.PENDING])
+        return dict(cursor.fetchall())
 
 
 def _engine_verdict(problem: Problem, answer: Any) -> dict:
@@ -406,8 +456,8 @@ def chapter_verify(*, code: str) -> list[int]:
     Raises Chapter.DoesNotExist for an unknown code.
     """
     chapter = Chapter.objects.get(code=code)
-    solutions = Solution.objects.filter(problem__chapter=chapter).select_related("problem")
-    return verdicts_request(solutions=list(solutions), force=True)
+    solutions = list(_checkable().filter(problem__chapter=chapter))
+    return verdicts_request(solutions=solutions, force=True)
 
 
 def verdicts_all_request(*, chunk: int = 1000) -> Iterator[int]:
@@ -415,7 +465,7 @@ def verdicts_all_request(*, chunk: int = 1000) -> Iterator[int]:
 
     One transaction per chunk, its checks sent in batches when it commits.
     """
-    solutions = Solution.objects.select_related("problem").order_by("pk")
+    solutions = _checkable().order_by("pk")
     last = 0
     while batch := list(solutions.filter(pk__gt=last)[:chunk]):
         yield from verdicts_request(solutions=batch, force=True)
@@ -495,7 +545,7 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
 
 def solutions_verify(*, solution_ids: list[int]) -> int:
     """Ask again (forced) for these solutions, across chapters; returns how many were sent."""
-    solutions = list(Solution.objects.filter(pk__in=solution_ids).select_related("problem"))
+    solutions = list(_checkable().filter(pk__in=solution_ids))
     return len(verdicts_request(solutions=solutions, force=True))
 
 
