@@ -460,11 +460,13 @@ def chapter_verify(*, code: str) -> list[int]:
     return verdicts_request(solutions=solutions, force=True)
 
 
-def verdicts_all_request(*, chunk: int = 1000) -> Iterator[int]:
+def verdicts_all_request() -> Iterator[int]:
     """Ask again for every stored solution (after an engine upgrade), yielding each id as sent.
 
-    One transaction per chunk, its checks sent in batches when it commits.
+    One transaction per two batches, sent when it commits: the workers start on the first
+    batches while the rest are still being asked for.
     """
+    chunk = 2 * max(settings.VERIFY_BATCH_SIZE, 1)
     solutions = _checkable().order_by("pk")
     last = 0
     while batch := list(solutions.filter(pk__gt=last)[:chunk]):
