@@ -147,24 +147,26 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
     with transaction.atomic():
         chapter_ids = {solution.problem.chapter_id for solution in solutions}
         chapters_lock(chapter_ids=chapter_ids)
-        known = {
-            solution_id: (status, checked)
-            for solution_id, status, checked in Verdict.objects.filter(
-                solution__in=solutions
-            ).values_list("solution_id", "status", "fingerprint")
-        }
-        checks = []
-        for solution in solutions:
-            current = fingerprint(solution.problem, solution)
-            status, checked = known.get(solution.pk, (Status.PENDING, ""))
-            if checked == current and status != Status.PENDING and not force:
-                continue
-            checks.append((solution.pk, current))
+        decided = {} if force else _decided_fingerprints(solutions)
+        checks = [
+            (solution.pk, current)
+            for solution in solutions
+            if decided.get(solution.pk) != (current := fingerprint(solution.problem, solution))
+        ]
         _pending_upsert(checks, timezone.now())
         asked = {solution_id for solution_id, _ in checks}
         _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in asked})
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
     return [solution_id for solution_id, _ in checks]
+
+
+def _decided_fingerprints(solutions: list[Solution]) -> dict[int, str]:
+    """The fingerprint each already has a decided (not pending) verdict for."""
+    return dict(
+        Verdict.objects.filter(solution__in=solutions)
+        .exclude(status=Status.PENDING)
+        .values_list("solution_id", "fingerprint")
+    )
 
 
 def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
