@@ -16,6 +16,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
 from curriculum.models import Book, Chapter, Release
+from curriculum.queries import Prepared
 
 from .counting import chapter_counts
 from .markup import RENDER_VERSION
@@ -45,14 +46,8 @@ class Freshness:
     last_modified: datetime
 
 
-def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
-    """One cheap query that decides visibility and names the version a reader would get.
-
-    The working copy's version moves with every edit (`updated_at` is touched by every writer,
-    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
-    entry is not shown to anyone reading the chapter, so editing it moves nothing.
-    """
-    row = (
+def _freshness(code: str) -> QuerySet[Any, Any]:
+    return (
         Chapter.objects.filter(code=code)
         .annotate(
             latest=Max("releases__number"),
@@ -63,8 +58,21 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
             ),
         )
         .values("state", "updated_at", "latest", "released_at", "leaned", "book__title")
-        .first()
     )
+
+
+_FRESHNESS = Prepared(_freshness, "code")
+
+
+def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
+    """One cheap query that decides visibility and names the version a reader would get.
+
+    The working copy's version moves with every edit (`updated_at` is touched by every writer,
+    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
+    entry is not shown to anyone reading the chapter, so editing it moves nothing. Its SQL is
+    built once (a 304 is this query alone).
+    """
+    row = _FRESHNESS.first(code=code)
     if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
         raise NotVisible
     if row["latest"]:
