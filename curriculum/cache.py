@@ -1,4 +1,5 @@
-"""Production's shared cache without Redis: Django's database cache, with a set in one statement.
+"""Caches: production's shared database cache with a set in one statement, and each process's
+own copies of bytes whose key names their version.
 
 Django's `DatabaseCache.set` counts the whole table (to cull it), then selects the key and
 updates or inserts it inside a transaction: six round trips, paid by every anonymous API read
@@ -10,6 +11,8 @@ run that many sets per process past MAX_ENTRIES before it is culled, as Django c
 import base64
 import itertools
 import pickle
+import threading
+from collections import OrderedDict
 from contextlib import nullcontext
 from datetime import UTC, datetime
 
@@ -62,3 +65,34 @@ class UpsertDatabaseCache(DatabaseCache):
                 )
         except DatabaseError:
             pass  # as Django's: a set may fail quietly (say, the table is being culled)
+
+
+class ProcessBytes:
+    """This process's copies of bytes kept under a key that names their version (a chapter body
+    made for one version stays those bytes as long as that key is asked for), so another worker
+    never serves them stale and a hit costs no round trip. The least recently read go first, at
+    most `limit` bytes in all; a body over an eighth of that is never kept, so one huge chapter
+    cannot push out the rest. Only for such keys: a count (a throttle's) must be shared."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.size = limit, 0
+        self.items: OrderedDict[str, bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> bytes | None:
+        with self.lock:
+            body = self.items.get(key)
+            if body is not None:
+                self.items.move_to_end(key)
+            return body
+
+    def set(self, key: str, body: bytes) -> None:
+        if len(body) > self.limit // 8:
+            return
+        with self.lock:
+            old = self.items.pop(key, None)
+            self.size += len(body) - (len(old) if old is not None else 0)
+            self.items[key] = body
+            while self.size > self.limit:
+                _, dropped = self.items.popitem(last=False)
+                self.size -= len(dropped)

@@ -179,6 +179,10 @@ CACHES = {
     )
 }
 
+# Each process keeps its own copies of chapter bodies and list pages (their keys name their
+# version, so no process serves another's stale bytes): at most this many bytes per process.
+LOCAL_BODY_CACHE_BYTES = env.int("LOCAL_BODY_CACHE_BYTES", 32 * 1024 * 1024)
+
 # Content-Security-Policy (Django's built-in): everything from this origin, nothing inline.
 SECURE_CSP = {
     "default-src": ["'self'"],

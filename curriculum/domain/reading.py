@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import CharField, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
+from curriculum.cache import ProcessBytes
 from curriculum.models import Book, Chapter, Release
 from curriculum.queries import Prepared
 
@@ -126,20 +128,25 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
 
 
 BODY_CACHE_SECONDS = 7 * 24 * 3600
+PROCESS_BODIES = ProcessBytes(settings.LOCAL_BODY_CACHE_BYTES)
 
 
 def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -> bytes:
     """A response body (chapter JSON, a page) made once per version of what it shows, then read
-    from the cache: a 200 costs the freshness query and this read. `kind` names the form and
-    whatever else the bytes depend on (a template's version); the snapshot and render formats
-    are in the key, so a deploy that changes them never serves old bytes, and so is the time
-    of the version, so a database made again (release 1 anew) never meets an old release 1."""
+    from this process's copy, else the shared cache: a 200 costs the freshness query and a
+    memory read. `kind` names the form and whatever else the bytes depend on (a template's
+    version); the snapshot and render formats are in the key, so a deploy that changes them
+    never serves old bytes, and so is the time of the version, so a database made again
+    (release 1 anew) never meets an old release 1."""
     stamp = freshness.last_modified.isoformat()
     key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}:{stamp}"
-    body = cache.get(key)
+    body = PROCESS_BODIES.get(key)
     if body is None:
-        body = make()
-        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+        body = cache.get(key)
+        if body is None:
+            body = make()
+            cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+        PROCESS_BODIES.set(key, body)
     return body
 
 
