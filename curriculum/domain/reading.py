@@ -12,9 +12,21 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import CharField, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db import connections
+from django.db.models import (
+    CharField,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    StringAgg,
+    Subquery,
+    TextField,
+    Value,
+)
 from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce
+from django.db.models.functions import MD5, Coalesce, Concat, Length
 
 from curriculum.cache import ProcessBytes
 from curriculum.models import Book, Chapter, Release
@@ -307,3 +319,57 @@ def books_for_reader(
 ) -> list[tuple[Book, list[ChapterSummary]]]:
     """Every book (or the one named) with its chapters, for the site's contents pages."""
     return list(books_listing(staff=staff, numeral=numeral))
+
+
+def _course() -> QuerySet[Any, Any]:
+    """Every book's fields and each of its chapters' id, state and last touch, as one digest.
+    Texts are preceded by their lengths, so no two courses read alike. Where the database cannot
+    order an aggregate (SQLite before 3.44) the rows come in its own order: another order of the
+    same rows only costs a list being made again."""
+    fields: list[Any] = [
+        "id", "numeral", "position", Length("title"), "title", Length("description"),
+        "description", "chapters__id", "chapters__state", "chapters__updated_at",
+    ]  # fmt: skip
+    parts = [part for field in fields for part in (field, Value("|"))]
+    # in groups of four: one long Concat nests too deep for SQLite's parser
+    row = Concat(
+        *(Concat(*parts[i : i + 4], output_field=TextField()) for i in range(0, len(parts), 4)),
+        output_field=TextField(),
+    )
+    ordered = connections[Book.objects.db].features.supports_aggregate_order_by_clause
+    order = ("position", "id", "chapters__id") if ordered else None
+    every = StringAgg(row, Value("\n"), order_by=order)
+    return (
+        Book.objects.annotate(one=Value(1)).values("one").order_by().values(digest=MD5(every))
+    )
+
+
+_COURSE = Prepared(_course)
+
+
+def course_version() -> str:
+    """One query over every book and chapter that moves whenever anything a list shows may
+    have: a book's fields, a chapter added, removed, moved or withdrawn, and any edit, verdict
+    or release (every writer touches the chapter's `updated_at`, as `chapter_freshness` relies
+    on). A draft counts too: staff lists show it."""
+    row = _COURSE.first()
+    return (row or {}).get("digest") or "empty"
+
+
+def listing_key(kind: str) -> str:
+    """Where a list's bytes are kept for this version of the course: `kind` names the form, the
+    reader's kind (staff see drafts) and the parameters."""
+    return f"list:{kind}:{course_version()}"
+
+
+def listing_cached(*, kind: str, make: Callable[[], bytes]) -> bytes:
+    """A list's bytes (the home page, a book's page) made once per version of the course, then
+    served from this process's copy: the version query and a memory read. Only this process
+    keeps them (what a list shows is the code's too, the ladder's names; a deploy starts new
+    processes, empty)."""
+    key = listing_key(kind)
+    body = PROCESS_BODIES.get(key)
+    if body is None:
+        body = make()
+        PROCESS_BODIES.set(key, body)
+    return body

@@ -20,6 +20,7 @@ from curriculum.domain.reading import (
     books_for_reader,
     chapter_for_reader,
     chapter_freshness,
+    listing_cached,
     release_for_reader,
     release_freshness,
 )
@@ -41,15 +42,31 @@ def _books(request: HttpRequest, numeral: str | None = None):
     ]
 
 
+def _reader(request: HttpRequest) -> str:
+    return "staff" if request.user.is_staff else "reader"
+
+
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "site/home.html", {"books": _books(request)})
+    """Rendered once per version of the course (for readers, and for staff who see drafts)."""
+    return HttpResponse(
+        listing_cached(
+            kind=f"home:{_reader(request)}",
+            make=lambda: render(request, "site/home.html", {"books": _books(request)}).content,
+        )
+    )
 
 
 def book(request: HttpRequest, numeral: str) -> HttpResponse:
-    books = _books(request, numeral)
-    if not books:
-        raise Http404("no such book")
-    return render(request, "site/book.html", {"book": books[0][0], "chapters": books[0][1]})
+    """As the home page; a book that does not exist is a 404, never kept."""
+
+    def make() -> bytes:
+        books = _books(request, numeral)
+        if not books:
+            raise Http404("no such book")
+        context = {"book": books[0][0], "chapters": books[0][1]}
+        return render(request, "site/book.html", context).content
+
+    return HttpResponse(listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make))
 
 
 def _chapter(
