@@ -75,7 +75,7 @@ def _freshness(code: str) -> QuerySet[Any, Any]:
     )
 
 
-_FRESHNESS = Prepared(_freshness, "code")
+_FRESHNESS = Prepared("chapter_freshness", _freshness, "code")
 
 
 def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
@@ -344,7 +344,7 @@ def _course() -> QuerySet[Any, Any]:
     )
 
 
-_COURSE = Prepared(_course)
+_COURSE = Prepared("course_version", _course)
 
 
 def course_version() -> str:

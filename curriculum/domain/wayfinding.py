@@ -72,7 +72,11 @@ def _neighbours(code: str, *, staff: bool) -> QuerySet[Any, Any]:
 
 
 _NEIGHBOURS = {
-    staff: Prepared(lambda code, staff=staff: _neighbours(code, staff=staff), "code")
+    staff: Prepared(
+        f"chapter_neighbours_{'staff' if staff else 'reader'}",
+        lambda code, staff=staff: _neighbours(code, staff=staff),
+        "code",
+    )
     for staff in (False, True)
 }
 
