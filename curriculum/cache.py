@@ -5,7 +5,7 @@ Django's `DatabaseCache.set` counts the whole table (to cull it), then selects t
 updates or inserts it inside a transaction: six round trips, paid by every anonymous API read
 (its throttle history is set each time). Here a set is one upsert, and the table is counted for
 culling once every `CULL_CHECK_EVERY` sets of this process rather than on each one (so it may
-run that many sets per process past MAX_ENTRIES before it is culled, as Django culls it).
+hold that many entries per process past MAX_ENTRIES before it is culled as Django culls it).
 """
 
 import base64
@@ -96,3 +96,8 @@ class ProcessBytes:
             while self.size > self.limit:
                 _, dropped = self.items.popitem(last=False)
                 self.size -= len(dropped)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+            self.size = 0
