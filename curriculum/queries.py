@@ -88,10 +88,11 @@ class Prepared:
         with _PREPARED_LOCK:
             made = _PREPARED.setdefault(driver, set())
             if self.name not in made:
-                # the SQL as the driver would send it, each argument's literal then a parameter
+                # the SQL as the driver would send it (PostgreSQL's compose_sql), each argument's
+                # literal then made a parameter
                 stand_ins = {name: f"curriculum_{uuid.uuid4().hex}" for name in self.arguments}
                 shown = [stand_ins[slots[i]] if i in slots else p for i, p in enumerate(params)]
-                body = connection.ops.compose_sql(sql, shown)
+                body = connection.ops.compose_sql(sql, shown)  # type: ignore[attr-defined]
                 for number, name in enumerate(self.arguments, start=1):
                     body = body.replace(f"'{stand_ins[name]}'", f"${number}")
                 typed = f"({', '.join(['text'] * len(self.arguments))})" if self.arguments else ""
