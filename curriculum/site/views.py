@@ -5,6 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import get_conditional_response, patch_vary_headers
@@ -90,11 +91,13 @@ def _chapter(
 
 
 def _pages_version() -> str:
-    """Changes when the chapter template or the rendering does, so a deploy refreshes pages."""
+    """Changes when the chapter template, the rendering or the static files a page links (by
+    their hashed names, in production) do, so a deploy refreshes pages."""
     templates = sorted((Path(settings.BASE_DIR) / "templates/site").glob("*.html"))
     digest = hashlib.sha256(RENDER_VERSION.encode())
     for template in templates:
         digest.update(template.read_bytes())
+    digest.update(str(getattr(staticfiles_storage, "manifest_hash", "")).encode())
     return digest.hexdigest()[:12]
 
 
