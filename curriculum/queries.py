@@ -5,8 +5,10 @@ more than the database spends answering it, and on PostgreSQL planning it costs 
 more than running it. A `Prepared` query is built the first time it runs in a thread (each
 thread has its own connection), with a marker for each argument; on PostgreSQL it is then
 PREPAREd once per connection, exactly as it would have been sent but with its arguments as
-parameters, so each later call is an EXECUTE of a plan already made. The rows are converted by
-the ORM's own converters, so the values are exactly what the queryset would have returned.
+parameters, so each later call is an EXECUTE of a plan already made (connections are kept,
+CONN_MAX_AGE, and made directly to PostgreSQL: a pooler that shares sessions would not keep
+the statements). The rows are converted by the ORM's own converters, so the values are exactly
+what the queryset would have returned.
 """
 
 import threading
@@ -82,8 +84,8 @@ class Prepared:
         is sent on the driver's connection and not counted among a request's queries. A
         statement outlives a rolled-back transaction: it lasts as long as the session."""
         connection = compiler.connection
-        if connection.vendor != "postgresql":
-            return False
+        if connection.vendor != "postgresql" or not connection.settings_dict["CONN_MAX_AGE"]:
+            return False  # a session per request would PREPARE for every EXECUTE
         driver = connection.connection
         with _PREPARED_LOCK:
             made = _PREPARED.setdefault(driver, set())
