@@ -167,20 +167,21 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Throttles and cached bodies must be shared by every web process: Redis with CACHE_URL; else,
-# in production (several gunicorn workers), a database table (`make serve` creates it); the
-# embedded default's single process keeps them in memory.
+# in production (several gunicorn workers), a database table (`make serve` creates it; each set
+# is one upsert, curriculum/cache.py); the embedded default's single process keeps them in memory.
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env.str("CACHE_URL")}
         if env.str("CACHE_URL", "")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
         if DEBUG
-        else {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "curriculum_cache",
-        }
+        else {"BACKEND": "curriculum.cache.UpsertDatabaseCache", "LOCATION": "curriculum_cache"}
     )
 }
+
+# Each process keeps its own copies of chapter bodies and list pages (their keys name their
+# version, so no process serves another's stale bytes): at most this many bytes per process.
+LOCAL_BODY_CACHE_BYTES = env.int("LOCAL_BODY_CACHE_BYTES", 32 * 1024 * 1024)
 
 # Content-Security-Policy (Django's built-in): everything from this origin, nothing inline.
 SECURE_CSP = {

@@ -5,18 +5,52 @@ a page costs the same few queries however large the course; a released chapter i
 from its release and a draft appears only to staff.
 """
 
+from collections.abc import Callable
 from dataclasses import asdict
+from functools import wraps
 
-from ninja import Router
+from django.http import HttpRequest, HttpResponse
+from ninja import Router, Schema
 from ninja.pagination import LimitOffsetPagination, paginate
 
-from curriculum.domain.reading import Listing, NotVisible, books_listing, chapters_listing
+from curriculum.domain.reading import (
+    PROCESS_BODIES,
+    Listing,
+    NotVisible,
+    books_listing,
+    chapters_listing,
+    listing_key,
+)
 
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import BOOK_FILTER, NUMERAL
 from .schemas import READ_ERRORS, BookOut, ChapterSummary, Error, Maturity, State
 
 router = Router(tags=["books and chapters"], auth=READ_AUTH)
+JSON = "application/json; charset=utf-8"  # what ninja's renderer says of its bytes
+
+
+def kept_per_course_version(view: Callable[..., object]) -> Callable[..., object]:
+    """A list's bytes made once per version of the course (`reading.listing_key`) for the
+    caller's kind and the validated parameters, then served from this process's copy: after
+    authentication and throttling, a hit costs the version query and a memory read. On a miss
+    the view runs as ever and `CurriculumAPI.create_response` keeps the bytes ninja made."""
+
+    @wraps(view)
+    def serve(request: HttpRequest, **params: object) -> object:
+        given = sorted(
+            (name, value.model_dump() if isinstance(value, Schema) else value)
+            for name, value in params.items()
+        )
+        reader = "staff" if caller(request).staff else "reader"
+        key = listing_key(f"api:{view.__name__}:{reader}:{given!r}")
+        body = PROCESS_BODIES.get(key)
+        if body is not None:
+            return HttpResponse(body, content_type=JSON)
+        request.keep_body_as = key  # type: ignore[attr-defined]
+        return view(request, **params)
+
+    return serve
 
 
 def _books(request, numeral: str | None, maturity: str | None, state: str | None) -> Listing:
@@ -40,6 +74,7 @@ def _books(request, numeral: str | None, maturity: str | None, state: str | None
 
 
 @router.get("/books", response={200: list[BookOut], **READ_ERRORS}, openapi_extra=READ_SECURITY)
+@kept_per_course_version
 @paginate(LimitOffsetPagination)
 def book_list(request, maturity: Maturity | None = None, state: State | None = None):
     """Books in order, each with the chapters you may see (filtered by maturity and state)."""
@@ -51,6 +86,7 @@ def book_list(request, maturity: Maturity | None = None, state: State | None = N
     response={200: BookOut, 404: Error, **READ_ERRORS},
     openapi_extra=READ_SECURITY,
 )
+@kept_per_course_version
 def book_read(
     request, numeral: str = NUMERAL, maturity: Maturity | None = None, state: State | None = None
 ):
@@ -64,6 +100,7 @@ def book_read(
 @router.get(
     "/chapters", response={200: list[ChapterSummary], **READ_ERRORS}, openapi_extra=READ_SECURITY
 )
+@kept_per_course_version
 @paginate(LimitOffsetPagination)
 def chapter_list(
     request,

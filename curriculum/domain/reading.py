@@ -10,12 +10,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db.models import CharField, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db import connections
+from django.db.models import (
+    CharField,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    StringAgg,
+    Subquery,
+    TextField,
+    Value,
+)
 from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce
+from django.db.models.functions import MD5, Coalesce, Concat, Length
 
+from curriculum.cache import ProcessBytes
 from curriculum.models import Book, Chapter, Release
+from curriculum.queries import Prepared
 
 from .counting import chapter_counts
 from .markup import RENDER_VERSION
@@ -45,14 +60,8 @@ class Freshness:
     last_modified: datetime
 
 
-def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
-    """One cheap query that decides visibility and names the version a reader would get.
-
-    The working copy's version moves with every edit (`updated_at` is touched by every writer,
-    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
-    entry is not shown to anyone reading the chapter, so editing it moves nothing.
-    """
-    row = (
+def _freshness(code: str) -> QuerySet[Any, Any]:
+    return (
         Chapter.objects.filter(code=code)
         .annotate(
             latest=Max("releases__number"),
@@ -63,8 +72,21 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
             ),
         )
         .values("state", "updated_at", "latest", "released_at", "leaned", "book__title")
-        .first()
     )
+
+
+_FRESHNESS = Prepared("chapter_freshness", _freshness, "code")
+
+
+def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
+    """One cheap query that decides visibility and names the version a reader would get.
+
+    The working copy's version moves with every edit (`updated_at` is touched by every writer,
+    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
+    entry is not shown to anyone reading the chapter, so editing it moves nothing. Its SQL is
+    built once (a 304 is this query alone).
+    """
+    row = _FRESHNESS.first(code=code)
     if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
         raise NotVisible
     if row["latest"]:
@@ -118,20 +140,25 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
 
 
 BODY_CACHE_SECONDS = 7 * 24 * 3600
+PROCESS_BODIES = ProcessBytes(settings.LOCAL_BODY_CACHE_BYTES)
 
 
 def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -> bytes:
     """A response body (chapter JSON, a page) made once per version of what it shows, then read
-    from the cache: a 200 costs the freshness query and this read. `kind` names the form and
-    whatever else the bytes depend on (a template's version); the snapshot and render formats
-    are in the key, so a deploy that changes them never serves old bytes, and so is the time
-    of the version, so a database made again (release 1 anew) never meets an old release 1."""
+    from this process's copy, else the shared cache: a 200 costs the freshness query and a
+    memory read. `kind` names the form and whatever else the bytes depend on (a template's
+    version); the snapshot and render formats are in the key, so a deploy that changes them
+    never serves old bytes, and so is the time of the version, so a database made again
+    (release 1 anew) never meets an old release 1."""
     stamp = freshness.last_modified.isoformat()
     key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}:{stamp}"
-    body = cache.get(key)
+    body = PROCESS_BODIES.get(key)
     if body is None:
-        body = make()
-        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+        body = cache.get(key)
+        if body is None:
+            body = make()
+            cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+        PROCESS_BODIES.set(key, body)
     return body
 
 
@@ -292,3 +319,57 @@ def books_for_reader(
 ) -> list[tuple[Book, list[ChapterSummary]]]:
     """Every book (or the one named) with its chapters, for the site's contents pages."""
     return list(books_listing(staff=staff, numeral=numeral))
+
+
+def _course() -> QuerySet[Any, Any]:
+    """Every book's fields and each of its chapters' id, state and last touch, as one digest.
+    Texts are preceded by their lengths, so no two courses read alike. Where the database cannot
+    order an aggregate (SQLite before 3.44) the rows come in its own order: another order of the
+    same rows only costs a list being made again."""
+    fields: list[Any] = [
+        "id", "numeral", "position", Length("title"), "title", Length("description"),
+        "description", "chapters__id", "chapters__state", "chapters__updated_at",
+    ]  # fmt: skip
+    parts = [part for field in fields for part in (field, Value("|"))]
+    # in groups of four: one long Concat nests too deep for SQLite's parser
+    row = Concat(
+        *(Concat(*parts[i : i + 4], output_field=TextField()) for i in range(0, len(parts), 4)),
+        output_field=TextField(),
+    )
+    ordered = connections[Book.objects.db].features.supports_aggregate_order_by_clause
+    order = ("position", "id", "chapters__id") if ordered else None
+    every = StringAgg(row, Value("\n"), order_by=order)
+    return (
+        Book.objects.annotate(one=Value(1)).values("one").order_by().values(digest=MD5(every))
+    )
+
+
+_COURSE = Prepared("course_version", _course)
+
+
+def course_version() -> str:
+    """One query over every book and chapter that moves whenever anything a list shows may
+    have: a book's fields, a chapter added, removed, moved or withdrawn, and any edit, verdict
+    or release (every writer touches the chapter's `updated_at`, as `chapter_freshness` relies
+    on). A draft counts too: staff lists show it."""
+    row = _COURSE.first()
+    return (row or {}).get("digest") or "empty"
+
+
+def listing_key(kind: str) -> str:
+    """Where a list's bytes are kept for this version of the course: `kind` names the form, the
+    reader's kind (staff see drafts) and the parameters."""
+    return f"list:{kind}:{course_version()}"
+
+
+def listing_cached(*, kind: str, make: Callable[[], bytes]) -> bytes:
+    """A list's bytes (the home page, a book's page) made once per version of the course, then
+    served from this process's copy: the version query and a memory read. Only this process
+    keeps them (what a list shows is the code's too, the ladder's names; a deploy starts new
+    processes, empty)."""
+    key = listing_key(kind)
+    body = PROCESS_BODIES.get(key)
+    if body is None:
+        body = make()
+        PROCESS_BODIES.set(key, body)
+    return body

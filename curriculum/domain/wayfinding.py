@@ -10,16 +10,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import CharField, F, OuterRef, Subquery, Window
+from django.db.models import CharField, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce, FirstValue, Lag, Lead
+from django.db.models.functions import Coalesce
 
 from curriculum.models import Chapter, Release
+from curriculum.queries import Prepared
 
 from .reading import releases_for_reader
 from .releases import authored
-
-BOOK_ORDER = [F("book__position").asc(), F("number").asc(), F("code").asc()]
 
 
 @dataclass(frozen=True)
@@ -40,32 +39,51 @@ class Neighbours:
         return hashlib.sha256(repr(named).encode()).hexdigest()[:12]
 
 
-def chapter_neighbours(*, code: str, staff: bool = False) -> Neighbours:
-    """One query: the window runs over the visible chapters in book order, then one row is kept."""
+def _neighbours(code: str, *, staff: bool) -> QuerySet[Any, Any]:
+    """The chapter (if the reader may see it) with the nearest visible chapter on each side in
+    book order (book, number, code): each found by an ordered look for one row, and only those
+    two are named (by their latest release's title, read from its summary, else their own)."""
+    visible = Chapter.objects.all() if staff else Chapter.objects.exclude(state=Chapter.State.DRAFT)
+    position, number, code_here = OuterRef("book__position"), OuterRef("number"), OuterRef("code")
+    before = visible.filter(
+        Q(book__position__lt=position)
+        | Q(book__position=position, number__lt=number)
+        | Q(book__position=position, number=number, code__lt=code_here)
+    ).order_by("-book__position", "-number", "-code")
+    after = visible.filter(
+        Q(book__position__gt=position)
+        | Q(book__position=position, number__gt=number)
+        | Q(book__position=position, number=number, code__gt=code_here)
+    ).order_by("book__position", "number", "code")
     latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
-    chapters = Chapter.objects.annotate(
-        shown_title=Coalesce(
-            Subquery(latest.values(t=KT("snapshot__title"))[:1]),
-            F("title"),
-            output_field=CharField(),
-        )
+    shown_title = Coalesce(
+        Subquery(latest.values(t=KT("summary__title"))[:1]), F("title"), output_field=CharField()
     )
-    if not staff:
-        chapters = chapters.exclude(state=Chapter.State.DRAFT)
-    row: Mapping[str, Any] = (
-        chapters.annotate(
-            # filtering on a window value makes Django wrap the query, so the windows below run
-            # over every visible chapter before the one row asked for is kept
-            here=Window(FirstValue("code"), partition_by=[F("pk")]),
-            previous_code=Window(Lag("code"), order_by=BOOK_ORDER),
-            previous_title=Window(Lag("shown_title"), order_by=BOOK_ORDER),
-            next_code=Window(Lead("code"), order_by=BOOK_ORDER),
-            next_title=Window(Lead("shown_title"), order_by=BOOK_ORDER),
+    return (
+        visible.filter(code=code)
+        .annotate(
+            previous_code=Subquery(before.values("code")[:1]),
+            previous_title=Subquery(before.annotate(shown=shown_title).values("shown")[:1]),
+            next_code=Subquery(after.values("code")[:1]),
+            next_title=Subquery(after.annotate(shown=shown_title).values("shown")[:1]),
         )
-        .filter(here=code)
         .values("previous_code", "previous_title", "next_code", "next_title")
-        .first()
-    ) or {}
+    )
+
+
+_NEIGHBOURS = {
+    staff: Prepared(
+        f"chapter_neighbours_{'staff' if staff else 'reader'}",
+        lambda code, staff=staff: _neighbours(code, staff=staff),
+        "code",
+    )
+    for staff in (False, True)
+}
+
+
+def chapter_neighbours(*, code: str, staff: bool = False) -> Neighbours:
+    """One query, whatever the course's size costs it only two ordered looks."""
+    row: Mapping[str, Any] = _NEIGHBOURS[staff].first(code=code) or {}
     return Neighbours(
         previous=_neighbour(row.get("previous_code"), row.get("previous_title")),
         next=_neighbour(row.get("next_code"), row.get("next_title")),

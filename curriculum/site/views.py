@@ -5,6 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import get_conditional_response, patch_vary_headers
@@ -20,6 +21,7 @@ from curriculum.domain.reading import (
     books_for_reader,
     chapter_for_reader,
     chapter_freshness,
+    listing_cached,
     release_for_reader,
     release_freshness,
 )
@@ -41,15 +43,31 @@ def _books(request: HttpRequest, numeral: str | None = None):
     ]
 
 
+def _reader(request: HttpRequest) -> str:
+    return "staff" if request.user.is_staff else "reader"
+
+
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "site/home.html", {"books": _books(request)})
+    """Rendered once per version of the course (for readers, and for staff who see drafts)."""
+    return HttpResponse(
+        listing_cached(
+            kind=f"home:{_reader(request)}",
+            make=lambda: render(request, "site/home.html", {"books": _books(request)}).content,
+        )
+    )
 
 
 def book(request: HttpRequest, numeral: str) -> HttpResponse:
-    books = _books(request, numeral)
-    if not books:
-        raise Http404("no such book")
-    return render(request, "site/book.html", {"book": books[0][0], "chapters": books[0][1]})
+    """As the home page; a book that does not exist is a 404, never kept."""
+
+    def make() -> bytes:
+        books = _books(request, numeral)
+        if not books:
+            raise Http404("no such book")
+        context = {"book": books[0][0], "chapters": books[0][1]}
+        return render(request, "site/book.html", context).content
+
+    return HttpResponse(listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make))
 
 
 def _chapter(
@@ -73,11 +91,13 @@ def _chapter(
 
 
 def _pages_version() -> str:
-    """Changes when the chapter template or the rendering does, so a deploy refreshes pages."""
+    """Changes when the chapter template, the rendering or the static files a page links (by
+    their hashed names, in production) do, so a deploy refreshes pages."""
     templates = sorted((Path(settings.BASE_DIR) / "templates/site").glob("*.html"))
     digest = hashlib.sha256(RENDER_VERSION.encode())
     for template in templates:
         digest.update(template.read_bytes())
+    digest.update(str(getattr(staticfiles_storage, "manifest_hash", "")).encode())
     return digest.hexdigest()[:12]
 
 

@@ -1,6 +1,13 @@
 """Anonymous reads are rate limited per address; token reads are not."""
 
+import threading
 import uuid
+
+from django.core.cache import cache
+from django.test import RequestFactory
+
+from curriculum.api.auth import Caller
+from curriculum.api.throttling import AnonymousReadThrottle
 
 
 def _address() -> str:
@@ -30,3 +37,30 @@ def test_token_reads_are_not_throttled(client, db, settings, erin_token):
     statuses = {client.get("/api/v1/ping", REMOTE_ADDR=address, **erin_token).status_code
                 for _ in range(3)}
     assert statuses == {200}
+
+
+def test_two_clients_asking_at_once_are_each_counted_under_their_own_address(db, settings):
+    """One throttle serves every thread of a worker; each request keeps its own history."""
+    settings.API_ANON_RATE = "5/min"
+    throttle = AnonymousReadThrottle()
+    both_read = threading.Barrier(2)
+
+    class ReadTogether:
+        def get(self, key, default=None):
+            value = cache.get(key, default)
+            both_read.wait(timeout=5)  # each thread has read its history before either writes
+            return value
+
+        def set(self, key, value, timeout):
+            cache.set(key, value, timeout)
+
+    throttle.cache = ReadTogether()
+    requests = [RequestFactory().get("/api/v1/ping", REMOTE_ADDR=_address()) for _ in range(2)]
+    for request in requests:
+        request.auth = Caller()
+    threads = [threading.Thread(target=throttle.allow_request, args=(r,)) for r in requests]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [len(cache.get(throttle.get_cache_key(r), [])) for r in requests] == [1, 1]

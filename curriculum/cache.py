@@ -1,0 +1,103 @@
+"""Caches: production's shared database cache with a set in one statement, and each process's
+own copies of bytes whose key names their version.
+
+Django's `DatabaseCache.set` counts the whole table (to cull it), then selects the key and
+updates or inserts it inside a transaction: six round trips, paid by every anonymous API read
+(its throttle history is set each time). Here a set is one upsert, and the table is counted for
+culling once every `CULL_CHECK_EVERY` sets of this process rather than on each one (so it may
+hold that many entries per process past MAX_ENTRIES before it is culled as Django culls it).
+"""
+
+import base64
+import itertools
+import pickle
+import threading
+from collections import OrderedDict
+from contextlib import nullcontext
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.db import DatabaseCache
+from django.db import DatabaseError, connections, router, transaction
+from django.utils.timezone import now as tz_now
+
+CULL_CHECK_EVERY = 64
+
+
+class UpsertDatabaseCache(DatabaseCache):
+    def __init__(self, table, params):
+        super().__init__(table, params)
+        self._sets = itertools.count(1)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        db = router.db_for_write(self.cache_model_class)
+        connection = connections[db]
+        if not connection.features.supports_update_conflicts_with_target:
+            return super().set(key, value, timeout, version)
+        key = self.make_and_validate_key(key, version=version)
+        timeout = self.get_backend_timeout(timeout)
+        expires = (
+            datetime.max
+            if timeout is None
+            else datetime.fromtimestamp(timeout, tz=UTC if settings.USE_TZ else None)
+        ).replace(microsecond=0)
+        encoded = base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
+        table, cache_key, column, expiry = map(
+            connection.ops.quote_name, (self._table, "cache_key", "value", "expires")
+        )
+        upsert = (
+            f"INSERT INTO {table} ({cache_key}, {column}, {expiry}) VALUES (%s, %s, %s) "
+            f"ON CONFLICT ({cache_key}) DO UPDATE "
+            f"SET {column} = EXCLUDED.{column}, {expiry} = EXCLUDED.{expiry}"
+        )
+        # inside a caller's transaction, a failed set must not break it (a savepoint, as Django)
+        block = transaction.atomic(using=db) if connection.in_atomic_block else nullcontext()
+        try:
+            with block, connection.cursor() as cursor:
+                if next(self._sets) % CULL_CHECK_EVERY == 0:
+                    cursor.execute(f"SELECT COUNT(*) FROM {table}")
+                    count = cursor.fetchone()[0]
+                    if count > self._max_entries:
+                        self._cull(db, cursor, tz_now().replace(microsecond=0), count)
+                cursor.execute(
+                    upsert, [key, encoded, connection.ops.adapt_datetimefield_value(expires)]
+                )
+        except DatabaseError:
+            pass  # as Django's: a set may fail quietly (say, the table is being culled)
+
+
+class ProcessBytes:
+    """This process's copies of bytes kept under a key that names their version (a chapter body
+    made for one version stays those bytes as long as that key is asked for), so another worker
+    never serves them stale and a hit costs no round trip. The least recently read go first, at
+    most `limit` bytes in all; a body over an eighth of that is never kept, so one huge chapter
+    cannot push out the rest. Only for such keys: a count (a throttle's) must be shared."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.size = limit, 0
+        self.items: OrderedDict[str, bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> bytes | None:
+        with self.lock:
+            body = self.items.get(key)
+            if body is not None:
+                self.items.move_to_end(key)
+            return body
+
+    def set(self, key: str, body: bytes) -> None:
+        if len(body) > self.limit // 8:
+            return
+        with self.lock:
+            old = self.items.pop(key, None)
+            self.size += len(body) - (len(old) if old is not None else 0)
+            self.items[key] = body
+            while self.size > self.limit:
+                _, dropped = self.items.popitem(last=False)
+                self.size -= len(dropped)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+            self.size = 0
