@@ -175,7 +175,27 @@ def formulas(source: str) -> list[tuple[str, bool]]:
 @functools.lru_cache(maxsize=4096)
 def _formulas(source: str) -> tuple[tuple[str, bool], ...]:
     """A text checked twice (a form's full_clean, then the editing service's) is parsed once."""
+    if MATH_LINE.fullmatch(source):
+        return _line_formulas(source)
     return tuple(_formula(token) for token in _math_tokens(PARSER.parse(source)))
+
+
+_WORDS = r"[A-Za-z0-9 ,.;?()']"
+_AFTER = rf"[ ,.;?)]{_WORDS}*"
+_FORMULA = r"\$[ -#%-~]*[ -#%-\[\]-~]\$"
+MATH_LINE = re.compile(
+    rf"[A-Za-z]{_WORDS}* {_FORMULA}(?:(?:{_AFTER})? {_FORMULA})*(?:{_AFTER})?(?<! )"
+)
+"""One line of plain words with inline formulas, each after a space and before a space, a stop
+or the end, as "What $x_{1}$ means here.": Markdown makes it one paragraph whose only markup is
+those formulas, so it needs no parse (a property test holds it to the parser). A formula here
+is printable ASCII without a dollar, not ending in a backslash (which would escape its dollar).
+"""
+INLINE_FORMULA = re.compile(r"\$([^$]*)\$")
+
+
+def _line_formulas(source: str) -> tuple[tuple[str, bool], ...]:
+    return tuple((tex.strip(), False) for tex in INLINE_FORMULA.findall(source))
 
 
 # ---------------------------------------------------------------- KaTeX
@@ -309,16 +329,22 @@ def _demote_headings(tokens: list[Token]) -> None:
 
 
 def _render_fresh(sources: list[str]) -> list[str]:
-    """Parse every text (unless `math_prepared` has), typeset all their formulas in one batch,
-    then render and clean."""
+    """Parse every text (unless `math_prepared` has, or it is a MATH_LINE), typeset all their
+    formulas in one batch, then render and clean."""
     context = _PREPARED.get()
     kept = context.parsed if context is not None else {}
-    parsed = [kept.pop(source) if source in kept else PARSER.parse(source) for source in sources]
+    lines = {source for source in sources if MATH_LINE.fullmatch(source)}
+    parsed = [
+        kept.pop(source) if source in kept else PARSER.parse(source)
+        for source in sources
+        if source not in lines
+    ]
     for tokens in parsed:
         _keep_punctuation(tokens)
         _demote_headings(tokens)
     math = [list(_math_tokens(tokens)) for tokens in parsed]
     batch = [_formula(token) for tokens in math for token in tokens]
+    batch += [formula for source in lines for formula in _line_formulas(source)]
     results = typeset(batch) if batch else {}
     for token in (token for tokens in math for token in tokens):
         formula = _formula(token)
@@ -326,7 +352,23 @@ def _render_fresh(sources: list[str]) -> list[str]:
         if punctuation := token.meta.get("punctuation"):
             token.content = f'<span class="nobr">{token.content}{escape(punctuation)}</span>'
         token.type = "html_block" if token.block else "html_inline"
-    return [_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed]
+    rendered = (_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed)
+    return [_line_html(s, results) if s in lines else next(rendered) for s in sources]
+
+
+def _line_html(source: str, results: dict[tuple[str, bool], dict[str, str]]) -> str:
+    """A MATH_LINE as the parser renders it: a paragraph of its words and formulas, a stop or
+    comma kept on its formula's line (`_keep_punctuation`), then cleaned."""
+    parts = INLINE_FORMULA.split(source)  # words, TeX, words, ..., words
+    html = [parts[0]]
+    for tex, after in zip(parts[1::2], parts[2::2], strict=True):
+        formula = (tex.strip(), False)
+        shown = _math_html(formula, results[formula], block=False)
+        if found := PUNCTUATION.match(after):
+            shown = f'<span class="nobr">{shown}{escape(found.group())}</span>'
+            after = after[found.end() :]
+        html += [shown, after]
+    return _clean(f"<p>{''.join(html)}</p>\n")
 
 
 def _key(source: str, version: str) -> str:
@@ -360,11 +402,13 @@ def math_prepared(sources: list[str]) -> Iterator[None]:
     """Parse each text once and typeset every formula in one KaTeX run; keep all of it at hand
     for the checks and renders made inside the block: a cache may keep fewer (local memory culls
     past 300 entries), and a miss there costs a KaTeX process per text."""
-    parsed = {source: PARSER.parse(source) for source in dict.fromkeys(sources) if "$" in source}
-    found = {
-        source: tuple(_formula(token) for token in _math_tokens(tokens))
+    marked = [source for source in dict.fromkeys(sources) if "$" in source]
+    found = {source: _line_formulas(source) for source in marked if MATH_LINE.fullmatch(source)}
+    parsed = {source: PARSER.parse(source) for source in marked if source not in found}
+    found.update(
+        (source, tuple(_formula(token) for token in _math_tokens(tokens)))
         for source, tokens in parsed.items()
-    }
+    )
     batch = [formula for each in found.values() for formula in each]
     token = _PREPARED.set(_Prepared(typeset(batch), found, parsed))
     try:
