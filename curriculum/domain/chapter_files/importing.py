@@ -84,15 +84,14 @@ def chapter_import(
         raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
     existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
     released = bool(existing and existing.releases.exists())
-    checked = chapter_checked(
+    with chapter_checked(
         document,
         known_books=set(Book.objects.values_list("numeral", flat=True)),
         known_entries=set(
             Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list("code", flat=True)
         ),
         released=released,
-    )
-    with checked as clean:
+    ) as clean:
         try:
             with transaction.atomic():
                 chapter = _write_chapter(clean, existing or Chapter(), user)
