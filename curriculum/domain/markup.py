@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
@@ -165,13 +166,36 @@ def formulas(source: str) -> list[tuple[str, bool]]:
     """Each formula in the text as (TeX, display mode), in order."""
     if "$" not in source:  # formulas are $-delimited: most texts need no parse to know
         return []
+    prepared = _PREPARED.get()
+    if prepared is not None and source in prepared.formulas:
+        return list(prepared.formulas[source])
     return list(_formulas(source))
 
 
 @functools.lru_cache(maxsize=4096)
 def _formulas(source: str) -> tuple[tuple[str, bool], ...]:
-    """Checking a file parses each text twice (typeset them all, then report each one)."""
+    """A text checked twice (a form's full_clean, then the editing service's) is parsed once."""
+    if MATH_LINE.fullmatch(source):
+        return _line_formulas(source)
     return tuple(_formula(token) for token in _math_tokens(PARSER.parse(source)))
+
+
+_WORDS = r"[A-Za-z0-9 ,.;?()']"
+_AFTER = rf"[ ,.;?)]{_WORDS}*"
+_FORMULA = r"\$[ -#%-~]*[ -#%-\[\]-~]\$"
+MATH_LINE = re.compile(
+    rf"[A-Za-z]{_WORDS}* {_FORMULA}(?:(?:{_AFTER})? {_FORMULA})*(?:{_AFTER})?(?<! )"
+)
+"""One line of plain words with inline formulas, each after a space and before a space, a stop
+or the end, as "What $x_{1}$ means here.": Markdown makes it one paragraph whose only markup is
+those formulas, so it needs no parse (a property test holds it to the parser). A formula here
+is printable ASCII without a dollar, not ending in a backslash (which would escape its dollar).
+"""
+INLINE_FORMULA = re.compile(r"\$([^$]*)\$")
+
+
+def _line_formulas(source: str) -> tuple[tuple[str, bool], ...]:
+    return tuple((tex.strip(), False) for tex in INLINE_FORMULA.findall(source))
 
 
 # ---------------------------------------------------------------- KaTeX
@@ -192,9 +216,9 @@ def _version() -> str:
     return f"{RENDER_VERSION}|{sorted(_limits().items())}"
 
 
-def _formula_key(formula: tuple[str, bool]) -> str:
+def _formula_key(formula: tuple[str, bool], version: str) -> str:
     tex, display = formula
-    digest = hashlib.sha256(f"{_version()}|{int(display)}|{tex}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{version}|{int(display)}|{tex}".encode()).hexdigest()
     return f"tex:{digest}"
 
 
@@ -219,19 +243,29 @@ def _katex(batch: list[tuple[str, bool]]) -> list[dict[str, str]]:
     return json.loads(done.stdout)
 
 
-_PREPARED: ContextVar[dict[tuple[str, bool], dict[str, str]] | None] = ContextVar(
-    "formulas_prepared", default=None
-)
+@dataclass
+class _Prepared:
+    """What `math_prepared` learnt of many texts, each parsed once: every formula typeset, the
+    formulas of each text, and each text's parse until its first render consumes it."""
+
+    typeset: dict[tuple[str, bool], dict[str, str]]
+    formulas: dict[str, tuple[tuple[str, bool], ...]]
+    parsed: dict[str, list[Token]]
+
+
+_PREPARED: ContextVar[_Prepared | None] = ContextVar("formulas_prepared", default=None)
 
 
 def typeset(batch: list[tuple[str, bool]]) -> dict[tuple[str, bool], dict[str, str]]:
     """Typeset formulas, asking KaTeX only about those neither `math_prepared` nor a cache
     holds."""
     wanted = list(dict.fromkeys(batch))
-    prepared = _PREPARED.get() or {}
+    context = _PREPARED.get()
+    prepared = context.typeset if context is not None else {}
     if all(formula in prepared for formula in wanted):
         return {formula: prepared[formula] for formula in wanted}
-    keys = {formula: _formula_key(formula) for formula in wanted}
+    version = _version()
+    keys = {formula: _formula_key(formula, version) for formula in wanted}
     found = cache.get_many(keys.values())
     missing = [formula for formula in wanted if keys[formula] not in found]
     if missing:
@@ -256,15 +290,19 @@ def _math_html(formula: tuple[str, bool], result: dict[str, str], *, block: bool
 # ---------------------------------------------------------------- Markdown
 
 
+SANITISER = nh3.Cleaner(
+    tags=ALLOWED_TAGS,
+    attributes=ALLOWED_ATTRIBUTES,
+    tag_attribute_values={tag: {"tabindex": {"0"}} for tag in ("div", "span")},
+    url_schemes={"http", "https", "mailto"},
+    link_rel="noopener noreferrer nofollow",
+)
+"""Built once: `nh3.clean` builds its allowlist anew on every call, which cost twenty times the
+cleaning of a short text."""
+
+
 def _clean(html: str) -> str:
-    return nh3.clean(
-        html,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
-        tag_attribute_values={tag: {"tabindex": {"0"}} for tag in ("div", "span")},
-        url_schemes={"http", "https", "mailto"},
-        link_rel="noopener noreferrer nofollow",
-    )
+    return SANITISER.clean(html)
 
 
 PUNCTUATION = re.compile(r"^[.,;:!?)\]\u2019\u201d]+")
@@ -291,13 +329,22 @@ def _demote_headings(tokens: list[Token]) -> None:
 
 
 def _render_fresh(sources: list[str]) -> list[str]:
-    """Parse every text, typeset all their formulas in one batch, then render and clean."""
-    parsed = [PARSER.parse(source) for source in sources]
+    """Parse every text (unless `math_prepared` has, or it is a MATH_LINE), typeset all their
+    formulas in one batch, then render and clean."""
+    context = _PREPARED.get()
+    kept = context.parsed if context is not None else {}
+    lines = {source for source in sources if MATH_LINE.fullmatch(source)}
+    parsed = [
+        kept.pop(source) if source in kept else PARSER.parse(source)
+        for source in sources
+        if source not in lines
+    ]
     for tokens in parsed:
         _keep_punctuation(tokens)
         _demote_headings(tokens)
     math = [list(_math_tokens(tokens)) for tokens in parsed]
     batch = [_formula(token) for tokens in math for token in tokens]
+    batch += [formula for source in lines for formula in _line_formulas(source)]
     results = typeset(batch) if batch else {}
     for token in (token for tokens in math for token in tokens):
         formula = _formula(token)
@@ -305,11 +352,27 @@ def _render_fresh(sources: list[str]) -> list[str]:
         if punctuation := token.meta.get("punctuation"):
             token.content = f'<span class="nobr">{token.content}{escape(punctuation)}</span>'
         token.type = "html_block" if token.block else "html_inline"
-    return [_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed]
+    rendered = (_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed)
+    return [_line_html(s, results) if s in lines else next(rendered) for s in sources]
 
 
-def _key(source: str) -> str:
-    return "md:" + hashlib.sha256(f"{_version()}|{source}".encode()).hexdigest()
+def _line_html(source: str, results: dict[tuple[str, bool], dict[str, str]]) -> str:
+    """A MATH_LINE as the parser renders it: a paragraph of its words and formulas, a stop or
+    comma kept on its formula's line (`_keep_punctuation`), then cleaned."""
+    parts = INLINE_FORMULA.split(source)  # words, TeX, words, ..., words
+    html = [parts[0]]
+    for tex, after in zip(parts[1::2], parts[2::2], strict=True):
+        formula = (tex.strip(), False)
+        shown = _math_html(formula, results[formula], block=False)
+        if found := PUNCTUATION.match(after):
+            shown = f'<span class="nobr">{shown}{escape(found.group())}</span>'
+            after = after[found.end() :]
+        html += [shown, after]
+    return _clean(f"<p>{''.join(html)}</p>\n")
+
+
+def _key(source: str, version: str) -> str:
+    return "md:" + hashlib.sha256(f"{version}|{source}".encode()).hexdigest()
 
 
 PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 ,.;?()']*[A-Za-z0-9.?)']")
@@ -319,7 +382,8 @@ needs no parse, no sanitiser and no cache (most strand items and many captions a
 
 def render_many(sources: list[str]) -> list[str]:
     """Render many texts with one cache round trip and at most one KaTeX process."""
-    keys = {s: _key(s) for s in sources if s and not PLAIN.fullmatch(s)}
+    version = _version()
+    keys = {s: _key(s, version) for s in sources if s and not PLAIN.fullmatch(s)}
     found = cache.get_many(keys.values())
     missing = [s for s in dict.fromkeys(keys) if keys[s] not in found]
     if missing:
@@ -335,10 +399,18 @@ def render(source: str) -> str:
 
 @contextmanager
 def math_prepared(sources: list[str]) -> Iterator[None]:
-    """Typeset every formula of many texts in one KaTeX run and keep the results at hand for the
-    checks made inside the block: a cache may keep fewer (local memory culls past 300 entries),
-    and a miss there costs a KaTeX process per text."""
-    token = _PREPARED.set(typeset([f for source in sources for f in formulas(source)]))
+    """Parse each text once and typeset every formula in one KaTeX run; keep all of it at hand
+    for the checks and renders made inside the block: a cache may keep fewer (local memory culls
+    past 300 entries), and a miss there costs a KaTeX process per text."""
+    marked = [source for source in dict.fromkeys(sources) if "$" in source]
+    found = {source: _line_formulas(source) for source in marked if MATH_LINE.fullmatch(source)}
+    parsed = {source: PARSER.parse(source) for source in marked if source not in found}
+    found.update(
+        (source, tuple(_formula(token) for token in _math_tokens(tokens)))
+        for source, tokens in parsed.items()
+    )
+    batch = [formula for each in found.values() for formula in each]
+    token = _PREPARED.set(_Prepared(typeset(batch), found, parsed))
     try:
         yield
     finally:

@@ -273,3 +273,23 @@ def test_problem_keys_may_use_capitals_as_admin_allows(books):
     doc["problems"][0]["key"] = "P1"
     import_text(yaml.safe_dump(doc, sort_keys=False))
     assert Problem.objects.filter(key="P1").exists()
+
+
+def test_a_file_is_typeset_in_one_katex_run_its_writes_included(books):
+    """More formulas than the local cache keeps (300), and a thesis with one: the editing
+    service's full_clean checks the thesis again after the file's checks, from the same run."""
+    from unittest import mock
+
+    from django.core.cache import cache
+
+    from curriculum.domain import markup
+
+    cache.clear()
+    items = [{"title": f"Item {i}", "body": f"What $y_{{{i}}}$ means (and ${i} z$)."}
+             for i in range(400)]
+    document = sketch(thesis="A claim about $\\mathbb{R}^n$.")
+    document["strands"]["concept"]["items"] = items
+    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+        file_import(text=yaml.safe_dump(document, sort_keys=False))
+    assert katex.call_count == 1
+    assert StrandItem.objects.filter(chapter__code="II.7").count() == 401

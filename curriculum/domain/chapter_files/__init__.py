@@ -18,13 +18,14 @@ from .importing import (
     is_book_document,
 )
 from .json_form import json_document
-from .validation import validate_book, validate_books, validate_chapter
+from .validation import chapter_checked, validate_book, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
 __all__ = [
     "ChapterFileError",
     "ImportResult",
     "books_import",
+    "chapter_checked",
     "chapter_export",
     "chapter_import",
     "chapter_source",
@@ -38,5 +39,4 @@ __all__ = [
     "load_yaml",
     "validate_book",
     "validate_books",
-    "validate_chapter",
 ]

@@ -26,7 +26,7 @@ from ..editing import chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..selectors import chapter_with_parts
 from .errors import ChapterFileError
-from .validation import CHAPTER_FIELDS, kind_of, validate_books, validate_chapter
+from .validation import CHAPTER_FIELDS, chapter_checked, kind_of, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
 
@@ -84,21 +84,21 @@ def chapter_import(
         raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
     existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
     released = bool(existing and existing.releases.exists())
-    clean = validate_chapter(
+    with chapter_checked(
         document,
         known_books=set(Book.objects.values_list("numeral", flat=True)),
         known_entries=set(
             Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list("code", flat=True)
         ),
         released=released,
-    )
-    try:
-        with transaction.atomic():
-            chapter = _write_chapter(clean, existing or Chapter(), user)
-            enqueued = problems_replace(chapter=chapter, problems=clean["problems"], user=user)
-            transaction.set_rollback(dry_run)
-    except ValidationError as error:
-        raise ChapterFileError(_paths(error)) from error
+    ) as clean:
+        try:
+            with transaction.atomic():
+                chapter = _write_chapter(clean, existing or Chapter(), user)
+                enqueued = problems_replace(chapter=chapter, problems=clean["problems"], user=user)
+                transaction.set_rollback(dry_run)
+        except ValidationError as error:
+            raise ChapterFileError(_paths(error)) from error
     return ImportResult(
         "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
     )

@@ -7,6 +7,7 @@ the importer writes.
 import math
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,16 +193,19 @@ class _Checker:
         return value
 
 
-def _texts(value: Any) -> Iterator[str]:
-    """Every string in a document, wherever it sits."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _texts(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _texts(item)
+def _texts(value: Any) -> list[str]:
+    """Every string in a document, wherever it sits, in order (a stack, not a generator per
+    level: a file's lists of numbers hold a million values)."""
+    texts, stack = [], [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, dict):
+            stack.extend(reversed(value.values()))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+    return texts
 
 
 def kind_of(value: Any) -> str:
@@ -226,16 +230,21 @@ def _numeral(value: Any) -> str:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-def validate_chapter(
+@contextmanager
+def chapter_checked(
     document: Any, *, known_books: set[str], known_entries: set[str], released: bool = False
-) -> dict:
-    """Check a chapter document; return it cleaned, or raise ChapterFileError with every error."""
+) -> Iterator[dict]:
+    """Check a chapter document and give it cleaned, or raise ChapterFileError with every error.
+
+    Its formulas stay typeset inside the block, so writing it there (the editing services'
+    full_clean checks some texts again) starts no second KaTeX process.
+    """
     c = _Checker()
     doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
     if not doc or not _no_nul(c, doc):
         raise ChapterFileError(c.errors)
-    with math_prepared(list(_texts(doc))):
-        return _chapter_checked(c, doc, known_books, known_entries, released)
+    with math_prepared(_texts(doc)):
+        yield _chapter_checked(c, doc, known_books, known_entries, released)
 
 
 def _chapter_checked(
