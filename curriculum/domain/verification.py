@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from functools import partial
 from typing import Any
 
@@ -56,7 +57,26 @@ def fingerprint(problem: Problem, solution: Solution) -> str:
     if problem.digits is not None:  # rtol/atol then check nothing; problems older than the
         del checked["rtol"], checked["atol"]  # digits mode keep the fingerprints they had
         checked["digits"] = problem.digits
-    return hashlib.sha256(json.dumps(checked, sort_keys=True).encode()).hexdigest()
+    text = json.dumps(checked, sort_keys=True)
+    if "e+" in text or "-0.0" in text:  # rare numbers PostgreSQL gives back in another form
+        text = json.dumps(_as_stored(checked), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _as_stored(value: Any) -> Any:
+    """``value`` as it reads back from PostgreSQL's jsonb, so that content fingerprints the same
+    before it is saved and after: jsonb keeps no negative zero, and writes 1e+16 (Python's form
+    of every float from 10**16) as the integer 10000000000000000."""
+    if isinstance(value, dict):
+        return {key: _as_stored(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_stored(item) for item in value]
+    if isinstance(value, float):
+        if value == 0:
+            return 0.0
+        if "e+" in (written := repr(value)):
+            return int(Decimal(written))
+    return value
 
 
 CHECKED = (

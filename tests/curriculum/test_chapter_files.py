@@ -161,6 +161,21 @@ def test_yaml_that_does_not_parse_says_where(books):
     assert refused("code: II.7\ntitle: [unclosed\n")[0].startswith("line 3, column 1: not valid")
 
 
+@pytest.mark.parametrize("value", ["9" * 4301, "2026-02-30"])
+def test_a_value_no_parser_can_build_is_refused_in_an_author_s_words(books, value):
+    [error] = refused(f"code: II.7\nanswer: {value}\n")
+    assert error.startswith("file: not valid YAML: ")
+    assert "sys." not in error and "9" * 100 not in error
+
+
+def test_a_json_number_of_thousands_of_digits_is_refused_in_an_author_s_words():
+    from curriculum.domain.chapter_files.json_form import json_document
+
+    with pytest.raises(ChapterFileError) as refusal:
+        json_document(b'{"answer": ' + b"9" * 4301 + b"}")
+    assert refusal.value.errors == ["body: not valid JSON: a number has more than 4,300 digits"]
+
+
 def test_a_bad_file_writes_nothing_even_when_its_chapter_exists(books):
     import_text(yaml.safe_dump(sketch(), sort_keys=False))
     before = (Problem.objects.count(), StrandItem.objects.count())

@@ -79,3 +79,17 @@ def test_the_sweep_finds_only_pendings_older_than_its_cutoff(books):
     assert verdicts_overdue(older_than=timedelta(hours=1)) == []
     overdue = verdicts_overdue(older_than=timedelta(0))
     assert overdue == [(ids[0], Verdict.objects.get(solution_id=ids[0]).fingerprint)]
+
+
+def test_numbers_the_database_writes_in_another_form_are_decided_and_keep_their_verdict(books):
+    """jsonb gives back 1e16 as 10000000000000000 and -0.0 as 0.0: the fingerprint asked for
+    before the save must be the one the worker finds after it, or the check never runs."""
+    big = uniform_problem("p1", [[-0.0, 2e16], [-0.0, 2e16]],
+                          inputs={"q": [[0, 0], [0, 0]], "k": [[1, 0], [0, 1]],
+                                  "v": [[-0.0, 1e16], [0.0, 3e16]]})
+    [sid] = import_chapter([big])
+    requested = Verdict.objects.get(solution_id=sid).fingerprint
+    assert verify_solution(sid, requested) == "verified"
+
+    import_chapter([big])  # the same file again: nothing changed, nothing to check again
+    assert Verdict.objects.get(solution_id=sid).status == "verified"

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from .errors import ChapterFileError
+from .errors import ChapterFileError, value_problem
 
 # Possessive: a long string is one step, not one backtracking frame per character (~100 bytes).
 JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
@@ -31,8 +31,10 @@ def json_document(body: bytes) -> Any:
         raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
     try:
         return json.loads(body or b"", object_pairs_hook=_no_repeated_keys)
-    except (ValueError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
+    except ValueError as error:
+        raise ChapterFileError([f"body: not valid JSON: {value_problem(error)}"]) from error
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

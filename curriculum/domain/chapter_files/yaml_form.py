@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 from django.conf import settings
 
-from .errors import ChapterFileError
+from .errors import ChapterFileError, value_problem
 
 MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
 
@@ -212,6 +212,8 @@ def load_yaml(text: str) -> Any:
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
         problem = getattr(error, "problem", None) or str(error)
         raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
+    except ValueError as error:  # a constructor's: a date that does not exist, a huge integer
+        raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
 
 
 def _bounded(document: Any) -> None:
