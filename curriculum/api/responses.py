@@ -5,6 +5,10 @@ it was released) plus which release it is. The ETag and Last-Modified come from 
 validators-only queries (`reading.chapter_freshness`; for a release, its number and date and
 the latest number), so a conditional request is answered (304) before any snapshot is built
 or loaded, and a 200 is served from the bytes cached under that version.
+
+Only the ETag decides a 304: Last-Modified is the chapter's own time to the second, while what
+is served also moves with its neighbours, its releases and edits within one second, so an
+If-Modified-Since alone gets the body (RFC 9110 lets a server ignore it).
 """
 
 import json
@@ -55,11 +59,11 @@ def conditional_json(
     last_modified: datetime,
     build: Callable[[], dict],
 ) -> HttpResponse:
-    """304 (or 412) from the validators alone; `build` runs only when this version's body is
-    not cached yet."""
+    """304 (or 412) from the ETag alone; `build` runs only when this version's body is not
+    cached yet. Last-Modified is sent for information only (above)."""
     etag = quote_etag(version)
     stamp = int(last_modified.timestamp())
-    response = get_conditional_response(request, etag=etag, last_modified=stamp)
+    response = get_conditional_response(request, etag=etag)
     if response is None:
         fresh = Freshness(version, last_modified)
         body = body_cached(kind="json", freshness=fresh, make=lambda: json_bytes(build()))

@@ -121,11 +121,7 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
             "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
         }
-        response = get_conditional_response(
-            request,
-            etag=validators["ETag"],
-            last_modified=int(freshness.last_modified.timestamp()),
-        ) or _page(
+        response = get_conditional_response(request, etag=validators["ETag"]) or _page(
             request,
             freshness,
             staff,
