@@ -2,7 +2,8 @@
 
 Runs in its own process (so it does not share the server's CPU accounting or the GIL with
 the benchmark driver), hits one URL for at most `--seconds` or `--requests`, whichever comes
-first, and prints one JSON line: requests, seconds, req/s, p50/p95 in ms, and status counts.
+first, and prints one JSON line: requests, seconds, req/s, p50/p95 in ms, status counts, and
+every latency (so runs in several rounds can be put together).
 """
 
 import argparse
@@ -70,6 +71,7 @@ def main() -> None:
         "p50_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
         "p95_ms": cuts[18] * 1000,
         "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "latencies_ms": [round(latency * 1000, 3) for latency in latencies],
     }))
 
 
