@@ -53,10 +53,14 @@ def main() -> None:
     budget = [args.requests]
     started = time.perf_counter()
     deadline = started + args.seconds
+    # each connection is its own client, as behind one trusted proxy (bench/api serves with
+    # API_NUM_PROXIES=1): a throttle's history holds one client's reads, not every thread's
     threads = [
-        threading.Thread(target=worker, args=("127.0.0.1", args.port, args.path, headers,
-                                              deadline, budget, lock, latencies, statuses))
-        for _ in range(args.threads)
+        threading.Thread(target=worker, args=(
+            "127.0.0.1", args.port, args.path,
+            headers | {"X-Forwarded-For": f"198.51.100.{number + 1}"},
+            deadline, budget, lock, latencies, statuses))
+        for number in range(args.threads)
     ]
     for thread in threads:
         thread.start()
