@@ -2,7 +2,8 @@
 
 Runs in its own process (so it does not share the server's CPU accounting or the GIL with
 the benchmark driver), hits one URL for at most `--seconds` or `--requests`, whichever comes
-first, and prints one JSON line: requests, seconds, req/s, p50/p95 in ms, and status counts.
+first, and prints one JSON line: requests, seconds, req/s, p50/p95 in ms, status counts, and
+every latency (so runs in several rounds can be put together).
 """
 
 import argparse
@@ -52,10 +53,14 @@ def main() -> None:
     budget = [args.requests]
     started = time.perf_counter()
     deadline = started + args.seconds
+    # each connection is its own client, as behind one trusted proxy (bench/api serves with
+    # API_NUM_PROXIES=1): a throttle's history holds one client's reads, not every thread's
     threads = [
-        threading.Thread(target=worker, args=("127.0.0.1", args.port, args.path, headers,
-                                              deadline, budget, lock, latencies, statuses))
-        for _ in range(args.threads)
+        threading.Thread(target=worker, args=(
+            "127.0.0.1", args.port, args.path,
+            headers | {"X-Forwarded-For": f"198.51.100.{number + 1}"},
+            deadline, budget, lock, latencies, statuses))
+        for number in range(args.threads)
     ]
     for thread in threads:
         thread.start()
@@ -70,6 +75,7 @@ def main() -> None:
         "p50_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
         "p95_ms": cuts[18] * 1000,
         "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "latencies_ms": [round(latency * 1000, 3) for latency in latencies],
     }))
 
 
