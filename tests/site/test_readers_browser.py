@@ -218,9 +218,10 @@ def test_the_practice_page_passes_axe_core(browser, live_server, practice, schem
     assert axe_violations(visit) == []
     visit.page.get_by_label("The output out for instance 3").fill("1 2 three")
     visit.page.get_by_role("button", name="Check my answer").click()
-    assert "Not read." in visit.page.locator("#result").inner_text()
+    visit.page.locator("#result", has_text="Not read.").wait_for()  # the check answers by fetch
     assert axe_violations(visit) == []
     visit.page.get_by_role("link", name="Show the solution for instance 3").click()
+    visit.page.locator("div.answer").first.wait_for()  # a new page: wait until it has loaded
     assert visit.page.locator("div.answer").count() == 1
     assert axe_violations(visit) == []
     visit.screenshot(f"practice-solution-{scheme}.png")
