@@ -292,3 +292,6 @@ def test_the_fast_path_gives_the_checked_path_s_bits():
         fast = multi_head_attention(x, *ws, 2, causal=causal)
         checked = multi_head_attention(x.tolist(), *(w.tolist() for w in ws), 2, causal=causal)
         assert all(np.array_equal(a, b) for a, b in zip(fast, checked, strict=True))
+        batched = multi_head_attention(x[None], *ws, 2, causal=causal)  # the general kernel
+        for a, b in zip(fast, batched, strict=True):
+            assert np.allclose(a, b[0], rtol=1e-14, atol=0)
