@@ -971,14 +971,10 @@ def _plan_mha_backward(
     values: dict[str, Any], problems: list[InputProblem]
 ) -> dict[str, Axes | None] | None:
     p = _Plan(values, problems)
-    dims = _x_dims(p)
-    if dims is None:
-        _square_weights(p, ("w_q", "w_k", "w_v", "w_o"))
+    planned = _self_attention(p)
+    if planned is None:
         return None
-    batch, seq, width = dims
-    ok = all([p.matrix(n, width, width, None) for n in ("w_q", "w_k", "w_v", "w_o")])
-    heads = p.heads(width)
-    p.mask(seq, seq, batch, p.causal())
+    batch, seq, width, heads, ok = planned
     ok &= _grad_out(p, values["x"].shape)
     if heads is None or not ok or not _work_limit(p, batch, seq, width, heads, backward=True):
         return None

@@ -15,20 +15,6 @@ from curriculum.domain.chapter_files import ChapterFileError, load_yaml, yaml_fo
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 
-def by_the_loader(text: str) -> Any:
-    """The reading before the one pass: depth on the event stream, then PyYAML's loader."""
-    try:
-        yaml_form._depth_check(text)
-        document = yaml.load(text, Loader=yaml_form._Loader)  # noqa: S506
-        yaml_form._bounded(document)
-        return document
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
-        problem = getattr(error, "problem", None) or str(error)
-        raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
-
-
 def outcome(read, text: str) -> Any:
     try:
         return ("read", _exact(read(text)))
@@ -74,7 +60,7 @@ documents = st.recursive(
 @given(documents, st.sampled_from([None, True, False]), st.sampled_from([None, '"', "'", "|"]))
 def test_any_dumped_document_reads_as_the_loader_reads_it(document, flow, style):
     text = yaml.dump(document, default_flow_style=flow, default_style=style, allow_unicode=True)
-    assert outcome(load_yaml, text) == outcome(by_the_loader, text)
+    assert outcome(load_yaml, text) == outcome(yaml_form.pyyaml_load, text)
 
 
 @pytest.mark.parametrize(
@@ -108,13 +94,13 @@ def test_any_dumped_document_reads_as_the_loader_reads_it(document, flow, style)
     ],
 )
 def test_files_beyond_the_one_pass_read_as_the_loader_reads_them(text):
-    assert outcome(load_yaml, text) == outcome(by_the_loader, text)
+    assert outcome(load_yaml, text) == outcome(yaml_form.pyyaml_load, text)
 
 
 def test_too_many_values_are_refused_as_before(monkeypatch):
     monkeypatch.setattr(yaml_form, "MAX_VALUES", 10)
     text = yaml.safe_dump({"a": list(range(20))})
-    assert outcome(load_yaml, text) == outcome(by_the_loader, text)
+    assert outcome(load_yaml, text) == outcome(yaml_form.pyyaml_load, text)
     assert "expands to more than 10 values" in outcome(load_yaml, text)[1][0]
 
 
@@ -122,4 +108,4 @@ def test_the_seed_files_are_read_in_the_one_pass():
     """The fast reading is the one that runs: no seed file falls back to the loader."""
     for path in sorted(CONTENT.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
-        assert _exact(yaml_form._read(text)) == _exact(by_the_loader(text)), path
+        assert _exact(yaml_form._read(text)) == _exact(yaml_form.pyyaml_load(text)), path

@@ -201,7 +201,12 @@ def load_yaml(text: str) -> Any:
     try:
         return _read(text)
     except _Unusual:
-        pass
+        return pyyaml_load(text)
+
+
+def pyyaml_load(text: str) -> Any:
+    """The file through PyYAML's loader, bounded in depth and size: what the one pass leaves
+    to it, with the errors authors have always seen."""
     try:
         _depth_check(text)
         document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
