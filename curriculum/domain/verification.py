@@ -10,8 +10,9 @@ import hashlib
 import json
 import logging
 import math
+import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -58,9 +59,13 @@ def fingerprint(problem: Problem, solution: Solution) -> str:
         del checked["rtol"], checked["atol"]  # digits mode keep the fingerprints they had
         checked["digits"] = problem.digits
     text = json.dumps(checked, sort_keys=True)
-    if "e+" in text or "-0.0" in text:  # rare numbers PostgreSQL gives back in another form
+    if _STORED_OTHERWISE.search(text):  # rare numbers PostgreSQL gives back in another form
         text = json.dumps(_as_stored(checked), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_STORED_OTHERWISE = re.compile(r"e\+|-0\.0(?![0-9])")
+"""An exponent (1e+16) or a negative zero in the JSON text; -0.05 is written as it is stored."""
 
 
 def _as_stored(value: Any) -> Any:
@@ -155,7 +160,7 @@ def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     return True
 
 
-def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[int]:
+def verdicts_request(*, solutions: list[Solution]) -> list[int]:
     """Mark many verdicts pending at once; their checks go in batches after commit.
 
     One read and one write for all the verdicts, each chapter locked (in primary-key order)
@@ -167,7 +172,7 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
     with transaction.atomic():
         chapter_ids = {solution.problem.chapter_id for solution in solutions}
         chapters_lock(chapter_ids=chapter_ids)
-        decided = {} if force else _decided_fingerprints(solutions)
+        decided = _decided_fingerprints(solutions)
         checks = [
             (solution.pk, current)
             for solution in solutions
@@ -176,6 +181,39 @@ def verdicts_request(*, solutions: list[Solution], force: bool = False) -> list[
         _pending_upsert(checks, timezone.now())
         asked = {solution_id for solution_id, _ in checks}
         _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in asked})
+        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
+    return [solution_id for solution_id, _ in checks]
+
+
+def verdicts_force(*, solution_ids: Iterable[int]) -> list[int]:
+    """Ask again for these solutions whatever their verdicts say ("Verify again", an engine
+    upgrade); the ids asked for, their checks sent in batches after commit.
+
+    A solution that has a verdict row is not read: the row goes back to pending for the
+    fingerprint it holds, and the worker checks the content it then finds (`verdicts_decide`).
+    Only solutions never asked for before are read and fingerprinted, before the chapters are
+    locked: a pending row's fingerprint only names the request, so one made stale by an edit
+    meanwhile is still decided for the content the worker finds.
+    """
+    found = list(
+        Solution.objects.filter(pk__in=list(solution_ids)).values_list(
+            "pk", "problem__chapter_id", "verdict"
+        )
+    )
+    if not found:
+        return []
+    chapter_of = {solution_id: chapter_id for solution_id, chapter_id, _ in found}
+    never = [solution_id for solution_id, _, verdict in found if verdict is None]
+    new = [(s.pk, fingerprint(s.problem, s)) for s in _checkable().filter(pk__in=never)]
+    with transaction.atomic():
+        chapters_lock(chapter_ids=set(chapter_of.values()))
+        now = timezone.now()
+        checks = _pending_again(list(chapter_of), now)
+        again = dict(checks)  # rows made meanwhile are among them
+        new = [(solution_id, checked) for solution_id, checked in new if solution_id not in again]
+        _pending_upsert(new, now)
+        checks += new
+        _chapters_touch({chapter_of[solution_id] for solution_id, _ in checks})
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
     return [solution_id for solution_id, _ in checks]
 
@@ -193,12 +231,17 @@ def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
     """Each (solution, fingerprint) pending, its verdict row made or reset: one statement."""
     if not checks:
         return
-    same = _pending_fields("", now)
-    del same["fingerprint"]
+    if not _batches_in_one_statement():
+        for solution_id, current in checks:
+            Verdict.objects.update_or_create(
+                solution_id=solution_id, defaults=_pending_fields(current, now)
+            )
+        return
+    names, values = _pending_columns(now)
     q = connection.ops.quote_name
-    columns = ", ".join(q(name) for name in same)
-    constants = ", ".join(f"%s::{_column_type(name)}" for name in same)
-    updates = ", ".join(f"{q(name)} = EXCLUDED.{q(name)}" for name in ("fingerprint", *same))
+    columns = ", ".join(q(name) for name in names)
+    constants = ", ".join(f"%s::{_column_type(name)}" for name in names)
+    updates = ", ".join(f"{q(name)} = EXCLUDED.{q(name)}" for name in ("fingerprint", *names))
     sql = (
         f"INSERT INTO {q(Verdict._meta.db_table)} (solution_id, fingerprint, {columns}) "
         f"SELECT d.solution_id, d.fingerprint, {constants} "
@@ -207,12 +250,45 @@ def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
     )
     rows = [{"solution_id": solution_id, "fingerprint": current} for solution_id, current in checks]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*(_db_value(n, v) for n, v in same.items()), json.dumps(rows)])
+        cursor.execute(sql, [*values, json.dumps(rows)])
+
+
+def _pending_again(solution_ids: list[int], now) -> list[tuple[int, str]]:
+    """Every existing verdict row of these solutions pending again for the fingerprint it
+    holds: one statement; the (solution, fingerprint) pairs it reset."""
+    if not _batches_in_one_statement():
+        rows = Verdict.objects.filter(solution_id__in=solution_ids)
+        again = list(rows.values_list("solution_id", "fingerprint"))
+        rows.update(**{k: v for k, v in _pending_fields("", now).items() if k != "fingerprint"})
+        return again
+    names, values = _pending_columns(now)
+    q = connection.ops.quote_name
+    sets = ", ".join(f"{q(name)} = %s" for name in names)
+    sql = (
+        f"UPDATE {q(Verdict._meta.db_table)} SET {sets} WHERE solution_id = ANY(%s) "
+        "RETURNING solution_id, fingerprint"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, solution_ids])
+        return [(solution_id, checked) for solution_id, checked in cursor.fetchall()]
+
+
+def _pending_columns(now) -> tuple[list[str], list[Any]]:
+    """The columns a request sets whatever the fingerprint, and their database values."""
+    same = _pending_fields("", now)
+    del same["fingerprint"]
+    return list(same), [_db_value(name, value) for name, value in same.items()]
 
 
 _ROWS = "jsonb_to_recordset(%s::jsonb)"
 """A batch's rows go to PostgreSQL as one JSON document: binding one string costs far less
 than quoting arrays element by element, or a statement per row."""
+
+
+def _batches_in_one_statement() -> bool:
+    """PostgreSQL writes a batch in one statement; the embedded first look (SQLite) a row at a
+    time through the ORM, with the same compare-and-set."""
+    return connection.vendor == "postgresql"
 
 
 def _column(name: str) -> Field:
@@ -302,22 +378,25 @@ def verdicts_decide(*, checks: list[tuple[int, str | None]]) -> dict[int, str]:
     """Decide a batch of checks (solution id, fingerprint or None); the statuses written.
 
     Each is decided as `verdict_decide` would: only while that fingerprint is still the one
-    pending. Checks already tried once (their run was killed) are tried one at a time, so a
-    problem that kills its worker takes no other verdict down with it.
+    pending, for the content found now, whose own fingerprint the verdict records (a forced
+    request leaves the row's fingerprint as it was, and content may have changed under it).
+    Checks already tried once (their run was killed) are tried one at a time, so a problem that
+    kills its worker takes no other verdict down with it.
     """
     wanted = dict(checks)
     due = []
-    batch = _checkable().select_related("verdict").only(
-        *CHECKED, "verdict__status", "verdict__fingerprint", "verdict__attempts"
+    batch = (
+        _checkable()
+        .select_related("verdict")
+        .only(*CHECKED, "verdict__status", "verdict__fingerprint", "verdict__attempts")
     )
     for solution in batch.filter(pk__in=wanted):
         verdict = getattr(solution, "verdict", None)
-        current = fingerprint(solution.problem, solution)
-        if verdict is None or verdict.status != Status.PENDING or verdict.fingerprint != current:
+        if verdict is None or verdict.status != Status.PENDING:
             continue
-        if wanted[solution.pk] not in (None, current):
-            continue
-        due.append((solution, current))
+        if wanted[solution.pk] not in (None, verdict.fingerprint):
+            continue  # asked for before a later request, which sent its own check
+        due.append((solution, verdict.fingerprint))
     decided: dict[int, str] = {}
     first = [d for d in due if d[0].verdict.attempts == 0]
     if first:
@@ -329,7 +408,8 @@ def verdicts_decide(*, checks: list[tuple[int, str | None]]) -> dict[int, str]:
 
 def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
     """Count the attempt, run the engine on each outside any transaction, then write every
-    verdict still pending for what was checked in one transaction (chapters locked first)."""
+    verdict still pending for the fingerprint requested in one transaction (chapters locked
+    first)."""
     chapter_of = {solution.pk: solution.problem.chapter_id for solution, _ in due}
     with transaction.atomic():
         chapters_lock(chapter_ids=chapter_of.values())
@@ -338,9 +418,9 @@ def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
         )
     fields: dict[int, dict] = {}
     left: list[tuple[int, str]] = []  # not reached before the soft time limit
-    for solution, current in due:
+    for solution, requested in due:
         if left:
-            left.append((solution.pk, current))
+            left.append((solution.pk, requested))
         elif solution.verdict.attempts >= settings.VERIFY_MAX_ATTEMPTS:
             fields[solution.pk] = _gave_up(f"never finished in {solution.verdict.attempts} runs")
         else:
@@ -349,13 +429,16 @@ def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
                 fields[solution.pk] = _engine_verdict(solution.problem, solution.answer)
             except SoftTimeLimitExceeded:
                 if len(due) > 1:  # the rest go again, each alone
-                    left.append((solution.pk, current))
+                    left.append((solution.pk, requested))
                     continue
                 fields[solution.pk] = _gave_up("ran out of time")
             fields[solution.pk]["duration_ms"] = (time.perf_counter() - started) * 1000
-    written = _verdicts_write(
-        {solution.pk: current for solution, current in due}, fields, chapter_of
-    )
+    fingerprints = {
+        solution.pk: (requested, fingerprint(solution.problem, solution))
+        for solution, requested in due
+        if solution.pk in fields
+    }
+    written = _verdicts_write(fingerprints, fields, chapter_of)
     for solution_id, checked in left:
         verdict_enqueue_now(solution_id=solution_id, checked=checked)
     return written
@@ -382,9 +465,10 @@ DECIDED = {
 
 
 def _verdicts_write(
-    checked: dict[int, str], fields: dict[int, dict], chapter_of: dict[int, int]
+    checked: dict[int, tuple[str, str]], fields: dict[int, dict], chapter_of: dict[int, int]
 ) -> dict[int, str]:
-    """Compare-and-set per verdict, all in one transaction; each chapter touched once."""
+    """Compare-and-set per verdict, all in one transaction; each chapter touched once.
+    `checked` holds each solution's fingerprint requested and that of the content checked."""
     if not fields:
         return {}
     now = timezone.now()
@@ -397,21 +481,32 @@ def _verdicts_write(
     return written
 
 
-def _compare_and_set(checked: dict[int, str], fields: dict[int, dict], now) -> dict[int, str]:
-    """Write each verdict only while its checked fingerprint is still the one pending: one
-    UPDATE for the whole batch; returns the statuses written."""
+def _compare_and_set(
+    checked: dict[int, tuple[str, str]], fields: dict[int, dict], now
+) -> dict[int, str]:
+    """Write each verdict, with the fingerprint of what was checked, only while the one
+    requested is still pending: one UPDATE for the whole batch; returns the statuses written."""
+    if not _batches_in_one_statement():
+        return {
+            sid: values["status"]
+            for sid, values in fields.items()
+            if Verdict.objects.filter(
+                solution_id=sid, status=Status.PENDING, fingerprint=checked[sid][0]
+            ).update(**values | {"fingerprint": checked[sid][1], "decided_at": now})
+        }
     names = [name for name in DECIDED if name != "decided_at"]
     q = connection.ops.quote_name
-    columns = ", ".join(f"{q(name)} = d.{name}" for name in names)
+    columns = ", ".join(f"{q(name)} = d.{name}" for name in ("fingerprint", *names))
     record = ", ".join(f"{name} {_column_type(name)}" for name in names)
     sql = (
         f"UPDATE {q(Verdict._meta.db_table)} AS v SET {q('decided_at')} = %s, {columns} "
-        f"FROM {_ROWS} AS d(solution_id integer, checked varchar, {record}) "
-        "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.checked "
+        f"FROM {_ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}) "
+        "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.requested "
         "RETURNING v.solution_id, v.status"
     )
     rows = [
-        {"solution_id": sid, "checked": checked[sid]} | {name: values[name] for name in names}
+        {"solution_id": sid, "requested": checked[sid][0], "fingerprint": checked[sid][1]}
+        | {name: values[name] for name in names}
         for sid, values in fields.items()
     ]
     with connection.cursor() as cursor:
@@ -478,8 +573,9 @@ def chapter_verify(*, code: str) -> list[int]:
     Raises Chapter.DoesNotExist for an unknown code.
     """
     chapter = Chapter.objects.get(code=code)
-    solutions = list(_checkable().filter(problem__chapter=chapter))
-    return verdicts_request(solutions=solutions, force=True)
+    return verdicts_force(
+        solution_ids=Solution.objects.filter(problem__chapter=chapter).values_list("pk", flat=True)
+    )
 
 
 def verdicts_all_request() -> Iterator[int]:
@@ -489,11 +585,11 @@ def verdicts_all_request() -> Iterator[int]:
     batches while the rest are still being asked for.
     """
     chunk = 2 * max(settings.VERIFY_BATCH_SIZE, 1)
-    solutions = _checkable().order_by("pk")
+    solution_ids = Solution.objects.order_by("pk").values_list("pk", flat=True)
     last = 0
-    while batch := list(solutions.filter(pk__gt=last)[:chunk]):
-        yield from verdicts_request(solutions=batch, force=True)
-        last = batch[-1].pk
+    while batch := list(solution_ids.filter(pk__gt=last)[:chunk]):
+        yield from verdicts_force(solution_ids=batch)
+        last = batch[-1]
 
 
 def verdicts_pending(*, solution_ids: list[int]) -> int:
@@ -569,8 +665,7 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
 
 def solutions_verify(*, solution_ids: list[int]) -> int:
     """Ask again (forced) for these solutions, across chapters; returns how many were sent."""
-    solutions = list(_checkable().filter(pk__in=solution_ids))
-    return len(verdicts_request(solutions=solutions, force=True))
+    return len(verdicts_force(solution_ids=solution_ids))
 
 
 def chapter_verify_now(*, code: str) -> list[VerdictRow]:

@@ -6,8 +6,14 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from curriculum.domain.verification import chapter_verify, verdicts_decide, verdicts_overdue
-from curriculum.models import Chapter, Verdict
+from curriculum.domain.verification import (
+    chapter_verify,
+    fingerprint,
+    verdict_state,
+    verdicts_decide,
+    verdicts_overdue,
+)
+from curriculum.models import Chapter, Solution, Verdict
 from curriculum.tasks import verify_solution
 
 from .conftest import decided, import_chapter, uniform_problem
@@ -90,3 +96,54 @@ def test_a_killed_batch_comes_back_one_check_at_a_time(books):
 @pytest.fixture(autouse=True)
 def _batches_of_a_hundred(settings):
     settings.VERIFY_BATCH_SIZE = 100
+
+
+def test_asking_again_reads_no_content_and_the_worker_checks_what_it_finds(books):
+    """A forced request puts each verdict row back to pending for the fingerprint it holds;
+    content changed under it (a raw UPDATE, no request) is decided as it now reads, and the
+    verdict records that content's fingerprint, so it counts for exactly what was checked."""
+    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
+                          uniform_problem("p2", [[2, 3], [2, 3]])])
+    verdicts_decide(checks=[(sid, None) for sid in ids])
+    old = dict(Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
+                                                                        "fingerprint"))
+    Solution.objects.filter(pk=ids[1]).update(answer=[[2, 3], [2, 30]])  # no request made
+
+    with CaptureQueriesContext(connection) as queries:
+        asked = chapter_verify(code="II.9")
+    assert sorted(asked) == sorted(ids)
+    assert not [q for q in queries if '"curriculum_problem"."inputs"' in q["sql"]]
+    pending = dict(Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
+                                                                            "fingerprint"))
+    assert pending == old  # each row pending for what it held
+
+    assert verdicts_decide(checks=list(pending.items())) == {ids[0]: "verified",
+                                                             ids[1]: "mismatch"}
+    edited = Solution.objects.select_related("problem", "verdict").get(pk=ids[1])
+    assert edited.verdict.fingerprint == fingerprint(edited.problem, edited) != old[ids[1]]
+    assert verdict_state(edited) == "mismatch"
+
+
+def test_a_forced_request_overtaken_by_an_edit_leaves_the_decision_to_the_edit(books):
+    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]])])
+    verdicts_decide(checks=[(ids[0], None)])
+    chapter_verify(code="II.9")
+    [forced] = Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
+                                                                       "fingerprint")
+    import_chapter([uniform_problem("p1", [[2, 3], [2, 4]])])  # the edit asks for its own check
+    [edit] = Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
+                                                                     "fingerprint")
+
+    assert verdicts_decide(checks=[forced]) == {}  # the older request is a no-op
+    assert verdicts_decide(checks=[edit]) == {ids[0]: "mismatch"}
+
+
+def test_asking_again_for_solutions_never_asked_for_fingerprints_them(books):
+    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]])])
+    Verdict.objects.filter(solution_id__in=ids).delete()
+
+    assert chapter_verify(code="II.9") == ids
+    solution = Solution.objects.select_related("problem", "verdict").get(pk=ids[0])
+    assert solution.verdict.status == "pending"
+    assert solution.verdict.fingerprint == fingerprint(solution.problem, solution)
+    assert verdict_state(solution) == "pending"
