@@ -276,9 +276,11 @@ def multi_head_attention(
     concatenated in order and mixed by ``w_o``. Returns ``(out, weights)`` with weights of shape
     (h, T, T), or (B, h, T, T) for batched ``x``. All heads run in one batched matmul.
     """
-    ws_given = (w_q, w_k, w_v, w_o)
+    ws_given = [w_q, w_k, w_v, w_o]
     if _plain_call(x, ws_given, heads, mask, causal):
-        return checked_mha(x, list(ws_given), heads, None, causal)  # type: ignore[arg-type]
+        if 3 * x.size <= TINY_SCORES:  # type: ignore[attr-defined]
+            return _mha_tiny(x, ws_given, heads, causal)  # type: ignore[arg-type]
+        return checked_mha(x, ws_given, heads, None, causal)  # type: ignore[arg-type]
     x_arr = _prepare_x(x)
     batched = x_arr.ndim == 3
     x3 = x_arr if batched else x_arr[None]
@@ -294,18 +296,24 @@ def multi_head_attention(
     return checked_mha(x_arr, ws, h, mask_arr, bool(causal))
 
 
-def _plain_call(x: object, ws: tuple, heads: object, mask: object, causal: object) -> bool:
+def _plain_call(x: object, ws: list, heads: object, mask: object, causal: object) -> bool:
     """The textbook call, checked at the cost of a few attribute reads: finite float64 arrays of
     matching shapes, an int head count, no mask. Anything else takes the full checks, which name
-    what is wrong; at tiny sizes those cost more than the attention itself."""
+    what is wrong; at tiny sizes those cost more than the attention itself (plain loops: a
+    generator costs as much here as a matmul)."""
     if type(x) is not np.ndarray or x.dtype != _FLOAT64 or x.ndim != 2 or mask is not None:
         return False
     seq, width = x.shape
     if type(heads) is not int or heads < 1 or width % heads or not seq or type(causal) is not bool:
         return False
-    return all(
-        type(w) is np.ndarray and w.dtype == _FLOAT64 and w.shape == (width, width) for w in ws
-    ) and all(all_finite(arr) for arr in (x, *ws))
+    square = (width, width)
+    for w in ws:
+        if type(w) is not np.ndarray or w.dtype != _FLOAT64 or w.shape != square:
+            return False
+    for arr in (x, *ws):  # noqa: SIM110 - a loop, not all(generator): see above
+        if not all_finite(arr):
+            return False
+    return True
 
 
 def checked_mha(
@@ -315,7 +323,8 @@ def checked_mha(
     finite float arrays of the right shapes, and the mask as (B or 1, 1, T, T) or None."""
     batched = x.ndim == 3
     if not batched and mask_arr is None and 3 * x.size <= TINY_SCORES:
-        return _mha_tiny(x, ws, h, causal)
+        dtype = _result_dtype(x, *ws)
+        return _mha_tiny(_as(x, dtype), [_as(w, dtype) for w in ws], h, causal)
     x3 = x if batched else x[None]
     batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
@@ -342,14 +351,13 @@ def checked_mha(
 def _mha_tiny(
     x: np.ndarray, ws: list[np.ndarray], h: int, causal: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``checked_mha`` of one small (T, d) sequence with no mask, in the same operations on
-    2-D and 3-D arrays: at textbook sizes numpy's per-call cost is the whole bill."""
+    """``checked_mha`` of one small (T, d) sequence with no mask, its arrays all of one float
+    dtype, in the same operations on 2-D and 3-D arrays: at textbook sizes numpy's per-call
+    cost is the whole bill."""
     seq, width = x.shape
-    dtype = _result_dtype(x, *ws)
-    x = _as(x, dtype)
-    w_q, w_k, w_v, w_o = (_as(w, dtype) for w in ws)
+    w_q, w_k, w_v, w_o = ws
     dk = width // h
-    w_qkv = np.concatenate([w_q * dtype.type(1.0 / math.sqrt(dk)), w_k, w_v], axis=1)
+    w_qkv = np.concatenate([w_q * x.dtype.type(1.0 / math.sqrt(dk)), w_k, w_v], axis=1)
     q, k, v = (x @ w_qkv).reshape(seq, 3, h, dk).transpose(1, 2, 0, 3)  # views: (3, h, T, dk)
     head_out, weights = _attend_tiny(q, k, v, None, causal)
     return head_out.transpose(1, 0, 2).reshape(seq, width) @ w_o, weights
