@@ -99,23 +99,35 @@ def written_figures(number: float) -> int:
 MIN_DEFAULT_DIGITS = 3
 
 
-def default_digits(answer: Any) -> int:
+def answer_figures(answer: Any) -> dict[float, int]:
+    """Each number of an answer that is not whole, with the figures it is written to: what
+    `default_digits` and `answer_lint` judge (a file's import reads them once for both)."""
+    return {x: written_figures(x) for x in _numbers(answer) if not float(x).is_integer()}
+
+
+def default_digits(answer: Any, figures: dict[float, int] | None = None) -> int:
     """A problem that names no tolerance checks its answer to the figures it is written to,
     from 3 up to the SHOWN_DIGITS a reader page shows: a hand-derived 0.2689 is checked to 4,
     0.090031 to 5, a copied 16-digit value to 6, and 0.5 to 3."""
-    figures = [written_figures(x) for x in _numbers(answer) if not float(x).is_integer()]
+    figures = answer_figures(answer) if figures is None else figures
     if not figures:  # no answer yet, or whole numbers: exact at any precision
         return SHOWN_DIGITS
-    return min(max(MIN_DEFAULT_DIGITS, *figures), SHOWN_DIGITS)
+    return min(max(MIN_DEFAULT_DIGITS, *figures.values()), SHOWN_DIGITS)
 
 
-def answer_lint(*, answer: Any, digits: int | None, rtol: float, atol: float) -> list[str]:
+def answer_lint(
+    *,
+    answer: Any,
+    digits: int | None,
+    rtol: float,
+    atol: float,
+    figures: dict[float, int] | None = None,
+) -> list[str]:
     """Warnings, not errors: a tolerance tighter than the answer is written to, and an answer
     with more figures than a person derives (copying the engine's digits proves nothing)."""
-    numbers = [x for x in _numbers(answer) if not float(x).is_integer()]
-    if not numbers:
+    figures = answer_figures(answer) if figures is None else figures
+    if not figures:
         return []
-    figures = {x: written_figures(x) for x in numbers}
     most = max(figures.values())
     warnings = []
     if most > MAX_DERIVED_FIGURES:

@@ -15,7 +15,8 @@ from curriculum.models import Chapter, Problem, Solution
 from .gate import PUBLISH_PERMISSION, PublishForbidden
 from .locks import chapter_lock
 from .roles import permission_require
-from .verification import chapter_touch, verdict_request, verdicts_request
+from .rows import rows_upsert
+from .verification import chapter_touch, fingerprint_of, verdict_request, verdicts_request
 
 WITHDRAW_FOR_EDITORS = (
     "withdrawing or re-showing a released chapter is for Editors, as publishing is"
@@ -101,36 +102,59 @@ def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None
     """A chapter's problems as a checked file gives them, matched by key so that an unchanged
     problem keeps its verdict; in bulk, so thousands cost a few statements. The file validator
     has held every problem to the rules its full_clean would. Returns the checks sent."""
-    gone = chapter.problems.exclude(key__in=[p["key"] for p in problems])
+    kept = {p["key"] for p in problems}
     needed = ["add_problem", "change_problem", "add_solution", "change_solution"]
-    needed += ["delete_problem"] if gone.exists() else []
+    needed += ["delete_problem"] if _gone(chapter, kept) else []
     for codename in needed:
         permission_require(user=user, permission=f"curriculum.{codename}")
     with transaction.atomic():
         chapter_lock(chapter_id=chapter.pk)
-        gone.delete()
-        rows = [
-            Problem(chapter=chapter, key=p["key"], position=position, **_problem_fields(p))
-            for position, p in enumerate(problems)
-        ]
-        Problem.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=["chapter", "key"],
-            update_fields=PROBLEM_FIELDS,
+        Problem.objects.filter(pk__in=_gone(chapter, kept)).delete()
+        found = rows_upsert(
+            Problem,
+            [
+                {"chapter_id": chapter.pk, "key": p["key"], "position": position}
+                | _problem_fields(p)
+                for position, p in enumerate(problems)
+            ],
+            unique=["chapter", "key"],
+            update=PROBLEM_FIELDS,
         )
-        unsolved = [row for row, p in zip(rows, problems, strict=True) if not p["solution"]]
-        Solution.objects.filter(problem__in=unsolved).delete()
-        solutions = [
-            Solution(problem=row, **p["solution"])
-            for row, p in zip(rows, problems, strict=True)
-            if p["solution"] is not None
-        ]
-        Solution.objects.bulk_create(
-            solutions, update_conflicts=True, unique_fields=["problem"],
-            update_fields=["steps", "answer", "published"],
+        problem_ids = [found[(chapter.pk, p["key"])] for p in problems]
+        pairs = list(zip(problem_ids, problems, strict=True))
+        unsolved = [pk for pk, p in pairs if not p["solution"]]
+        Solution.objects.filter(problem_id__in=unsolved).delete()
+        solved = [(pk, p) for pk, p in pairs if p["solution"] is not None]
+        solution_ids = rows_upsert(
+            Solution,
+            [{"problem_id": pk} | p["solution"] for pk, p in solved],
+            unique=["problem"],
+            update=["steps", "answer", "published"],
         )
-        sent = verdicts_request(solutions=solutions)
+        sent = verdicts_request(
+            asked=[
+                (
+                    solution_ids[(pk,)],
+                    chapter.pk,
+                    fingerprint_of(**_checked(p), answer=p["solution"]["answer"]),
+                )
+                for pk, p in solved
+            ]
+        )
         chapter_touch(chapter_id=chapter.pk)
     return len(sent)
+
+
+def _gone(chapter: Chapter, kept: set[str]) -> list[int]:
+    """The chapter's problems whose keys the file no longer holds (read by key, not sent as a
+    list of every key the file keeps)."""
+    return [pk for pk, key in chapter.problems.values_list("pk", "key") if key not in kept]
+
+
+def _checked(clean: dict) -> dict[str, Any]:
+    """What of a clean problem its verdict's fingerprint covers."""
+    fields = _problem_fields(clean)
+    return {name: fields[name] for name in ("operation", "inputs", "ask", "rtol", "atol", "digits")}
 
 
 def _problem_fields(clean: dict) -> dict[str, Any]:

@@ -16,7 +16,10 @@ def _scale(answer: Any) -> float:
     stack, largest = [answer], 0.0
     while stack:
         value = stack.pop()
-        if isinstance(value, Mapping):
+        if type(value) is float:  # most leaves: no abstract-class checks for them
+            if math.isfinite(value):
+                largest = max(largest, abs(value))
+        elif isinstance(value, Mapping):
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)

@@ -47,17 +47,34 @@ def _chapters_touch(chapter_ids: set[int]) -> None:
 
 
 def fingerprint(problem: Problem, solution: Solution) -> str:
+    return fingerprint_of(
+        operation=problem.operation,
+        inputs=problem.inputs,
+        ask=problem.ask,
+        rtol=problem.rtol,
+        atol=problem.atol,
+        digits=problem.digits,
+        answer=solution.answer,
+    )
+
+
+def fingerprint_of(
+    *, operation: str, inputs: Any, ask: Any, rtol: float, atol: float, digits: int | None,
+    answer: Any,
+) -> str:
+    """The fingerprint of a problem's checked content and its answer, as `fingerprint` gives
+    it, from values not (yet) in model objects: a bulk writer's clean rows."""
     checked = {
-        "operation": problem.operation,
-        "inputs": problem.inputs,
-        "ask": problem.ask,
-        "rtol": problem.rtol,
-        "atol": problem.atol,
-        "answer": solution.answer,
+        "operation": operation,
+        "inputs": inputs,
+        "ask": ask,
+        "rtol": rtol,
+        "atol": atol,
+        "answer": answer,
     }
-    if problem.digits is not None:  # rtol/atol then check nothing; problems older than the
+    if digits is not None:  # rtol/atol then check nothing; problems older than the
         del checked["rtol"], checked["atol"]  # digits mode keep the fingerprints they had
-        checked["digits"] = problem.digits
+        checked["digits"] = digits
     text = json.dumps(checked, sort_keys=True)
     if _STORED_OTHERWISE.search(text):  # rare numbers PostgreSQL gives back in another form
         text = json.dumps(_as_stored(checked), sort_keys=True)
@@ -160,27 +177,23 @@ def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     return True
 
 
-def verdicts_request(*, solutions: list[Solution]) -> list[int]:
+def verdicts_request(*, asked: list[tuple[int, int, str]]) -> list[int]:
     """Mark many verdicts pending at once; their checks go in batches after commit.
 
+    `asked` holds each solution's id, its chapter's id and the fingerprint of its content now.
     One read and one write for all the verdicts, each chapter locked (in primary-key order)
-    and touched once. Same rule as `verdict_request` per solution; `solutions` come with their
-    problem. Returns the ids of the solutions whose check was asked for.
+    and touched once. Same rule as `verdict_request` per solution. Returns the ids of the
+    solutions whose check was asked for.
     """
-    if not solutions:
+    if not asked:
         return []
     with transaction.atomic():
-        chapter_ids = {solution.problem.chapter_id for solution in solutions}
-        chapters_lock(chapter_ids=chapter_ids)
-        decided = _decided_fingerprints(solutions)
-        checks = [
-            (solution.pk, current)
-            for solution in solutions
-            if decided.get(solution.pk) != (current := fingerprint(solution.problem, solution))
-        ]
+        chapters_lock(chapter_ids={chapter_id for _, chapter_id, _ in asked})
+        decided = _decided_fingerprints({chapter_id for _, chapter_id, _ in asked})
+        checks = [(sid, current) for sid, _, current in asked if decided.get(sid) != current]
         _pending_upsert(checks, timezone.now())
-        asked = {solution_id for solution_id, _ in checks}
-        _chapters_touch({s.problem.chapter_id for s in solutions if s.pk in asked})
+        todo = {solution_id for solution_id, _ in checks}
+        _chapters_touch({chapter_id for sid, chapter_id, _ in asked if sid in todo})
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
     return [solution_id for solution_id, _ in checks]
 
@@ -218,10 +231,11 @@ def verdicts_force(*, solution_ids: Iterable[int]) -> list[int]:
     return [solution_id for solution_id, _ in checks]
 
 
-def _decided_fingerprints(solutions: list[Solution]) -> dict[int, str]:
-    """The fingerprint each already has a decided (not pending) verdict for."""
+def _decided_fingerprints(chapter_ids: set[int]) -> dict[int, str]:
+    """The fingerprint each solution of these chapters has a decided (not pending) verdict for:
+    read by chapter, not by a list of every solution id."""
     return dict(
-        Verdict.objects.filter(solution__in=solutions)
+        Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
         .exclude(status=Status.PENDING)
         .values_list("solution_id", "fingerprint")
     )

@@ -19,8 +19,14 @@ class Problem(models.Model):
         WORKED = "worked", "worked problem"
         EXERCISE = "exercise", "exercise"
 
-    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="problems")
-    key = models.SlugField(max_length=50, help_text="Stable within the chapter: p1, p2, …")
+    # No index of their own on chapter, key or variant: the (chapter, key) constraint's index
+    # serves every lookup, and each extra index is written on every import of every problem.
+    chapter = models.ForeignKey(
+        Chapter, on_delete=models.CASCADE, related_name="problems", db_index=False
+    )
+    key = models.SlugField(
+        max_length=50, db_index=False, help_text="Stable within the chapter: p1, p2, …"
+    )
     kind = models.CharField(
         max_length=10,
         choices=Kind.choices,
@@ -29,6 +35,7 @@ class Problem(models.Model):
     )
     variant = models.SlugField(
         max_length=80,
+        db_index=False,
         help_text="The problem's type, such as mha-output. The level counts the distinct "
         "variants among the worked problems: five worked problems of two types are two variants.",
     )

@@ -20,7 +20,7 @@ from curriculum.models import (
 )
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
-from ..answers import answer_lint
+from ..collection import collection_paused
 from ..documents import chapter_document
 from ..editing import chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
@@ -84,7 +84,7 @@ def chapter_import(
         raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
     existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
     released = bool(existing and existing.releases.exists())
-    with chapter_checked(
+    with collection_paused(), chapter_checked(
         document,
         known_books=set(Book.objects.values_list("numeral", flat=True)),
         known_entries=set(
@@ -108,8 +108,7 @@ def _lint(clean: dict) -> tuple[str, ...]:
     return tuple(
         f"problems[{i}].solution.answer: {warning}"
         for i, problem in enumerate(clean["problems"])
-        if problem["solution"] is not None
-        for warning in answer_lint(answer=problem["solution"]["answer"], **problem["tolerance"])
+        for warning in problem["lint"]
     )
 
 

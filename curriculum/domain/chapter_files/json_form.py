@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
+from ..collection import collection_paused
 from .errors import ChapterFileError, value_problem
 
 # Possessive: a long string is one step, not one backtracking frame per character (~100 bytes).
@@ -30,7 +31,8 @@ def json_document(body: bytes) -> Any:
         limit = settings.LIMIT_JSON_DEPTH
         raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
     try:
-        return json.loads(body or b"", object_pairs_hook=_no_repeated_keys)
+        with collection_paused():
+            return json.loads(body or b"", object_pairs_hook=_no_repeated_keys)
     except UnicodeDecodeError as error:
         raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
     except ValueError as error:

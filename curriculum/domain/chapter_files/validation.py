@@ -27,7 +27,7 @@ from curriculum.models.course import (
     state_after_edit,
 )
 
-from ..answers import default_digits
+from ..answers import answer_figures, answer_lint, default_digits
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepared
@@ -66,6 +66,7 @@ STRAND_ITEM_KEYS = ("title", "body", "published")
 FIGURE_KEYS = ("label", "caption", "alt", "svg")
 NOTATION_KEYS = ("symbol", "meaning")
 PROPOSITION_KEYS = ("number", "title", "statement", "proof", "proof_published")
+PROBLEM_KINDS = tuple(Problem.Kind.values)  # read once: the enum builds the list each time
 PROBLEM_KEYS = (
     "key",
     "kind",
@@ -495,7 +496,7 @@ def _problems(c: _Checker, doc: dict) -> list:
         else:
             keys_seen.add(key)
         kind = prob.get("kind")
-        if kind not in Problem.Kind.values:
+        if kind not in PROBLEM_KINDS:
             c.error(f"{path}.kind", f"expected worked or exercise, got {kind_of(kind)}")
         variant = prob.get("variant")
         if not isinstance(variant, str) or not SLUG_RE.match(variant):
@@ -509,7 +510,8 @@ def _problems(c: _Checker, doc: dict) -> list:
                 c.error(f"{path}.{problem.path}", problem.message)
         solution = _solution(c, prob, path)
         answer = solution["answer"] if solution else None
-        default = {"digits": default_digits(answer)}
+        figures = answer_figures(answer)
+        default = {"digits": default_digits(answer, figures)}
         tolerance = _tolerance(c, prob.get("tolerance", default), f"{path}.tolerance")
         if tolerance["digits"] is None:  # significant figures are bounded by MAX_DIGITS
             bounds = tolerance_problems(
@@ -527,6 +529,7 @@ def _problems(c: _Checker, doc: dict) -> list:
             "ask": ask,
             "tolerance": tolerance,
             "solution": solution,
+            "lint": answer_lint(answer=answer, **tolerance, figures=figures) if solution else [],
         }
         _placeholders(c, clean, path)
         problems.append(clean)

@@ -7,6 +7,7 @@ from typing import Any
 import yaml
 from django.conf import settings
 
+from ..collection import collection_paused
 from .errors import ChapterFileError, value_problem
 
 MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
@@ -198,10 +199,11 @@ def load_yaml(text: str) -> Any:
         raise ChapterFileError(
             [f"file: is {size:,} bytes; at most {limit:,} (LIMIT_CHAPTER_FILE_BYTES)"]
         )
-    try:
-        return _read(text)
-    except _Unusual:
-        return pyyaml_load(text)
+    with collection_paused():
+        try:
+            return _read(text)
+        except _Unusual:
+            return pyyaml_load(text)
 
 
 def pyyaml_load(text: str) -> Any:
