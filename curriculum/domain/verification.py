@@ -30,6 +30,7 @@ from curriculum.models import Chapter, Problem, Solution, Verdict
 
 from .answers import instances_error, tolerance_of
 from .locks import chapter_lock, chapters_lock
+from .rows import ROWS, one_statement
 from .tolerances import tolerance_problems
 
 Status = Verdict.Status
@@ -245,7 +246,7 @@ def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
     """Each (solution, fingerprint) pending, its verdict row made or reset: one statement."""
     if not checks:
         return
-    if not _batches_in_one_statement():
+    if not one_statement():
         for solution_id, current in checks:
             Verdict.objects.update_or_create(
                 solution_id=solution_id, defaults=_pending_fields(current, now)
@@ -259,7 +260,7 @@ def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
     sql = (
         f"INSERT INTO {q(Verdict._meta.db_table)} (solution_id, fingerprint, {columns}) "
         f"SELECT d.solution_id, d.fingerprint, {constants} "
-        f"FROM {_ROWS} AS d(solution_id integer, fingerprint varchar) "
+        f"FROM {ROWS} AS d(solution_id integer, fingerprint varchar) "
         f"ON CONFLICT (solution_id) DO UPDATE SET {updates}"
     )
     rows = [{"solution_id": solution_id, "fingerprint": current} for solution_id, current in checks]
@@ -270,7 +271,7 @@ def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
 def _pending_again(solution_ids: list[int], now) -> list[tuple[int, str]]:
     """Every existing verdict row of these solutions pending again for the fingerprint it
     holds: one statement; the (solution, fingerprint) pairs it reset."""
-    if not _batches_in_one_statement():
+    if not one_statement():
         rows = Verdict.objects.filter(solution_id__in=solution_ids)
         again = list(rows.values_list("solution_id", "fingerprint"))
         rows.update(**{k: v for k, v in _pending_fields("", now).items() if k != "fingerprint"})
@@ -294,15 +295,6 @@ def _pending_columns(now) -> tuple[list[str], list[Any]]:
     return list(same), [_db_value(name, value) for name, value in same.items()]
 
 
-_ROWS = "jsonb_to_recordset(%s::jsonb)"
-"""A batch's rows go to PostgreSQL as one JSON document: binding one string costs far less
-than quoting arrays element by element, or a statement per row."""
-
-
-def _batches_in_one_statement() -> bool:
-    """PostgreSQL writes a batch in one statement; the embedded first look (SQLite) a row at a
-    time through the ORM, with the same compare-and-set."""
-    return connection.vendor == "postgresql"
 
 
 def _column(name: str) -> Field:
@@ -500,7 +492,7 @@ def _compare_and_set(
 ) -> dict[int, str]:
     """Write each verdict, with the fingerprint of what was checked, only while the one
     requested is still pending: one UPDATE for the whole batch; returns the statuses written."""
-    if not _batches_in_one_statement():
+    if not one_statement():
         return {
             sid: values["status"]
             for sid, values in fields.items()
@@ -514,7 +506,7 @@ def _compare_and_set(
     record = ", ".join(f"{name} {_column_type(name)}" for name in names)
     sql = (
         f"UPDATE {q(Verdict._meta.db_table)} AS v SET {q('decided_at')} = %s, {columns} "
-        f"FROM {_ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}) "
+        f"FROM {ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}) "
         "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.requested "
         "RETURNING v.solution_id, v.status"
     )
