@@ -25,6 +25,7 @@ from django.utils.http import urlencode
 
 import attention
 from curriculum.domain.answers import solution_lint
+from curriculum.domain.chapter_files import ChapterFileError, json_document
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import (
     chapter_save,
@@ -68,15 +69,28 @@ class RowsJSONField(forms.JSONField):
     """JSON as an author reads it: one key per line, one matrix row per line."""
 
     def to_python(self, value):
-        """Django says only "Enter a valid JSON."; an author needs the line and column."""
+        """Read as the API reads a body (no key twice, bounded depth and digits); Django says
+        only "Enter a valid JSON.", and an author needs the line and column."""
         if isinstance(value, str) and value.strip():
             try:
-                json.loads(value)
-            except json.JSONDecodeError as error:
-                raise forms.ValidationError(
-                    f"Not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}."
-                ) from error
+                json_document(value.encode())
+            except ChapterFileError as refusal:
+                error = refusal.__cause__
+                if isinstance(error, json.JSONDecodeError):
+                    raise forms.ValidationError(
+                        f"Not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}."
+                    ) from refusal
+                raise forms.ValidationError(refusal.errors[0].removeprefix("body: ")) from refusal
         return super().to_python(value)
+
+    def bound_data(self, data, initial):
+        """What the form shows again after a refusal: Django's reading would fail the same way."""
+        if self.disabled or not isinstance(data, str):
+            return super().bound_data(data, initial)
+        try:
+            return json_document(data.encode())
+        except ChapterFileError:
+            return InvalidJSONInput(data)
 
     def prepare_value(self, value):
         if isinstance(value, InvalidJSONInput):

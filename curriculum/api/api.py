@@ -10,8 +10,9 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
 from ninja.errors import HttpError, ValidationError
+from ninja.parser import Parser
 
-from curriculum.domain.chapter_files import ChapterFileError
+from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
 from curriculum.domain.gate import PublishRefused
 from curriculum.domain.reading import PROCESS_BODIES, NotVisible
 from curriculum.domain.roles import Forbidden
@@ -46,6 +47,15 @@ class CurriculumAPI(NinjaAPI):
         return schema
 
 
+class StrictJSON(Parser):
+    """Bodies read as chapter documents are (curriculum/domain/chapter_files/json_form.py): a
+    key given twice, nesting past LIMIT_JSON_DEPTH or a number of thousands of digits is
+    refused with its reason (ninja answers 400 and `http_error` passes the reason on)."""
+
+    def parse_body(self, request):
+        return json_document(request.body)
+
+
 api = CurriculumAPI(
     title="Curriculum API",
     version="1",
@@ -56,6 +66,7 @@ api = CurriculumAPI(
     docs=Swagger(),  # served from this site's static files (see settings: CSP allows 'self')
     throttle=[AnonymousReadThrottle()],
     urls_namespace="api",
+    parser=StrictJSON(),
 )
 api.add_router("", lists.router)
 api.add_router("", chapters.router)
@@ -96,8 +107,11 @@ def not_visible(request, exc):
 
 @api.exception_handler(HttpError)
 def http_error(request, exc: HttpError):
-    """401, 403 and 429 (ninja's own refusals) in the same shape as every other error."""
-    return _error(request, exc.status_code, exc.message, [])
+    """400, 401, 403 and 429 (ninja's own refusals) in the same shape as every other error; a
+    body that could not be read says why."""
+    cause = exc.__cause__
+    errors = cause.errors if isinstance(cause, ChapterFileError) else []
+    return _error(request, exc.status_code, exc.message, errors)
 
 
 @api.exception_handler(BodyTooLarge)
@@ -117,6 +131,11 @@ def server_error(request, exc: Exception):
 @api.exception_handler(ChapterFileError)
 def document_refused(request, exc: ChapterFileError):
     return _error(request, 422, "the chapter document was refused; nothing was written", exc.errors)
+
+
+@api.exception_handler(SourceChanged)
+def source_changed(request, exc: SourceChanged):
+    return _error(request, 412, "the working copy changed; nothing was written", [str(exc)])
 
 
 @api.exception_handler(PublishRefused)

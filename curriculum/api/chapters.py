@@ -34,7 +34,9 @@ ERRORS = {**READ_ERRORS, 404: Error}
 def chapter_read(request, code: str = CODE, preview: bool = False):
     """The latest release if there is one, else the working copy of an in-progress chapter.
 
-    Send `If-None-Match` (the ETag) or `If-Modified-Since` to get 304 when nothing changed.
+    Send `If-None-Match` with the ETag to get 304 when nothing changed. `Last-Modified` is
+    sent for information; `If-Modified-Since` alone gets the body (a second can hold several
+    edits, and a neighbour's rename changes the page without touching this chapter).
     """
     who = caller(request)
     if preview and who.staff:

@@ -5,10 +5,12 @@ publication gate (every reason), and `chapter_verify`. A token carries its user'
 permissions, so an author's token may import but not publish.
 """
 
+import re
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.utils.cache import get_conditional_response, patch_vary_headers
 from ninja.responses import Status
 
 from curriculum.domain.chapter_files import (
@@ -18,6 +20,7 @@ from curriculum.domain.chapter_files import (
     chapter_source,
     json_document,
     load_yaml,
+    source_version,
 )
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, ReaderView
@@ -110,33 +113,62 @@ def chapter_source_read(request, code: str = CODE):
     """
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
-    if _is_yaml(request.headers.get("Accept", "")):
+    version = source_version(code=chapter.code)
+    response = get_conditional_response(request, etag=version)
+    if response is None and _is_yaml(request.headers.get("Accept", "")):
         text = chapter_export(code=chapter.code)
-        return HttpResponse(text, content_type="application/yaml; charset=utf-8")
-    return JsonResponse(
-        chapter_source(code=chapter.code), json_dumps_params={"ensure_ascii": False}
-    )
+        response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
+    elif response is None:
+        response = JsonResponse(
+            chapter_source(code=chapter.code), json_dumps_params={"ensure_ascii": False}
+        )
+    response["ETag"] = version
+    response["Cache-Control"] = "private, no-cache"
+    patch_vary_headers(response, ["Accept", "Authorization"])
+    return response
 
 
 @router.put(
     "/chapters/{code}",
-    response={200: Imported, 201: Imported, **AUTH_ERRORS, 413: Error, 422: Error},
+    response={200: Imported, 201: Imported, **AUTH_ERRORS, 412: Error, 413: Error, 422: Error},
     openapi_extra=DOCUMENT_BODY,
     **WRITE,
 )
-def chapter_put(request, code: str = CODE):
-    """Create or replace the working copy of a chapter (201 when created)."""
+def chapter_put(request, response: HttpResponse, code: str = CODE):
+    """Create or replace the working copy of a chapter (201 when created).
+
+    Send `If-Match` with the ETag of `GET /chapters/{code}/source` to write only over the
+    version you read: another writer's edit since then gets 412 and nothing is written (read
+    again, merge, send again). Without it the last writer wins. The answer's ETag is the
+    version just written.
+    """
     exists = Chapter.objects.filter(code=code).exists()
     caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
     result = chapter_import(
-        document=_document(request), expected_code=code, user=caller(request).user
+        document=_document(request),
+        expected_code=code,
+        user=caller(request).user,
+        if_match=_versions(request.headers.get("If-Match")),
     )
+    response["ETag"] = source_version(code=code)
     body = {
         "code": result.label,
         "created": result.created,
         "verifications_enqueued": result.enqueued,
     }
     return Status(201 if result.created else 200, body)
+
+
+def _versions(header: str | None) -> frozenset[str] | None:
+    """The strong entity tags an If-Match names ("*" for any); a weak tag never matches."""
+    if header is None:
+        return None
+    if header.strip() == "*":
+        return frozenset({"*"})
+    return frozenset(tag for weak, tag in ENTITY_TAG.findall(header) if not weak)
+
+
+ENTITY_TAG = re.compile(r'(W/)?("[^"]*")')
 
 
 @router.post(

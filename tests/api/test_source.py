@@ -28,8 +28,8 @@ def chapter_with_everything(books):
     verify_now(Chapter.objects.get(code="II.7"))
 
 
-def source(client, token, accept=YAML):
-    return client.get("/api/v1/chapters/II.7/source", HTTP_ACCEPT=accept, **token)
+def source(client, token, accept=YAML, **headers):
+    return client.get("/api/v1/chapters/II.7/source", HTTP_ACCEPT=accept, **token, **headers)
 
 
 def test_yaml_source_is_exactly_what_export_writes(client, chapter_with_everything, alice_token):
@@ -85,3 +85,58 @@ def test_the_served_schema_is_valid_openapi_3_1(client, db):
     schema = client.get("/api/v1/openapi.json").json()
     assert schema["openapi"].startswith("3.1")
     validate(schema)  # raises with every reason when it is not
+
+
+def put_source(client, token, document, **headers):
+    return client.put("/api/v1/chapters/II.7", json.dumps(document),
+                      content_type="application/json", **token, **headers)
+
+
+def test_two_writers_of_one_version_cannot_lose_each_others_edit(client, chapter_with_everything,
+                                                                 alice_token, erin_token):
+    """A reads, B reads, A writes: B's write of the version it read is refused (412) and writes
+    nothing; read again, B's write goes through over A's edit."""
+    read_a, read_b = source(client, alice_token, "application/json"), source(client, erin_token)
+    assert read_a["ETag"] == read_b["ETag"]  # one version, in either form
+    mine = read_a.json() | {"title": "A's title"}
+    written = put_source(client, alice_token, mine, HTTP_IF_MATCH=read_a["ETag"])
+    assert written.status_code == 200 and written["ETag"] != read_a["ETag"]
+
+    theirs = yaml.safe_load(read_b.content) | {"summary": "B's summary"}
+    stale = put_source(client, erin_token, theirs, HTTP_IF_MATCH=read_b["ETag"])
+    assert stale.status_code == 412 and stale.json()["errors"]
+    chapter = Chapter.objects.get(code="II.7")
+    assert chapter.title == "A's title" and chapter.summary != "B's summary"
+
+    again = source(client, erin_token)
+    assert again["ETag"] == written["ETag"]
+    merged = yaml.safe_load(again.content) | {"summary": "B's summary"}
+    assert put_source(client, erin_token, merged, HTTP_IF_MATCH=again["ETag"]).status_code == 200
+    chapter.refresh_from_db()
+    assert (chapter.title, chapter.summary) == ("A's title", "B's summary")
+
+
+def test_the_source_version_moves_with_its_text_only(client, chapter_with_everything,
+                                                    alice_token):
+    before = source(client, alice_token)
+    assert source(client, alice_token, "application/json", HTTP_IF_NONE_MATCH=before["ETag"]
+                  ).status_code == 304
+    Verdict.objects.filter(solution__problem__chapter__code="II.7").update(status="pending")
+    verify_now(Chapter.objects.get(code="II.7"))  # verdicts decided again: the text is the same
+    assert source(client, alice_token)["ETag"] == before["ETag"]
+
+
+@pytest.mark.parametrize("if_match", ['W/"x"', '"not-a-version"', '"a", "b"'])
+def test_a_version_that_is_not_the_working_copy_writes_nothing(client, chapter_with_everything,
+                                                              alice_token, if_match):
+    document = source(client, alice_token, "application/json").json() | {"title": "Changed"}
+    assert put_source(client, alice_token, document, HTTP_IF_MATCH=if_match).status_code == 412
+    assert Chapter.objects.get(code="II.7").title != "Changed"
+
+
+def test_if_match_any_needs_a_working_copy(client, books, alice_token):
+    assert put_source(client, alice_token, sketch(), HTTP_IF_MATCH="*").status_code == 412
+    assert not Chapter.objects.filter(code="II.7").exists()
+    assert put_source(client, alice_token, sketch()).status_code == 201
+    assert put_source(client, alice_token, sketch(title="Again"), HTTP_IF_MATCH="*"
+                      ).status_code == 200

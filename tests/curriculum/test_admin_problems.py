@@ -73,6 +73,22 @@ def test_inputs_that_are_not_json_are_refused(seeded, author):
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
+@pytest.mark.parametrize(("field", "text", "shown"), [
+    ("solution-0-answer", "9" * 5000, "a number has more than 4,300 digits"),
+    ("ask", '{"output": "out", "row": ' + "9" * 5000 + "}", "a number has more than 4,300 digits"),
+    ("inputs", '{"heads": 2, "heads": 3}', "appears twice in one object"),
+    ("solution-0-answer", "[" * 5000 + "]" * 5000, "nested more than"),
+])
+def test_json_no_reader_should_take_is_refused_on_the_form(seeded, author, field, text, shown):
+    """Thousands of digits, a key given twice, nesting past the limit: a form error (the API's
+    own words), never a 500, and nothing saved."""
+    chapter = Chapter.objects.get(code="II.4")
+    page = author.post(add_url(chapter), new_problem(author, chapter, **{field: text}))
+    assert page.status_code == 200
+    assert shown in shown_errors(page)
+    assert not Problem.objects.filter(chapter=chapter).exists()
+
+
 def test_an_answer_that_is_not_numbers_is_refused_and_nothing_is_saved(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     data = new_problem(author, chapter, **{"solution-0-answer": '[[0.5, "half"]]'})

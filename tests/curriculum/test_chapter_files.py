@@ -161,11 +161,20 @@ def test_yaml_that_does_not_parse_says_where(books):
     assert refused("code: II.7\ntitle: [unclosed\n")[0].startswith("line 3, column 1: not valid")
 
 
-@pytest.mark.parametrize("value", ["9" * 4301, "2026-02-30"])
+@pytest.mark.parametrize("value", ["9" * 4301, "-" + "9" * 4301, "0x" + "f" * 5000, "2026-02-30"])
 def test_a_value_no_parser_can_build_is_refused_in_an_author_s_words(books, value):
+    """A hexadecimal literal escapes Python's own decimal limit, and then every message that
+    named the number (`digits: 0xfff...`) failed: it is refused where it is written."""
     [error] = refused(f"code: II.7\nanswer: {value}\n")
-    assert error.startswith("file: not valid YAML: ")
-    assert "sys." not in error and "9" * 100 not in error
+    assert error.startswith(("file: not valid YAML: ", "line 2, column 9: not valid YAML: "))
+    assert "sys." not in error and "9" * 100 not in error and "f" * 100 not in error
+
+
+def test_the_largest_integer_python_prints_is_still_read(books):
+    from curriculum.domain.chapter_files.yaml_form import load_yaml
+
+    assert load_yaml("a: " + "9" * 4300)["a"] == 10**4300 - 1
+    assert load_yaml("a: [0x10, -0x10]")["a"] == [16, -16]
 
 
 def test_a_json_number_of_thousands_of_digits_is_refused_in_an_author_s_words():

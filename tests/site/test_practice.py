@@ -229,3 +229,16 @@ def test_a_check_body_that_is_not_json_is_a_documented_400_with_errors(client, p
     documented = client.get("/api/v1/openapi.json").json()["paths"]
     check = documented["/api/v1/chapters/{code}/problems/{key}/instances/{n}/check"]["post"]
     assert "400" in check["responses"]
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    (b'{"answer": 1, "answer": 2}', "the key 'answer' appears twice in one object"),
+    (b'{"answer": ' + b"9" * 5000 + b"}", "a number has more than 4,300 digits"),
+    (b'{"answer": ' + b"[" * 500 + b"]" * 500 + b"}", "nested more than"),
+])
+def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(client, practice, body,
+                                                                      reason):
+    """A key given twice would be graded on whichever value won: refused, as in every body."""
+    response = client.post(f"{API}/1/check", body, content_type="application/json")
+    assert response.status_code == 400
+    assert reason in response.json()["errors"][0]

@@ -7,6 +7,7 @@ A file that breaks a rule is refused whole and nothing is written.
 from .errors import ChapterFileError
 from .importing import (
     ImportResult,
+    SourceChanged,
     books_import,
     chapter_export,
     chapter_import,
@@ -16,6 +17,7 @@ from .importing import (
     files_import,
     import_order,
     is_book_document,
+    source_version,
 )
 from .json_form import json_document
 from .validation import chapter_checked, validate_book, validate_books
@@ -24,6 +26,7 @@ from .yaml_form import dump_yaml, load_yaml
 __all__ = [
     "ChapterFileError",
     "ImportResult",
+    "SourceChanged",
     "books_import",
     "chapter_checked",
     "chapter_export",
@@ -37,6 +40,7 @@ __all__ = [
     "is_book_document",
     "json_document",
     "load_yaml",
+    "source_version",
     "validate_book",
     "validate_books",
 ]

@@ -1,5 +1,7 @@
 """Import (one transaction per file, all or nothing) and export of chapter and book files."""
 
+import hashlib
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from ..collection import collection_paused
 from ..documents import chapter_document
 from ..editing import chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
+from ..locks import chapter_lock
 from ..selectors import chapter_with_parts
 from .errors import ChapterFileError
 from .validation import CHAPTER_FIELDS, chapter_checked, kind_of, validate_books
@@ -70,13 +73,33 @@ def books_import(
     )
 
 
+class SourceChanged(Exception):
+    """The working copy is no longer the one the writer read (HTTP 412): writing would lose
+    another writer's edit."""
+
+
+def source_version(*, code: str) -> str:
+    """The working copy's version as its file says it, a quoted strong ETag: it moves with every
+    edit of the source and with nothing else (a verdict decided, a neighbour renamed)."""
+    text = json.dumps(chapter_source(code=code), sort_keys=True, ensure_ascii=False)
+    return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+
+
 def chapter_import(
-    *, document: Any, dry_run: bool = False, expected_code: str | None = None, user: Any = None
+    *,
+    document: Any,
+    dry_run: bool = False,
+    expected_code: str | None = None,
+    user: Any = None,
+    if_match: frozenset[str] | None = None,
 ) -> ImportResult:
     """Create or update the working copy of one chapter from a document; all or nothing.
 
     Every write goes through the editing services, with the `user`'s permissions (None: the
     command line): a released chapter keeps its identity, and withdrawing is an Editor's act.
+    With `if_match` (versions from `source_version`, or "*" for any), the write happens only
+    if the working copy exists and is at one of them, checked under its lock; else
+    SourceChanged.
     """
     code = document.get("code") if isinstance(document, dict) else None
     if expected_code is not None and isinstance(document, dict) and code != expected_code:
@@ -94,6 +117,8 @@ def chapter_import(
     ) as clean:
         try:
             with transaction.atomic():
+                if if_match is not None:
+                    _require_version(existing, if_match)
                 chapter = _write_chapter(clean, existing or Chapter(), user)
                 enqueued = problems_replace(chapter=chapter, problems=clean["problems"], user=user)
                 transaction.set_rollback(dry_run)
@@ -102,6 +127,14 @@ def chapter_import(
     return ImportResult(
         "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
     )
+
+
+def _require_version(existing: Chapter | None, if_match: frozenset[str]) -> None:
+    if existing is None:
+        raise SourceChanged("there is no working copy of this chapter to match")
+    chapter_lock(chapter_id=existing.pk)  # held to the end: no edit slips in before the write
+    if "*" not in if_match and source_version(code=existing.code) not in if_match:
+        raise SourceChanged("the working copy changed since that version was read")
 
 
 def _lint(clean: dict) -> tuple[str, ...]:

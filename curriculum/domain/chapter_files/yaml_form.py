@@ -2,6 +2,7 @@
 bombs) and written in one canonical form, so export then import then export is stable."""
 
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -65,6 +66,27 @@ class _Loader(_FAST):  # type: ignore[misc,valid-type]
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
+
+def _construct_int(loader: Any, node: Any) -> int:
+    """An integer as PyYAML reads it, refused past what Python prints in decimal (a 0x...
+    literal escapes Python's own limit, and every message naming it would fail), with its
+    line and column."""
+    try:
+        value = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError:  # a decimal literal past the limit
+        value = _INT_LIMIT
+    if abs(value) >= _INT_LIMIT:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number has more than {sys.get_int_max_str_digits():,} digits",
+            node.start_mark,
+        )
+    return value
+
+
+_INT_LIMIT = 10 ** sys.get_int_max_str_digits()
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
