@@ -60,3 +60,14 @@ def test_non_numeric_expected_raises_with_path_answer(expected):
     with pytest.raises(EngineInputError) as info:
         compare(np.asarray(1.0), expected, rtol=1e-6, atol=1e-9)
     assert info.value.problems[0].path.startswith("answer")
+
+
+def test_an_answer_of_a_subnormal_number_compares_without_a_warning():
+    """1 against 1e-320: the relative error overflows to infinity, which is said (and stored
+    as no value) without numpy printing a RuntimeWarning into a command's output."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = compare(np.array([1.0]), [1e-320], rtol=1e-6, atol=1e-9)
+    assert not result.ok and result.max_rel_error == math.inf

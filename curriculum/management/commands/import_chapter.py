@@ -26,6 +26,7 @@ class Command(BaseCommand):
     def handle(self, *args, files, dry_run, **options):
         with files_import(dry_run=dry_run) as file_import:
             failed = self._import_all(files, file_import, dry_run)
+        self.stdout.flush()  # every row before the verdict on stderr, even through a pipe
         if failed:
             raise CommandError(f"{failed} of {len(files)} files refused")
         if self.unverified:
