@@ -120,6 +120,14 @@ def test_a_mathematics_target_off_the_ladder_is_an_error(books):
     ]
 
 
+def test_a_target_that_is_not_a_whole_number_gets_one_error_not_two(books):
+    doc = sketch()
+    doc["strands"]["mathematics"] = {"target": 3.0}
+    assert refused(doc) == [
+        "strands.mathematics.target: expected a whole number, got a number (3.0)"
+    ]
+
+
 def test_state_published_is_reached_only_by_publishing(books):
     assert refused(sketch(state="published")) == [
         "state: expected one of draft, in_progress, got text ('published') "

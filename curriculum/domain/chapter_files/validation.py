@@ -375,10 +375,11 @@ def _strands(c: _Checker, doc: dict, maturity: Any) -> dict:
             continue
         allowed = ("target",) if kind == MATHEMATICS else STRAND_KEYS
         strand = c.mapping(strands[kind], path, allowed, ("target",))
+        refused = len(c.errors)
         target = c.integer(strand, "target", path) if "target" in strand else 0
         if kind == MATHEMATICS:
             level = LEVELS.get(maturity) if isinstance(maturity, str) else None
-            if level and target != level.problems:
+            if level and len(c.errors) == refused and target != level.problems:  # once a line
                 c.error(
                     f"{path}.target",
                     f"at {level.code} the mathematics target is "
