@@ -56,6 +56,7 @@ def test_a_chapter_verified_again_goes_in_batches_and_every_verdict_arrives(work
     ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(250)])
     decided(ids)
     before = worker.received("verify_batch")
+    settings.VERIFY_BATCH_SIZE = 100  # the sender splits the checks
 
     assert sorted(chapter_verify(code="II.9")) == sorted(ids)
 
