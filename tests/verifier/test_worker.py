@@ -115,3 +115,40 @@ def test_verify_all_asks_again_for_every_solution(worker, books):
     again = decided(ids)
     assert {k: v.status for k, v in again.items()} == {"a1": "verified", "b1": "mismatch"}
     assert all(again[k].decided_at > first[k].decided_at for k in first)
+
+
+def _worker_backends() -> set[int]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+        return {pid for (pid,) in cursor.fetchall()}
+
+
+def _edit_and_decide(sid: int, answer) -> str:
+    solution = Solution.objects.select_related("problem").get(pk=sid)
+    solution.answer = answer
+    solution.save()
+    verdict_request(solution=solution)
+    return decided([sid])["p1"].status
+
+
+def test_the_worker_keeps_its_database_connection_and_survives_losing_it(worker, books):
+    """Celery's Django fixup would close the connection around every task (two connects per
+    batch); tasks keep it as web requests do, and one the server dropped is replaced."""
+    [sid] = import_chapter([uniform_problem("p1", RIGHT)])
+    assert decided([sid])["p1"].status == "verified"
+    kept = _worker_backends()
+    assert kept  # held between tasks
+    assert _edit_and_decide(sid, [[2, 3], [2, 4]]) == "mismatch"
+    assert _worker_backends() == kept  # the same connection, two tasks later
+
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid",
+                       [list(kept)])
+    assert _edit_and_decide(sid, RIGHT) == "verified"  # a new connection, no lost check
