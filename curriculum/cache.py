@@ -31,23 +31,44 @@ class UpsertDatabaseCache(DatabaseCache):
         self._sets = itertools.count(1)
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        if not self._upsert({key: value}, timeout, version):
+            super().set(key, value, timeout, version)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        """One statement for the lot (Django's sets them one by one: a chapter of 20,000 texts
+        was 60,000 round trips); past MAX_ENTRIES only the last are written, since the cull
+        would drop the rest at once."""
+        items = dict(list(data.items())[-self._max_entries :])
+        if not self._upsert(items, timeout, version):
+            return super().set_many(data, timeout, version)
+        return []
+
+    def _upsert(self, data: dict, timeout, version) -> bool:
+        """Insert or replace every entry in one statement; False where the database cannot."""
         db = router.db_for_write(self.cache_model_class)
         connection = connections[db]
         if not connection.features.supports_update_conflicts_with_target:
-            return super().set(key, value, timeout, version)
-        key = self.make_and_validate_key(key, version=version)
+            return False
+        if not data:
+            return True
         timeout = self.get_backend_timeout(timeout)
         expires = (
             datetime.max
             if timeout is None
             else datetime.fromtimestamp(timeout, tz=UTC if settings.USE_TZ else None)
         ).replace(microsecond=0)
-        encoded = base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
+        keys = [self.make_and_validate_key(key, version=version) for key in data]
+        encoded = [
+            base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
+            for value in data.values()
+        ]
         table, cache_key, column, expiry = map(
-            connection.ops.quote_name, (self._table, "cache_key", "value", "expires")
+            connection.ops.quote_name,
+            (self._table, "cache_key", "value", "expires"),  # type: ignore[attr-defined]
         )
         upsert = (
-            f"INSERT INTO {table} ({cache_key}, {column}, {expiry}) VALUES (%s, %s, %s) "
+            f"INSERT INTO {table} ({cache_key}, {column}, {expiry}) "
+            f"SELECT k, v, %s FROM unnest(%s::text[], %s::text[]) AS d(k, v) "
             f"ON CONFLICT ({cache_key}) DO UPDATE "
             f"SET {column} = EXCLUDED.{column}, {expiry} = EXCLUDED.{expiry}"
         )
@@ -55,16 +76,18 @@ class UpsertDatabaseCache(DatabaseCache):
         block = transaction.atomic(using=db) if connection.in_atomic_block else nullcontext()
         try:
             with block, connection.cursor() as cursor:
-                if next(self._sets) % CULL_CHECK_EVERY == 0:
+                if next(self._sets) % CULL_CHECK_EVERY == 0 or len(keys) > 1:
                     cursor.execute(f"SELECT COUNT(*) FROM {table}")
                     count = cursor.fetchone()[0]
-                    if count > self._max_entries:
-                        self._cull(db, cursor, tz_now().replace(microsecond=0), count)
+                    if count + len(keys) > self._max_entries:
+                        now = tz_now().replace(microsecond=0)
+                        self._cull(db, cursor, now, count + len(keys))  # type: ignore[attr-defined]
                 cursor.execute(
-                    upsert, [key, encoded, connection.ops.adapt_datetimefield_value(expires)]
+                    upsert, [connection.ops.adapt_datetimefield_value(expires), keys, encoded]
                 )
         except DatabaseError:
             pass  # as Django's: a set may fail quietly (say, the table is being culled)
+        return True
 
 
 class ProcessBytes:

@@ -65,6 +65,23 @@ def test_the_table_is_culled_as_it_grows(database_cache):
     assert counts[-1] < 200  # just culled, as Django culls: a third at a time
 
 
+def test_many_sets_are_one_statement_and_never_more_than_the_table_keeps(database_cache):
+    """Rendering a chapter of 20,000 texts sets them together: Django's set_many is a set (three
+    statements in a transaction) per entry; here one statement, and only as many as the table
+    keeps, since the cull would drop the rest."""
+    database_cache.set_many({f"early-{i}": i for i in range(150)}, timeout=60)
+    many = {f"text-{i}": f"<p>{i}</p>" for i in range(1000)}
+    with CaptureQueriesContext(connection) as queries:
+        assert database_cache.set_many(many, timeout=None) == []
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) <= 5, statements  # count, cull (expired, oldest), one upsert
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM curriculum_cache_test")
+        assert cursor.fetchone()[0] <= 200 + 200 // 3
+    assert database_cache.get("text-999") == "<p>999</p>"
+    assert database_cache.get_many(["text-998", "text-0"]) == {"text-998": "<p>998</p>"}
+
+
 def test_anonymous_reads_are_throttled_through_the_database_cache(client, database_cache,
                                                                   settings):
     settings.API_ANON_RATE = "3/min"
