@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,16 +128,17 @@ def compare(
                 False,
                 math.inf,
                 math.inf,
-                f"expected a mapping with keys {sorted(wanted)}, got a non-mapping value",
+                f"the answer names values ({_names(wanted)}) but the engine's value is not a "
+                "mapping of named values",
             )
         got = {str(k): v for k, v in value.items()}
         messages = []
         missing = sorted(set(wanted) - set(got))
         extra = sorted(set(got) - set(wanted))
         if missing:
-            messages.append(f"the engine gives no value named {', '.join(missing)}")
+            messages.append(f"the engine gives no value named {_names(missing)}")
         if extra:
-            messages.append(f"the answer leaves out values the engine gives: {', '.join(extra)}")
+            messages.append(f"the answer leaves out values the engine gives: {_names(extra)}")
         ok = not missing and not extra
         worst_abs = math.inf if not ok else 0.0
         worst_rel = math.inf if not ok else 0.0
@@ -150,5 +151,22 @@ def compare(
                 messages.append(part.message)
         return Comparison(ok, worst_abs, worst_rel, "; ".join(messages))
     if isinstance(value, Mapping):
-        return Comparison(False, math.inf, math.inf, "expected a number or array, got a mapping")
+        return Comparison(
+            False,
+            math.inf,
+            math.inf,
+            "the answer is a number or array but the engine's value names values "
+            f"({_names(value)})",
+        )
     return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits)
+
+
+NAMES_SHOWN = 5
+
+
+def _names(names: Iterable) -> str:
+    """At most NAMES_SHOWN names, sorted, then how many more: a message stays short whatever
+    an answer holds."""
+    listed = sorted(str(name) for name in names)
+    shown = ", ".join(listed[:NAMES_SHOWN])
+    return shown if len(listed) <= NAMES_SHOWN else f"{shown} and {len(listed) - NAMES_SHOWN} more"

@@ -11,6 +11,7 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
@@ -109,6 +110,18 @@ def json_rows(value, indent: str = "") -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+class ChosenFromTheList(admin.ModelAdmin):
+    """A list action runs only on rows chosen from the list: Django fails (500) on a forged
+    selection that is not a row's id."""
+
+    def response_action(self, request, queryset, **kwargs):
+        chosen = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+        if not all(choice.isascii() and choice.isdigit() for choice in chosen):
+            self.message_user(request, "Choose the rows from the list.", messages.WARNING)
+            return None
+        return super().response_action(request, queryset, **kwargs)
+
+
 class TextBoxes:
     """Text boxes sized for what they hold: one-liners stay short, code is monospace."""
 
@@ -133,7 +146,7 @@ class TextBoxes:
 
 
 @admin.register(Book)
-class BookAdmin(admin.ModelAdmin):
+class BookAdmin(ChosenFromTheList):
     list_display = ["numeral", "title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     search_fields = ["title", "numeral"]
@@ -306,7 +319,7 @@ class ChapterForm(forms.ModelForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(TextBoxes, admin.ModelAdmin):
+class ChapterAdmin(TextBoxes, ChosenFromTheList):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
@@ -550,7 +563,7 @@ def operation_choices() -> list[tuple[str, str]]:
 
 
 @admin.register(Problem)
-class ProblemAdmin(TextBoxes, admin.ModelAdmin):
+class ProblemAdmin(TextBoxes, ChosenFromTheList):
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
     search_fields = ["key", "variant", "chapter__code", "statement"]
@@ -659,7 +672,7 @@ class ProblemAdmin(TextBoxes, admin.ModelAdmin):
 
 
 @admin.register(Release)
-class ReleaseAdmin(ReadOnly, admin.ModelAdmin):
+class ReleaseAdmin(ReadOnly, ChosenFromTheList):
     """Read-only for everyone, superusers included: a release is an immutable snapshot."""
 
     list_display = ["chapter", "number", "created_by", "created_at", "read"]

@@ -15,6 +15,7 @@ from ninja.responses import Status
 
 from curriculum.domain.chapter_files import (
     ChapterFileError,
+    SourceChanged,
     chapter_export,
     chapter_import,
     chapter_source,
@@ -139,11 +140,13 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
 
     Send `If-Match` with the ETag of `GET /chapters/{code}/source` to write only over the
     version you read: another writer's edit since then gets 412 and nothing is written (read
-    again, merge, send again). Without it the last writer wins. The answer's ETag is the
-    version just written.
+    again, merge, send again). `If-None-Match: *` creates only. Without either, the last writer
+    wins. The answer's ETag is the version just written.
     """
     exists = Chapter.objects.filter(code=code).exists()
     caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
+    if request.headers.get("If-None-Match", "").strip() == "*" and exists:
+        raise SourceChanged("the chapter exists (If-None-Match: * creates only)")
     result = chapter_import(
         document=_document(request),
         expected_code=code,
@@ -160,15 +163,20 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
 
 
 def _versions(header: str | None) -> frozenset[str] | None:
-    """The strong entity tags an If-Match names ("*" for any); a weak tag never matches."""
+    """The strong entity tags an If-Match names ("*" for any). A weak tag never matches, and
+    neither does anything malformed: an empty header or a stray word is a client that asked for
+    a guard, and gets 412 rather than an unguarded write."""
     if header is None:
         return None
     if header.strip() == "*":
         return frozenset({"*"})
-    return frozenset(tag for weak, tag in ENTITY_TAG.findall(header) if not weak)
+    items = [item.strip() for item in header.split(",")]
+    if not all(ENTITY_TAG.fullmatch(item) for item in items):
+        return frozenset()
+    return frozenset(item for item in items if not item.startswith("W/"))
 
 
-ENTITY_TAG = re.compile(r'(W/)?("[^"]*")')
+ENTITY_TAG = re.compile(r'(?:W/)?"[\x21\x23-\x7e]*"')  # RFC 9110 entity-tag
 
 
 @router.post(

@@ -126,7 +126,7 @@ def test_the_source_version_moves_with_its_text_only(client, chapter_with_everyt
     assert source(client, alice_token)["ETag"] == before["ETag"]
 
 
-@pytest.mark.parametrize("if_match", ['W/"x"', '"not-a-version"', '"a", "b"'])
+@pytest.mark.parametrize("if_match", ['W/"x"', '"not-a-version"', '"a", "b"', "", " ", ","])
 def test_a_version_that_is_not_the_working_copy_writes_nothing(client, chapter_with_everything,
                                                               alice_token, if_match):
     document = source(client, alice_token, "application/json").json() | {"title": "Changed"}
@@ -140,3 +140,22 @@ def test_if_match_any_needs_a_working_copy(client, books, alice_token):
     assert put_source(client, alice_token, sketch()).status_code == 201
     assert put_source(client, alice_token, sketch(title="Again"), HTTP_IF_MATCH="*"
                       ).status_code == 200
+
+
+@pytest.mark.parametrize("shape", ['w/{}', 'W/ {}', 'xyz{}', '{} junk', 'W/{}'])
+def test_a_malformed_or_weak_form_of_the_right_version_writes_nothing(
+        client, chapter_with_everything, alice_token, shape):
+    read = source(client, alice_token, "application/json")
+    document = read.json() | {"title": "Changed"}
+    header = shape.format(read["ETag"])
+    assert put_source(client, alice_token, document, HTTP_IF_MATCH=header).status_code == 412
+    assert Chapter.objects.get(code="II.7").title != "Changed"
+    listed = f'"other", {read["ETag"]}'
+    assert put_source(client, alice_token, document, HTTP_IF_MATCH=listed).status_code == 200
+
+
+def test_if_none_match_any_creates_only(client, books, alice_token):
+    assert put_source(client, alice_token, sketch(), HTTP_IF_NONE_MATCH="*").status_code == 201
+    again = put_source(client, alice_token, sketch(title="Over"), HTTP_IF_NONE_MATCH="*")
+    assert again.status_code == 412
+    assert Chapter.objects.get(code="II.7").title != "Over"

@@ -71,3 +71,11 @@ def test_an_answer_of_a_subnormal_number_compares_without_a_warning():
         warnings.simplefilter("error")
         result = compare(np.array([1.0]), [1e-320], rtol=1e-6, atol=1e-9)
     assert not result.ok and result.max_rel_error == math.inf
+
+
+def test_a_mapping_answer_against_an_array_says_which_is_which_in_a_bounded_message():
+    result = compare(np.zeros((2, 3)), {f"k{i}": 1 for i in range(150_000)}, rtol=1e-6, atol=1e-9)
+    assert not result.ok
+    assert result.message.startswith("the answer names values (k0, k1, k10, k100, k1000 and")
+    assert "149995 more) but the engine's value is not a mapping" in result.message
+    assert len(result.message) < 200

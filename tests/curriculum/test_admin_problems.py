@@ -74,8 +74,9 @@ def test_inputs_that_are_not_json_are_refused(seeded, author):
 
 
 @pytest.mark.parametrize(("field", "text", "shown"), [
-    ("solution-0-answer", "9" * 5000, "a number has more than 4,300 digits"),
-    ("ask", '{"output": "out", "row": ' + "9" * 5000 + "}", "a number has more than 4,300 digits"),
+    ("solution-0-answer", "9" * 5000, "a number is larger than about 1.8e308"),
+    ("ask", '{"output": "out", "row": ' + "9" * 400 + "}", "a number is larger than about 1.8e308"),
+    ("inputs", '{"x": "\\ud800"}', "lone surrogate"),
     ("inputs", '{"heads": 2, "heads": 3}', "appears twice in one object"),
     ("solution-0-answer", "[" * 5000 + "]" * 5000, "nested more than"),
 ])

@@ -1,5 +1,6 @@
 """Chapter files: the round trip, and bad files refused whole with every error and its path."""
 
+import math
 from pathlib import Path
 
 import pytest
@@ -169,28 +170,46 @@ def test_yaml_that_does_not_parse_says_where(books):
     assert refused("code: II.7\ntitle: [unclosed\n")[0].startswith("line 3, column 1: not valid")
 
 
-@pytest.mark.parametrize("value", ["9" * 4301, "-" + "9" * 4301, "0x" + "f" * 5000, "2026-02-30"])
+@pytest.mark.parametrize("value", ["9" * 4301, "-" + "9" * 400, "0x" + "f" * 5000, "2026-02-30"])
 def test_a_value_no_parser_can_build_is_refused_in_an_author_s_words(books, value):
-    """A hexadecimal literal escapes Python's own decimal limit, and then every message that
-    named the number (`digits: 0xfff...`) failed: it is refused where it is written."""
+    """An integer no float can hold is refused where it is written: a tolerance or a generator's
+    scale of 400 digits failed deep in the checks, and a hexadecimal literal escapes Python's own
+    limit on digits, failing every message that named it."""
     [error] = refused(f"code: II.7\nanswer: {value}\n")
     assert error.startswith(("file: not valid YAML: ", "line 2, column 9: not valid YAML: "))
     assert "sys." not in error and "9" * 100 not in error and "f" * 100 not in error
 
 
-def test_the_largest_integer_python_prints_is_still_read(books):
+def test_numbers_read_as_yaml_1_2_writes_them(books):
+    """YAML 1.1 read 010 as 8 and 1:30 as 90, changing an author's inputs without a word;
+    those are now text (refused where a number belongs), and 1e-6 is the number it looks like."""
     from curriculum.domain.chapter_files.yaml_form import load_yaml
 
-    assert load_yaml("a: " + "9" * 4300)["a"] == 10**4300 - 1
-    assert load_yaml("a: [0x10, -0x10]")["a"] == [16, -16]
+    read = load_yaml("a: [010, 1:30, 1_0, 0b11, 0x10, 0o17, 1e-6, -.5, .inf, " + str(2**1023) + "]")
+    assert read["a"] == [10, "1:30", "1_0", "0b11", 16, 15, 1e-6, -0.5, math.inf, 2**1023]
+    with pytest.raises(ChapterFileError, match="larger than about 1.8e308"):
+        load_yaml(f"a: {2**1024}")
 
 
-def test_a_json_number_of_thousands_of_digits_is_refused_in_an_author_s_words():
+def test_a_json_number_no_float_can_hold_is_refused_in_an_author_s_words():
     from curriculum.domain.chapter_files.json_form import json_document
 
-    with pytest.raises(ChapterFileError) as refusal:
-        json_document(b'{"answer": ' + b"9" * 4301 + b"}")
-    assert refusal.value.errors == ["body: not valid JSON: a number has more than 4,300 digits"]
+    for digits in (b"9" * 4301, b"1" + b"0" * 400):
+        with pytest.raises(ChapterFileError) as refusal:
+            json_document(b'{"answer": ' + digits + b"}")
+        assert refusal.value.errors == [
+            "body: not valid JSON: a number is larger than about 1.8e308, the largest the engine"
+            " computes with"
+        ]
+
+
+def test_a_json_text_with_a_lone_surrogate_is_refused_and_an_emoji_is_not():
+    from curriculum.domain.chapter_files.json_form import json_document
+
+    assert json_document(b'{"title": "\\ud83d\\ude00"}') == {"title": "\U0001f600"}
+    for body in (b'{"title": "a \\ud800 b"}', b'{"\\udc00": 1}'):
+        with pytest.raises(ChapterFileError, match="lone surrogate"):
+            json_document(body)
 
 
 def test_a_bad_file_writes_nothing_even_when_its_chapter_exists(books):

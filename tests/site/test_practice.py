@@ -233,7 +233,7 @@ def test_a_check_body_that_is_not_json_is_a_documented_400_with_errors(client, p
 
 @pytest.mark.parametrize(("body", "reason"), [
     (b'{"answer": 1, "answer": 2}', "the key 'answer' appears twice in one object"),
-    (b'{"answer": ' + b"9" * 5000 + b"}", "a number has more than 4,300 digits"),
+    (b'{"answer": ' + b"9" * 5000 + b"}", "a number is larger than about 1.8e308"),
     (b'{"answer": ' + b"[" * 500 + b"]" * 500 + b"}", "nested more than"),
 ])
 def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(client, practice, body,

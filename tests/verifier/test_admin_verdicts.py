@@ -110,3 +110,13 @@ def test_verify_again_reaches_the_worker_and_the_verdict_arrives(worker, as_erin
     assert again.status == "verified"
     assert again.requested_at > first.decided_at  # asked anew, then decided anew
     assert again.decided_at > again.requested_at
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("forged", ["abc", "1e3", "-1", "١"])
+def test_a_forged_selection_is_refused_not_a_500(as_erin, books, forged):
+    ids = judged()
+    page = verify_again(as_erin, [ids["right-one"], forged])
+    assert page.status_code == 200
+    assert "Choose the rows from the list." in page.content.decode()
+    assert Verdict.objects.get(solution_id=ids["right-one"]).status == "verified"

@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from ..collection import collection_paused
-from .errors import ChapterFileError, value_problem
+from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
 
 # Possessive: a long string is one step, not one backtracking frame per character (~100 bytes).
 JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
@@ -32,11 +32,46 @@ def json_document(body: bytes) -> Any:
         raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
     try:
         with collection_paused():
-            return json.loads(body or b"", object_pairs_hook=_no_repeated_keys)
+            document = json.loads(
+                body or b"", object_pairs_hook=_no_repeated_keys, parse_int=_float_sized
+            )
     except UnicodeDecodeError as error:
         raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
     except ValueError as error:
         raise ChapterFileError([f"body: not valid JSON: {value_problem(error)}"]) from error
+    if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):
+        raise ChapterFileError(
+            ["body: text holds a lone surrogate (such as \\ud800), which is not a character"]
+        )
+    return document
+
+
+def _float_sized(digits: str) -> int:
+    value = int(digits)
+    if len(digits) > 300 and abs(value) >= FLOAT_LIMIT:
+        raise ValueError(TOO_LARGE)
+    return value
+
+
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A \\ud800-\\udfff escape: JSON lets one stand alone, and such text cannot be stored,
+hashed or printed; a pair (an emoji) is one character and is fine."""
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_lone_surrogate(document: Any) -> bool:
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if LONE_SURROGATE.search(value):
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -2,14 +2,13 @@
 bombs) and written in one canonical form, so export then import then export is stable."""
 
 import re
-import sys
 from typing import Any
 
 import yaml
 from django.conf import settings
 
 from ..collection import collection_paused
-from .errors import ChapterFileError, value_problem
+from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
 
 MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
 
@@ -68,31 +67,43 @@ class _Loader(_FAST):  # type: ignore[misc,valid-type]
 
 
 def _construct_int(loader: Any, node: Any) -> int:
-    """An integer as PyYAML reads it, refused past what Python prints in decimal (a 0x...
-    literal escapes Python's own limit, and every message naming it would fail), with its
-    line and column."""
+    """An integer as YAML 1.2 writes it (decimal, 0o17, 0x1F), refused past what a float can
+    hold, with its line and column: the engine computes in floats, and a 0x... literal of
+    thousands of digits would otherwise reach every message that names it."""
+    text = loader.construct_scalar(node)
     try:
-        value = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
-    except ValueError:  # a decimal literal past the limit
-        value = _INT_LIMIT
-    if abs(value) >= _INT_LIMIT:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"a number has more than {sys.get_int_max_str_digits():,} digits",
-            node.start_mark,
-        )
+        if text.startswith(("0o", "0x")):
+            value = int(text[2:], 8 if text[1] == "o" else 16)
+        else:
+            value = int(text)
+    except ValueError:  # a decimal literal past Python's own limit on digits
+        value = FLOAT_LIMIT
+    if abs(value) >= FLOAT_LIMIT:
+        raise yaml.constructor.ConstructorError(None, None, TOO_LARGE, node.start_mark)
     return value
 
 
-_INT_LIMIT = 10 ** sys.get_int_max_str_digits()
-
-
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+# Numbers as YAML 1.2's core schema reads them. YAML 1.1 (PyYAML's own) read 010 as 8, 1:30 as
+# 90, 1_0 as 10 and 0b11 as 3, so an author's inputs changed without a word; those forms are
+# now text, which the file's checks refuse where a number belongs. (1e-6, a string in 1.1, is
+# the number authors mean.)
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$"),
+    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+_Loader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
     list("-+0123456789."),
 )
+_Loader.add_constructor(_INT, _construct_int)
 
 
 class _Dumper(yaml.SafeDumper):
