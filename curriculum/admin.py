@@ -26,13 +26,14 @@ from django.utils.http import urlencode
 
 import attention
 from curriculum.domain.answers import solution_lint
-from curriculum.domain.chapter_files import ChapterFileError, json_document
+from curriculum.domain.chapter_files import ChapterFileError, json_document, source_version
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import (
     chapter_save,
     chapter_withdraw,
     problem_delete,
     problem_save,
+    problem_version,
     solution_delete,
 )
 from curriculum.domain.gate import (
@@ -309,7 +310,37 @@ def latest_release_number(chapter: Chapter) -> int:
     return getattr(chapter, "latest", None) or 0
 
 
-class ChapterForm(forms.ModelForm):
+class OpenedVersionForm(forms.ModelForm):
+    """Carries the version of what it was opened on; a save over a newer version is refused
+    with nothing written, so another writer's edit (the API, another tab) is never lost."""
+
+    opened_version = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    @staticmethod
+    def version_of(instance) -> str:
+        raise NotImplementedError
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.fields["opened_version"].initial = self.version_of(self.instance)
+
+    def clean(self):
+        cleaned = super().clean()
+        opened = cleaned.get("opened_version")
+        if self.instance.pk and opened and opened != self.version_of(self.instance):
+            raise forms.ValidationError(
+                "Someone changed this since you opened it; nothing was saved. Open it again to "
+                "see their changes, then make yours."
+            )
+        return cleaned
+
+
+class ChapterForm(OpenedVersionForm):
+    @staticmethod
+    def version_of(instance) -> str:
+        return source_version(code=instance.code)
+
     def clean(self):
         """Number is not asked: the code carries it (II.4 is chapter 4)."""
         cleaned = super().clean()
@@ -335,6 +366,7 @@ class ChapterAdmin(TextBoxes, ChosenFromTheList):
                     "title",
                     "author",
                     ("maturity", "spine", "state"),
+                    "opened_version",
                 ],
                 "description": "The code gives the number (II.4 is chapter 4). The maturity "
                 "level sets the problem quotas; state cannot be set to published here: Publish "
@@ -562,8 +594,15 @@ def operation_choices() -> list[tuple[str, str]]:
     return [("", "---------")] + [(name, f"{name}: {op.description}") for name, op in known]
 
 
+class ProblemForm(OpenedVersionForm):
+    @staticmethod
+    def version_of(instance) -> str:
+        return problem_version(instance)
+
+
 @admin.register(Problem)
 class ProblemAdmin(TextBoxes, ChosenFromTheList):
+    form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
     search_fields = ["key", "variant", "chapter__code", "statement"]
@@ -572,7 +611,12 @@ class ProblemAdmin(TextBoxes, ChosenFromTheList):
         (
             None,
             {
-                "fields": [("chapter", "key", "position"), ("kind", "variant"), "statement"],
+                "fields": [
+                    ("chapter", "key", "position"),
+                    ("kind", "variant"),
+                    "statement",
+                    "opened_version",
+                ],
                 "description": f"Statement: {MARKDOWN_HELP}",
             },
         ),

@@ -6,6 +6,8 @@ in full before saving, and moves the chapter's version. Withdrawing is an Editor
 publishing is, so no other writer may reach it by another path (a state field, a file).
 """
 
+import hashlib
+import json
 from typing import Any
 
 from django.db import transaction
@@ -143,6 +145,17 @@ def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None
         )
         chapter_touch(chapter_id=chapter.pk)
     return len(sent)
+
+
+def problem_version(problem: Problem) -> str:
+    """A problem's content with its solution's, as a short hash: a form opened on one version
+    is refused over another, so an edit made meanwhile (the API, another tab) is not lost."""
+    solution = Solution.objects.filter(problem_id=problem.pk).values(
+        "steps", "answer", "published"
+    ).first()
+    fields = {name: getattr(problem, name) for name in ("key", "chapter_id", *PROBLEM_FIELDS)}
+    text = json.dumps([fields, solution], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _gone(chapter: Chapter, kept: set[str]) -> list[int]:

@@ -53,16 +53,24 @@ def test_an_infinite_tolerance_is_refused(books):
     ]
 
 
-@pytest.mark.parametrize("where", ["answer", "input"])
+@pytest.mark.parametrize("where", ["answer", "input", "atol", "scale"])
 def test_an_integer_past_float_range_is_an_error_not_a_crash(books, where):
+    """Refused where it is written, with its line: as a tolerance or a generator's scale it
+    used to fail deep in the checks (500)."""
     doc = sketch()
     if where == "answer":
         doc["problems"][1]["solution"]["answer"] = [[10**400, 1]]
-        expected = "problems[1].solution.answer: must be finite"
-    else:
+    elif where == "input":
         doc["problems"][1]["inputs"]["scores"] = [[10**400, 1]]
-        expected = "problems[1].inputs.scores: must be finite (no NaN or infinity)"
-    assert expected in refused(yaml.safe_dump(doc, sort_keys=False))
+    elif where == "atol":
+        doc["problems"][1]["tolerance"] = {"rtol": 1e-6, "atol": 10**400}
+    else:
+        doc["problems"][1]["inputs"]["scores"] = {"generate": "normal", "shape": [2, 3],
+                                                  "seed": 1, "scale": 10**400}
+    [error] = refused(yaml.safe_dump(doc, sort_keys=False))
+    assert error.startswith("line ") and error.endswith(
+        ": not valid YAML: a number is larger than about 1.8e308, the largest the engine "
+        "computes with")
 
 
 def test_a_number_too_large_for_the_database_is_an_error(books):

@@ -264,3 +264,22 @@ def test_every_admin_page_an_author_uses_renders(seeded, admin_client_for, alice
     assert (
         client.get(reverse("admin:curriculum_problem_change", args=[problem.pk])).status_code == 200
     )
+
+
+def test_a_chapter_saved_over_a_newer_version_is_refused_with_a_reason(seeded, admin_client_for,
+                                                                      erin):
+    """A PUT while the chapter page is open rewrites its rows: the page's save names why it
+    cannot go through (it used to say only "Please correct the errors below")."""
+    from curriculum.domain.chapter_files import chapter_import, chapter_source
+
+    chapter = Chapter.objects.get(code="II.4")
+    client = admin_client_for(erin)
+    page = client.get(change_url(chapter))
+    data = resubmitted(page) | {"title": "Title from the page"}
+    chapter_import(document=chapter_source(code="II.4") | {"summary": "Summary from the API."})
+
+    refused = client.post(change_url(chapter), data)
+    assert refused.status_code == 200
+    assert "Someone changed this since you opened it" in shown_errors(refused)
+    chapter.refresh_from_db()
+    assert chapter.summary == "Summary from the API." and chapter.title != "Title from the page"

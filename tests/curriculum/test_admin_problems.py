@@ -187,3 +187,27 @@ def test_deleting_a_solution_from_the_problem_page_removes_it(seeded, author):
     page = author.post(change_url(problem), data)
     assert page.status_code == 302, shown_errors(page)
     assert not Solution.objects.filter(problem=problem).exists()
+
+
+def test_a_save_over_an_edit_made_since_the_page_was_opened_is_refused(seeded, author):
+    """Another writer (the API, another tab) changes the statement while the page is open; the
+    author's save of the variant would have put the old statement back: refused, nothing
+    written, and opened again it goes through."""
+    problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
+    page = author.get(change_url(problem))
+    assert 'name="opened_version"' in page.content.decode()
+    data = resubmitted(page) | {"variant": "renamed-variant"}
+    Problem.objects.filter(pk=problem.pk).update(statement="Changed elsewhere.")
+    Solution.objects.filter(problem=problem).update(steps="Steps changed elsewhere.")
+
+    refused = author.post(change_url(problem), data)
+    assert refused.status_code == 200
+    assert "Someone changed this since you opened it" in shown_errors(refused)
+    problem.refresh_from_db()
+    assert problem.statement == "Changed elsewhere." and problem.variant != "renamed-variant"
+    assert problem.solution.steps == "Steps changed elsewhere."
+
+    again = resubmitted(author.get(change_url(problem))) | {"variant": "renamed-variant"}
+    assert author.post(change_url(problem), again).status_code == 302
+    problem.refresh_from_db()
+    assert (problem.statement, problem.variant) == ("Changed elsewhere.", "renamed-variant")

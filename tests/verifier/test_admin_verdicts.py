@@ -119,4 +119,4 @@ def test_a_forged_selection_is_refused_not_a_500(as_erin, books, forged):
     page = verify_again(as_erin, [ids["right-one"], forged])
     assert page.status_code == 200
     assert "Choose the rows from the list." in page.content.decode()
-    assert Verdict.objects.get(solution_id=ids["right-one"]).status == "verified"
+    assert Verdict.objects.get(solution__problem_id=ids["right-one"]).status == "verified"
