@@ -31,8 +31,8 @@ def rows_upsert(
     columns exists; each row's `returning` value, by its `unique` values.
 
     Rows name columns by attribute (``chapter_id``, not ``chapter``) and hold values already
-    cleaned as full_clean would; they go in as the model's fields prepare them (text
-    normalised, JSON kept as JSON).
+    cleaned as full_clean would, as JSON values; text goes in as its field prepares it (LF
+    line ends).
     """
     if not rows:
         return {}
@@ -55,7 +55,8 @@ def rows_upsert(
         f"ON CONFLICT ({keys}) DO UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in changed)} "
         f"RETURNING {keys}, {q(_field(model, returning).column)}"
     )
-    prepared = [{name: _prepared(fields[name], value) for name, value in r.items()} for r in rows]
+    texts = [name for name, field in fields.items() if isinstance(field, models.TextField)]
+    prepared = [r | {n: _prepared(fields[n], r[n]) for n in texts} for r in rows] if texts else rows
     with connection.cursor() as cursor:
         cursor.execute(sql, [json.dumps(prepared)])
         return {tuple(found[:-1]): found[-1] for found in cursor.fetchall()}
@@ -70,8 +71,6 @@ def _db_type(field: Any) -> str:
 
 
 def _prepared(field: Any, value: Any) -> Any:
-    """The JSON value of one column: a JSON field's value as it is, others as the field prepares
-    them for the database (LF text, plain numbers)."""
-    if isinstance(field, models.JSONField) or value is None:
-        return value
-    return field.get_prep_value(value)
+    """Text as its field prepares it for the database (LF line ends); the other columns of a
+    clean row are plain JSON values already (numbers, short strings, JSON)."""
+    return value if value is None else field.get_prep_value(value)
