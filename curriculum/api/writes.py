@@ -16,9 +16,9 @@ from ninja.responses import Status
 from curriculum.domain.chapter_files import (
     ChapterFileError,
     SourceChanged,
-    chapter_export,
     chapter_import,
     chapter_source,
+    dump_yaml,
     json_document,
     load_yaml,
     source_version,
@@ -114,15 +114,14 @@ def chapter_source_read(request, code: str = CODE):
     """
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
-    version = source_version(code=chapter.code)
+    document = chapter_source(code=chapter.code)  # read once: its version and its body
+    version = source_version(code=chapter.code, document=document)
     response = get_conditional_response(request, etag=version)
     if response is None and _is_yaml(request.headers.get("Accept", "")):
-        text = chapter_export(code=chapter.code)
+        text = dump_yaml(document)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     elif response is None:
-        response = JsonResponse(
-            chapter_source(code=chapter.code), json_dumps_params={"ensure_ascii": False}
-        )
+        response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
     response["ETag"] = version
     response["Cache-Control"] = "private, no-cache"
     patch_vary_headers(response, ["Accept", "Authorization"])

@@ -78,10 +78,12 @@ class SourceChanged(Exception):
     another writer's edit."""
 
 
-def source_version(*, code: str) -> str:
+def source_version(*, code: str, document: dict[str, Any] | None = None) -> str:
     """The working copy's version as its file says it, a quoted strong ETag: it moves with every
-    edit of the source and with nothing else (a verdict decided, a neighbour renamed)."""
-    text = json.dumps(chapter_source(code=code), sort_keys=True, ensure_ascii=False)
+    edit of the source and with nothing else (a verdict decided, a neighbour renamed). Given
+    the `document` just read (`chapter_source`), it is not read again."""
+    document = chapter_source(code=code) if document is None else document
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False)
     return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
