@@ -9,6 +9,7 @@ SQLite) the ORM's ``bulk_create`` does the same upsert.
 import json
 from typing import Any
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models
 
 ROWS = "jsonb_to_recordset(%s::jsonb)"
@@ -31,8 +32,8 @@ def rows_upsert(
     columns exists; each row's `returning` value, by its `unique` values.
 
     Rows name columns by attribute (``chapter_id``, not ``chapter``) and hold values already
-    cleaned as full_clean would, as JSON values; text goes in as its field prepares it (LF
-    line ends).
+    cleaned as full_clean would, as JSON values or times; text goes in as its field prepares it
+    (LF line ends).
     """
     if not rows:
         return {}
@@ -58,7 +59,7 @@ def rows_upsert(
     texts = [name for name, field in fields.items() if isinstance(field, models.TextField)]
     prepared = [r | {n: _prepared(fields[n], r[n]) for n in texts} for r in rows] if texts else rows
     with connection.cursor() as cursor:
-        cursor.execute(sql, [json.dumps(prepared)])
+        cursor.execute(sql, [json.dumps(prepared, cls=DjangoJSONEncoder)])
         return {tuple(found[:-1]): found[-1] for found in cursor.fetchall()}
 
 

@@ -30,7 +30,7 @@ from curriculum.models import Chapter, Problem, Solution, Verdict
 
 from .answers import instances_error, tolerance_of
 from .locks import chapter_lock, chapters_lock
-from .rows import ROWS, one_statement
+from .rows import ROWS, one_statement, rows_upsert
 from .tolerances import tolerance_problems
 
 Status = Verdict.Status
@@ -244,28 +244,8 @@ def _decided_fingerprints(chapter_ids: set[int]) -> dict[int, str]:
 
 def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
     """Each (solution, fingerprint) pending, its verdict row made or reset: one statement."""
-    if not checks:
-        return
-    if not one_statement():
-        for solution_id, current in checks:
-            Verdict.objects.update_or_create(
-                solution_id=solution_id, defaults=_pending_fields(current, now)
-            )
-        return
-    names, values = _pending_columns(now)
-    q = connection.ops.quote_name
-    columns = ", ".join(q(name) for name in names)
-    constants = ", ".join(f"%s::{_column_type(name)}" for name in names)
-    updates = ", ".join(f"{q(name)} = EXCLUDED.{q(name)}" for name in ("fingerprint", *names))
-    sql = (
-        f"INSERT INTO {q(Verdict._meta.db_table)} (solution_id, fingerprint, {columns}) "
-        f"SELECT d.solution_id, d.fingerprint, {constants} "
-        f"FROM {ROWS} AS d(solution_id integer, fingerprint varchar) "
-        f"ON CONFLICT (solution_id) DO UPDATE SET {updates}"
-    )
-    rows = [{"solution_id": solution_id, "fingerprint": current} for solution_id, current in checks]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*values, json.dumps(rows)])
+    rows = [{"solution_id": sid} | _pending_fields(current, now) for sid, current in checks]
+    rows_upsert(Verdict, rows, unique=["solution"], update=list(_pending_fields("", now)))
 
 
 def _pending_again(solution_ids: list[int], now) -> list[tuple[int, str]]:

@@ -3,40 +3,28 @@ look is taken: the seed is imported, verified and published, every page answers,
 run keeps what the first made. PostgreSQL-only SQL in a writer would break it at the seed."""
 
 import os
-import signal
 import sqlite3
-import subprocess
 
 import pytest
 
-from tests.deploy.test_serve import fetch
-from tests.verifier.processes import ROOT, free_port, wait_for
+from tests.deploy.test_serve import fetch, serving
+from tests.verifier.processes import free_port
 
 pytestmark = pytest.mark.serve
 
 
 def run_once(tmp_path, database: str) -> list[int]:
     """Start scripts/run.sh, read the pages a first look reads, stop it; their statuses."""
-    port = free_port()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_"))}
-    env |= {"DATABASE_URL": f"sqlite:///{database}", "PORT": str(port)}
+    env |= {"DATABASE_URL": f"sqlite:///{database}", "PORT": str(free_port())}
     log = tmp_path / "run.log"
-    with log.open("a") as out:
-        process = subprocess.Popen(["scripts/run.sh"], cwd=ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: fetch(base + "/")[0] or process.poll() is not None, timeout=180,
-                 what="scripts/run.sh to answer", poll=0.5)
-        assert process.poll() is None, log.read_text()
+    with serving("scripts/run.sh", env, log) as (base, _):
         paths = ["/", "/books/II/", "/chapters/II.3/", "/chapters/II.3/releases/1/",
                  "/api/v1/chapters/II.3", "/admin/login/"]
-        return [fetch(base + path)[0] for path in paths]
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-        assert "Traceback" not in log.read_text(), log.read_text()
+        statuses = [fetch(base + path)[0] for path in paths]
+    assert "Traceback" not in log.read_text(), log.read_text()
+    return statuses
 
 
 def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(tmp_path):

@@ -8,6 +8,8 @@ import signal
 import subprocess
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,20 +50,27 @@ def served(seeded, tmp_path):
         "API_ANON_RATE": "8/min",
     }
     env.pop("CELERY_BROKER_URL", None)  # the web server alone; worker tests cover the worker
-    log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env=env, stdout=out,
+    with serving("scripts/serve.sh", env, tmp_path / "serve.log") as (base, pid):
+        yield base, pid
+
+
+@contextmanager
+def serving(script: str, env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
+    """Run one of the project's scripts (it serves on env's PORT) until it answers; yield its
+    address and process group; stop it however it went."""
+    with log.open("a") as out:
+        process = subprocess.Popen([script], cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://127.0.0.1:{env['PORT']}"
     try:
-        wait_for(lambda: fetch(base + "/")[0] or process.poll() is not None, timeout=120,
-                 what="scripts/serve.sh to answer", poll=0.5)
+        wait_for(lambda: fetch(base + "/")[0] or process.poll() is not None, timeout=180,
+                 what=f"{script} to answer", poll=0.5)
         assert process.poll() is None, log.read_text()
         yield base, process.pid
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
 
