@@ -15,7 +15,6 @@ from ninja.responses import Status
 
 from curriculum.domain.chapter_files import (
     ChapterFileError,
-    SourceChanged,
     chapter_import,
     chapter_source,
     dump_yaml,
@@ -144,13 +143,12 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
     """
     exists = Chapter.objects.filter(code=code).exists()
     caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
-    if request.headers.get("If-None-Match", "").strip() == "*" and exists:
-        raise SourceChanged("the chapter exists (If-None-Match: * creates only)")
     result = chapter_import(
         document=_document(request),
         expected_code=code,
         user=caller(request).user,
         if_match=_versions(request.headers.get("If-Match")),
+        create_only=request.headers.get("If-None-Match", "").strip() == "*",
     )
     response["ETag"] = source_version(code=code)
     body = {

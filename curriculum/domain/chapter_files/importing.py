@@ -94,14 +94,15 @@ def chapter_import(
     expected_code: str | None = None,
     user: Any = None,
     if_match: frozenset[str] | None = None,
+    create_only: bool = False,
 ) -> ImportResult:
     """Create or update the working copy of one chapter from a document; all or nothing.
 
     Every write goes through the editing services, with the `user`'s permissions (None: the
     command line): a released chapter keeps its identity, and withdrawing is an Editor's act.
     With `if_match` (versions from `source_version`, or "*" for any), the write happens only
-    if the working copy exists and is at one of them, checked under its lock; else
-    SourceChanged.
+    if the working copy exists and is at one of them, checked under its lock; with
+    `create_only`, only if there is none; else SourceChanged.
     """
     code = document.get("code") if isinstance(document, dict) else None
     if expected_code is not None and isinstance(document, dict) and code != expected_code:
@@ -119,6 +120,8 @@ def chapter_import(
     ) as clean:
         try:
             with transaction.atomic():
+                if create_only and existing is not None:
+                    raise SourceChanged("the chapter exists, and this write only creates")
                 if if_match is not None:
                     _require_version(existing, if_match)
                 chapter = _write_chapter(clean, existing or Chapter(), user)
