@@ -33,6 +33,7 @@ from curriculum.domain.editing import (
     chapter_withdraw,
     problem_delete,
     problem_save,
+    problem_unchanged_require,
     problem_version,
     solution_delete,
 )
@@ -49,6 +50,7 @@ from curriculum.domain.roles import Forbidden
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.svg import svg_inline, svg_removals
 from curriculum.domain.verification import solutions_verify, verdict_state
+from curriculum.domain.working_copy import working_copy_require
 from curriculum.models import (
     ApparatusLink,
     Book,
@@ -62,6 +64,8 @@ from curriculum.models import (
     StrandItem,
 )
 from curriculum.models.course import APPARATUS_PREFIX, number_from_code
+
+from .admin_conflicts import CheckedAgainWhenSaved
 
 MARKDOWN_HELP = "Markdown; $…$ and $$…$$ are mathematics, checked with KaTeX when you save."
 ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
@@ -350,7 +354,7 @@ class ChapterForm(OpenedVersionForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(TextBoxes, ChosenFromTheList):
+class ChapterAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
@@ -417,8 +421,10 @@ class ChapterAdmin(TextBoxes, ChosenFromTheList):
         return super().formfield_for_choice_field(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
-        # the chapter lock it takes is held until the admin's transaction commits, so the
-        # inlines saved next are covered too
+        # the page's version is checked again under the chapter lock, held until the admin's
+        # transaction commits, so the inlines saved next are covered too
+        if change and (opened := form.cleaned_data.get("opened_version")):
+            working_copy_require(chapter_id=obj.pk, versions=frozenset({opened}))
         chapter_save(chapter=obj, user=request.user)
 
     def save_formset(self, request, form, formset, change):
@@ -601,7 +607,7 @@ class ProblemForm(OpenedVersionForm):
 
 
 @admin.register(Problem)
-class ProblemAdmin(TextBoxes, ChosenFromTheList):
+class ProblemAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
@@ -691,6 +697,8 @@ class ProblemAdmin(TextBoxes, ChosenFromTheList):
 
     def save_related(self, request, form, formsets, change):
         (solutions,) = formsets  # the one inline: the solution
+        if change and (opened := form.cleaned_data.get("opened_version")):
+            problem_unchanged_require(problem_id=form.instance.pk, opened=opened)  # locked
         changed = solutions.save(commit=False)
         if solutions.deleted_objects:
             solution_delete(problem=form.instance, user=request.user)

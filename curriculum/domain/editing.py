@@ -19,6 +19,7 @@ from .locks import chapter_lock
 from .roles import permission_require
 from .rows import rows_upsert
 from .verification import chapter_touch, fingerprint_of, verdict_request, verdicts_request
+from .working_copy import SourceChanged
 
 WITHDRAW_FOR_EDITORS = (
     "withdrawing or re-showing a released chapter is for Editors, as publishing is"
@@ -156,6 +157,19 @@ def problem_version(problem: Problem) -> str:
     fields = {name: getattr(problem, name) for name in ("key", "chapter_id", *PROBLEM_FIELDS)}
     text = json.dumps([fields, solution], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def problem_unchanged_require(*, problem_id: int, opened: str) -> None:
+    """Lock the problem's chapter for the rest of the caller's transaction, then refuse
+    (SourceChanged) unless the stored problem and its solution are still the version the writer
+    opened: the caller's instance holds its own edits, so the rows are read again under the lock."""
+    chapter_id = Problem.objects.filter(pk=problem_id).values_list("chapter_id", flat=True).first()
+    stored = None
+    if chapter_id is not None:
+        chapter_lock(chapter_id=chapter_id)
+        stored = Problem.objects.filter(pk=problem_id, chapter_id=chapter_id).first()
+    if stored is None or problem_version(stored) != opened:
+        raise SourceChanged("the problem changed since that version was read")
 
 
 def _gone(chapter: Chapter, kept: set[str]) -> list[int]:
