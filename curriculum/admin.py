@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.widgets import AdminTextareaWidget
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Case, JSONField, Max, Value, When
 from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
@@ -29,6 +29,7 @@ from curriculum.domain.answers import solution_lint
 from curriculum.domain.chapter_files import ChapterFileError, json_document, source_version
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import (
+    book_save,
     chapter_save,
     chapter_withdraw,
     problem_delete,
@@ -151,10 +152,14 @@ class TextBoxes:
 
 
 @admin.register(Book)
-class BookAdmin(ChosenFromTheList):
+class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
     list_display = ["numeral", "title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     search_fields = ["title", "numeral"]
+    refused_when_saved = (ValidationError,)  # Book.clean, again under the book's lock
+
+    def save_model(self, request, obj, form, change):
+        book_save(book=obj, user=request.user)
 
 
 class StrandItemInline(TextBoxes, admin.TabularInline):

@@ -12,10 +12,10 @@ from typing import Any
 
 from django.db import transaction
 
-from curriculum.models import Chapter, Problem, Solution
+from curriculum.models import Book, Chapter, Problem, Solution
 
 from .gate import PUBLISH_PERMISSION, PublishForbidden
-from .locks import chapter_lock
+from .locks import book_lock, chapter_lock
 from .roles import permission_require
 from .rows import rows_upsert
 from .verification import chapter_touch, fingerprint_of, verdict_request, verdicts_request
@@ -24,6 +24,19 @@ from .working_copy import SourceChanged
 WITHDRAW_FOR_EDITORS = (
     "withdrawing or re-showing a released chapter is for Editors, as publishing is"
 )
+
+
+def book_save(*, book: Book, user: Any = None) -> Book:
+    """Save a book under its row lock, which publishing takes too: the rule that its numeral is
+    fixed once a chapter of it has a release (Book.clean) is checked against every release
+    there will be, not only those committed before a publish still under way."""
+    permission_require(user=user, permission=_permission("book", book))
+    with transaction.atomic():
+        if book.pk:
+            book_lock(book_id=book.pk)
+        book.full_clean()
+        book.save()
+    return book
 
 
 def chapter_save(*, chapter: Chapter, user: Any = None) -> Chapter:

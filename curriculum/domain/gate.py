@@ -4,7 +4,8 @@ Like Wagtail's publish action, it is an object with `check()` then `execute()`, 
 the command line and the API behave identically. `check()` lists every reason, never just
 the first. `execute()` re-checks under a row lock on the chapter, and every writer that can
 break the rule (deleting or editing problems and solutions) takes the same lock first, so
-two staff at once cannot produce a release that breaks it.
+two staff at once cannot produce a release that breaks it; it then locks the chapter's book,
+which a rename locks too, so a book's numeral never changes under a release being made.
 """
 
 from dataclasses import dataclass
@@ -15,10 +16,11 @@ from django.db.models import Max
 from django.utils import timezone
 
 from curriculum.models import Chapter, Release
+from curriculum.models.course import code_book_mismatch
 
 from .answers import tolerance_text
 from .counting import chapter_counts
-from .locks import chapter_lock
+from .locks import book_lock, chapter_lock
 from .roles import Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
@@ -51,6 +53,8 @@ def publish_reasons(chapter: Chapter) -> list[str]:
         for field in PROSE_REQUIRED
         if not (getattr(chapter, field) or "").strip()
     ]
+    if mismatch := code_book_mismatch(chapter.code, chapter.book.numeral):
+        reasons.append(f"code {chapter.code}: {mismatch}")  # its book was renamed
     if counts.worked < level.worked:
         reasons.append(
             f"worked problems: {counts.worked} of {level.worked} required at {level.code} "
@@ -118,7 +122,8 @@ class ChapterPublish:
         if not self.may_publish():
             raise PublishForbidden(NOT_AN_EDITOR)
         with transaction.atomic():
-            chapter_lock(chapter_id=self.chapter.pk)
+            locked = chapter_lock(chapter_id=self.chapter.pk)
+            book_lock(book_id=locked.book_id)  # a rename of the book waits, or is seen here
             loaded = chapters_with_parts().get(pk=self.chapter.pk)
             reasons = publish_reasons(loaded)
             if reasons:

@@ -21,7 +21,7 @@ from curriculum.models import (
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
 from ..collection import collection_paused
-from ..editing import chapter_save, problems_replace
+from ..editing import book_save, chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..working_copy import SourceChanged, chapter_source, working_copy_require
 from .errors import ChapterFileError
@@ -53,16 +53,16 @@ def books_import(
     books = [b for b in books if b["numeral"] not in stored]
     with transaction.atomic():
         created = False
-        for fields in books:
+        # each book is locked as it is saved: in one order, so two book files cannot deadlock
+        for fields in sorted(books, key=lambda b: b["numeral"]):
             book = Book.objects.filter(numeral=fields["numeral"]).first() or Book()
             for name, value in fields.items():
                 setattr(book, name, value)
             created = created or book.pk is None
             try:
-                book.full_clean()
+                book_save(book=book)
             except ValidationError as error:
                 raise ChapterFileError(_paths(error)) from error
-            book.save()
         transaction.set_rollback(dry_run)
     return ImportResult(
         "books", ", ".join(f"Book {b['numeral']}" for b in books), created, kept=kept
