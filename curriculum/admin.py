@@ -39,9 +39,11 @@ from curriculum.domain.editing import (
     solution_delete,
 )
 from curriculum.domain.gate import (
+    CHANGED_SINCE_REVIEW,
     PUBLISH_PERMISSION,
     ChapterPublish,
     PublishForbidden,
+    PublishOutdated,
     PublishRefused,
     publish_reasons,
 )
@@ -500,8 +502,7 @@ class ChapterAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
         if not self.has_view_or_change_permission(request, chapter):
             raise PermissionDenied
         if request.method == "POST":
-            self.publish(request, chapter)
-            return HttpResponseRedirect(reverse("admin:curriculum_chapter_change", args=[pk]))
+            return HttpResponseRedirect(self.publish(request, chapter))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -509,14 +510,25 @@ class ChapterAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
             "title": f"Publish {chapter.code}?",
             "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
             "next_release": latest_release_number(chapter) + 1,
+            "reviewed": source_version(code=chapter.code),  # what Publish will release
         }
         return TemplateResponse(request, "admin/curriculum/chapter/publish_confirm.html", context)
 
-    def publish(self, request, chapter: Chapter) -> None:
+    def publish(self, request, chapter: Chapter) -> str:
+        """Publish the version the confirmation showed; where to go next."""
+        reviewed = request.POST.get("reviewed")
+        action = ChapterPublish(
+            chapter=chapter,
+            user=request.user,
+            reviewed=None if reviewed is None else frozenset({reviewed}),
+        )
         try:
-            release = ChapterPublish(chapter=chapter, user=request.user).execute()
+            release = action.execute()
         except PublishForbidden as refusal:
             self.message_user(request, str(refusal), messages.ERROR)
+        except PublishOutdated:  # back to the confirmation, as the chapter is now
+            self.message_user(request, f"Not published: {CHANGED_SINCE_REVIEW}.", messages.ERROR)
+            return reverse("admin:curriculum_chapter_publish", args=[chapter.pk])
         except PublishRefused as refusal:
             self.message_user(
                 request,
@@ -531,6 +543,7 @@ class ChapterAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
             self.message_user(
                 request, f"Published {chapter.code} as release {release.number}.", messages.SUCCESS
             )
+        return reverse("admin:curriculum_chapter_change", args=[chapter.pk])
 
 
 class SolutionInline(TextBoxes, admin.StackedInline):

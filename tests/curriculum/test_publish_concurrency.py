@@ -9,9 +9,15 @@ from django.test import Client
 from django.urls import reverse
 
 from curriculum.domain import gate
-from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.chapter_files import chapter_import, source_version
 from curriculum.domain.editing import problem_delete
-from curriculum.domain.gate import PublishRefused, chapter_publish
+from curriculum.domain.gate import (
+    CHANGED_SINCE_REVIEW,
+    ChapterPublish,
+    PublishOutdated,
+    PublishRefused,
+    chapter_publish,
+)
 from curriculum.domain.locks import chapter_lock
 from curriculum.models import Book, Chapter, Problem, Release
 from tests.conftest import sketch, verify_now
@@ -195,3 +201,19 @@ def test_a_publish_waits_for_a_rename_of_its_book_and_then_refuses_the_code_it_n
     assert "code II.7: a chapter of Book XX has a code starting XX." in outcome[0].reasons
     assert not Release.objects.exists()
 
+
+@pytest.mark.django_db(transaction=True)
+def test_a_publish_of_the_version_reviewed_waits_for_an_edit_under_way_and_then_refuses_it(books):
+    chapter = ready()
+    reviewed = frozenset({source_version(code="II.7")})
+    with transaction.atomic():
+        chapter_lock(chapter_id=chapter.pk)  # what an author's save holds while it writes
+        Chapter.objects.filter(pk=chapter.pk).update(thesis="An author's late claim.")
+        finished, outcome = in_thread(
+            lambda: ChapterPublish(chapter=chapter, reviewed=reviewed).execute()
+        )
+        assert not finished.wait(0.5), "the publish did not wait for the edit"
+    assert finished.wait(10)
+    assert isinstance(outcome[0], PublishOutdated), outcome
+    assert outcome[0].reasons == [CHANGED_SINCE_REVIEW]
+    assert not Release.objects.exists()
