@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.widgets import AdminTextareaWidget
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Case, JSONField, Max, Value, When
 from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
@@ -29,17 +29,21 @@ from curriculum.domain.answers import solution_lint
 from curriculum.domain.chapter_files import ChapterFileError, json_document, source_version
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import (
+    book_save,
     chapter_save,
     chapter_withdraw,
     problem_delete,
     problem_save,
+    problem_unchanged_require,
     problem_version,
     solution_delete,
 )
 from curriculum.domain.gate import (
+    CHANGED_SINCE_REVIEW,
     PUBLISH_PERMISSION,
     ChapterPublish,
     PublishForbidden,
+    PublishOutdated,
     PublishRefused,
     publish_reasons,
 )
@@ -49,6 +53,7 @@ from curriculum.domain.roles import Forbidden
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.svg import svg_inline, svg_removals
 from curriculum.domain.verification import solutions_verify, verdict_state
+from curriculum.domain.working_copy import working_copy_require
 from curriculum.models import (
     ApparatusLink,
     Book,
@@ -62,6 +67,8 @@ from curriculum.models import (
     StrandItem,
 )
 from curriculum.models.course import APPARATUS_PREFIX, number_from_code
+
+from .admin_conflicts import CheckedAgainWhenSaved
 
 MARKDOWN_HELP = "Markdown; $…$ and $$…$$ are mathematics, checked with KaTeX when you save."
 ADMIN_CSS = {"all": ["admin-extra/admin.css"]}
@@ -147,10 +154,14 @@ class TextBoxes:
 
 
 @admin.register(Book)
-class BookAdmin(ChosenFromTheList):
+class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
     list_display = ["numeral", "title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     search_fields = ["title", "numeral"]
+    refused_when_saved = (ValidationError,)  # Book.clean, again under the book's lock
+
+    def save_model(self, request, obj, form, change):
+        book_save(book=obj, user=request.user)
 
 
 class StrandItemInline(TextBoxes, admin.TabularInline):
@@ -350,7 +361,7 @@ class ChapterForm(OpenedVersionForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(TextBoxes, ChosenFromTheList):
+class ChapterAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
@@ -417,8 +428,10 @@ class ChapterAdmin(TextBoxes, ChosenFromTheList):
         return super().formfield_for_choice_field(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
-        # the chapter lock it takes is held until the admin's transaction commits, so the
-        # inlines saved next are covered too
+        # the page's version is checked again under the chapter lock, held until the admin's
+        # transaction commits, so the inlines saved next are covered too
+        if change and (opened := form.cleaned_data.get("opened_version")):
+            working_copy_require(chapter_id=obj.pk, versions=frozenset({opened}))
         chapter_save(chapter=obj, user=request.user)
 
     def save_formset(self, request, form, formset, change):
@@ -489,8 +502,7 @@ class ChapterAdmin(TextBoxes, ChosenFromTheList):
         if not self.has_view_or_change_permission(request, chapter):
             raise PermissionDenied
         if request.method == "POST":
-            self.publish(request, chapter)
-            return HttpResponseRedirect(reverse("admin:curriculum_chapter_change", args=[pk]))
+            return HttpResponseRedirect(self.publish(request, chapter))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -498,14 +510,25 @@ class ChapterAdmin(TextBoxes, ChosenFromTheList):
             "title": f"Publish {chapter.code}?",
             "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
             "next_release": latest_release_number(chapter) + 1,
+            "reviewed": source_version(code=chapter.code),  # what Publish will release
         }
         return TemplateResponse(request, "admin/curriculum/chapter/publish_confirm.html", context)
 
-    def publish(self, request, chapter: Chapter) -> None:
+    def publish(self, request, chapter: Chapter) -> str:
+        """Publish the version the confirmation showed; where to go next."""
+        reviewed = request.POST.get("reviewed")
+        action = ChapterPublish(
+            chapter=chapter,
+            user=request.user,
+            reviewed=None if reviewed is None else frozenset({reviewed}),
+        )
         try:
-            release = ChapterPublish(chapter=chapter, user=request.user).execute()
+            release = action.execute()
         except PublishForbidden as refusal:
             self.message_user(request, str(refusal), messages.ERROR)
+        except PublishOutdated:  # back to the confirmation, as the chapter is now
+            self.message_user(request, f"Not published: {CHANGED_SINCE_REVIEW}.", messages.ERROR)
+            return reverse("admin:curriculum_chapter_publish", args=[chapter.pk])
         except PublishRefused as refusal:
             self.message_user(
                 request,
@@ -520,6 +543,7 @@ class ChapterAdmin(TextBoxes, ChosenFromTheList):
             self.message_user(
                 request, f"Published {chapter.code} as release {release.number}.", messages.SUCCESS
             )
+        return reverse("admin:curriculum_chapter_change", args=[chapter.pk])
 
 
 class SolutionInline(TextBoxes, admin.StackedInline):
@@ -601,7 +625,7 @@ class ProblemForm(OpenedVersionForm):
 
 
 @admin.register(Problem)
-class ProblemAdmin(TextBoxes, ChosenFromTheList):
+class ProblemAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
@@ -691,6 +715,8 @@ class ProblemAdmin(TextBoxes, ChosenFromTheList):
 
     def save_related(self, request, form, formsets, change):
         (solutions,) = formsets  # the one inline: the solution
+        if change and (opened := form.cleaned_data.get("opened_version")):
+            problem_unchanged_require(problem_id=form.instance.pk, opened=opened)  # locked
         changed = solutions.save(commit=False)
         if solutions.deleted_objects:
             solution_delete(problem=form.instance, user=request.user)

@@ -13,7 +13,7 @@ from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
 from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
-from curriculum.domain.gate import PublishRefused
+from curriculum.domain.gate import PublishOutdated, PublishRefused
 from curriculum.domain.reading import PROCESS_BODIES, NotVisible
 from curriculum.domain.roles import Forbidden
 
@@ -141,6 +141,11 @@ def source_changed(request, exc: SourceChanged):
 @api.exception_handler(PublishRefused)
 def publish_refused(request, exc: PublishRefused):
     return _error(request, 409, "the chapter cannot be published yet", exc.reasons)
+
+
+@api.exception_handler(PublishOutdated)
+def publish_outdated(request, exc: PublishOutdated):
+    return _error(request, 412, "the working copy changed; nothing was published", exc.reasons)
 
 
 @api.exception_handler(Forbidden)

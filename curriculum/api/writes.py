@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
+from ninja import Header
 from ninja.responses import Status
 
 from curriculum.domain.chapter_files import (
@@ -176,15 +177,30 @@ def _versions(header: str | None) -> frozenset[str] | None:
 ENTITY_TAG = re.compile(r'(?:W/)?"[\x21\x23-\x7e]*"')  # RFC 9110 entity-tag
 
 
+REVIEWED = Header(
+    None,
+    alias="If-Match",
+    description="The ETag of `GET /chapters/{code}/source` you reviewed: publish only that "
+    "version of the working copy (412 after another writer's edit).",
+)
+
+
 @router.post(
     "/chapters/{code}/publish",
-    response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 422: Error},
+    response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 412: Error, 422: Error},
     operation_id="curriculum_api_writes_chapter_publish",  # stable for generated clients
     **WRITE,
 )
-def publish_endpoint(request, code: str = CODE):
-    """Publish through the gate: 201 with the new release, or 409 with every reason."""
-    release = ChapterPublish(_chapter(code), caller(request).user).execute()
+def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED):
+    """Publish through the gate: 201 with the new release, or 409 with every reason.
+
+    Send `If-Match` with the ETag of `GET /chapters/{code}/source` to publish only the version
+    you reviewed: after another writer's edit, 412 with that reason first (and every other), and
+    nothing is released; read again, review, send again. Without it, the working copy as it is
+    when the request lands is published (scripts that publish what they just wrote keep working).
+    """
+    action = ChapterPublish(_chapter(code), caller(request).user, _versions(if_match))
+    release = action.execute()
     return json_response(
         reader_body(ReaderView(code, release.snapshot, release, release.number)), status=201
     )

@@ -12,17 +12,31 @@ from typing import Any
 
 from django.db import transaction
 
-from curriculum.models import Chapter, Problem, Solution
+from curriculum.models import Book, Chapter, Problem, Solution
 
 from .gate import PUBLISH_PERMISSION, PublishForbidden
-from .locks import chapter_lock
+from .locks import book_lock, chapter_lock
 from .roles import permission_require
 from .rows import rows_upsert
 from .verification import chapter_touch, fingerprint_of, verdict_request, verdicts_request
+from .working_copy import SourceChanged
 
 WITHDRAW_FOR_EDITORS = (
     "withdrawing or re-showing a released chapter is for Editors, as publishing is"
 )
+
+
+def book_save(*, book: Book, user: Any = None) -> Book:
+    """Save a book under its row lock, which publishing takes too: the rule that its numeral is
+    fixed once a chapter of it has a release (Book.clean) is checked against every release
+    there will be, not only those committed before a publish still under way."""
+    permission_require(user=user, permission=_permission("book", book))
+    with transaction.atomic():
+        if book.pk:
+            book_lock(book_id=book.pk)
+        book.full_clean()
+        book.save()
+    return book
 
 
 def chapter_save(*, chapter: Chapter, user: Any = None) -> Chapter:
@@ -156,6 +170,19 @@ def problem_version(problem: Problem) -> str:
     fields = {name: getattr(problem, name) for name in ("key", "chapter_id", *PROBLEM_FIELDS)}
     text = json.dumps([fields, solution], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def problem_unchanged_require(*, problem_id: int, opened: str) -> None:
+    """Lock the problem's chapter for the rest of the caller's transaction, then refuse
+    (SourceChanged) unless the stored problem and its solution are still the version the writer
+    opened: the caller's instance holds its own edits, so the rows are read again under the lock."""
+    chapter_id = Problem.objects.filter(pk=problem_id).values_list("chapter_id", flat=True).first()
+    stored = None
+    if chapter_id is not None:
+        chapter_lock(chapter_id=chapter_id)
+        stored = Problem.objects.filter(pk=problem_id, chapter_id=chapter_id).first()
+    if stored is None or problem_version(stored) != opened:
+        raise SourceChanged("the problem changed since that version was read")
 
 
 def _gone(chapter: Chapter, kept: set[str]) -> list[int]:

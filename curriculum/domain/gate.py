@@ -4,7 +4,12 @@ Like Wagtail's publish action, it is an object with `check()` then `execute()`, 
 the command line and the API behave identically. `check()` lists every reason, never just
 the first. `execute()` re-checks under a row lock on the chapter, and every writer that can
 break the rule (deleting or editing problems and solutions) takes the same lock first, so
-two staff at once cannot produce a release that breaks it.
+two staff at once cannot produce a release that breaks it; it then locks the chapter's book,
+which a rename locks too, so a book's numeral never changes under a release being made.
+
+A publisher may name the version of the working copy they reviewed (admin's confirmation page,
+the API's If-Match, `publish_chapter --reviewed`): a publish over anything newer is refused, so
+an Editor never releases an edit they did not see.
 """
 
 from dataclasses import dataclass
@@ -15,17 +20,21 @@ from django.db.models import Max
 from django.utils import timezone
 
 from curriculum.models import Chapter, Release
+from curriculum.models.course import code_book_mismatch
 
 from .answers import tolerance_text
 from .counting import chapter_counts
-from .locks import chapter_lock
+from .documents import chapter_document
+from .locks import book_lock, chapter_lock
 from .roles import Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
 from .verification import verdict_state
+from .working_copy import source_version, version_named
 
 PUBLISH_PERMISSION = "curriculum.publish_chapter"
 NOT_AN_EDITOR = "you may edit chapters but not publish them (Editors publish)"
+CHANGED_SINCE_REVIEW = "the chapter changed since you reviewed it: review it again, then publish"
 
 
 # What a reader meets first: a release without them is a page of empty sections.
@@ -36,6 +45,11 @@ class PublishRefused(Exception):
     def __init__(self, reasons: list[str]):
         self.reasons = reasons
         super().__init__("; ".join(reasons))
+
+
+class PublishOutdated(PublishRefused):
+    """The working copy is newer than the version the publisher reviewed (HTTP 412); the
+    reasons still list every rule the chapter breaks besides."""
 
 
 class PublishForbidden(Forbidden):
@@ -51,6 +65,8 @@ def publish_reasons(chapter: Chapter) -> list[str]:
         for field in PROSE_REQUIRED
         if not (getattr(chapter, field) or "").strip()
     ]
+    if mismatch := code_book_mismatch(chapter.code, chapter.book.numeral):
+        reasons.append(f"code {chapter.code}: {mismatch}")  # its book was renamed
     if counts.worked < level.worked:
         reasons.append(
             f"worked problems: {counts.worked} of {level.worked} required at {level.code} "
@@ -104,6 +120,9 @@ def _detail(solution) -> str:
 class ChapterPublish:
     chapter: Chapter
     user: Any = None  # a User; None for the command line with no --user
+    # the working copy's versions (`source_version`, "*" for any) the publisher reviewed;
+    # None when they name none
+    reviewed: frozenset[str] | None = None
 
     def may_publish(self) -> bool:
         """No user is the command line, run by whoever runs the server."""
@@ -112,15 +131,26 @@ class ChapterPublish:
     def check(self) -> list[str]:
         reasons = [] if self.may_publish() else [NOT_AN_EDITOR]
         loaded = chapters_with_parts().get(pk=self.chapter.pk)
-        return reasons + publish_reasons(loaded)
+        return reasons + self.outdated(loaded) + publish_reasons(loaded)
+
+    def outdated(self, loaded: Chapter) -> list[str]:
+        """The refusal when the working copy is not a version the publisher reviewed."""
+        if self.reviewed is None:
+            return []
+        version = source_version(code=loaded.code, document=chapter_document(loaded))
+        return [] if version_named(version, self.reviewed) else [CHANGED_SINCE_REVIEW]
 
     def execute(self) -> Release:
         if not self.may_publish():
             raise PublishForbidden(NOT_AN_EDITOR)
         with transaction.atomic():
-            chapter_lock(chapter_id=self.chapter.pk)
+            locked = chapter_lock(chapter_id=self.chapter.pk)
+            book_lock(book_id=locked.book_id)  # a rename of the book waits, or is seen here
             loaded = chapters_with_parts().get(pk=self.chapter.pk)
-            reasons = publish_reasons(loaded)
+            outdated = self.outdated(loaded)
+            reasons = outdated + publish_reasons(loaded)
+            if outdated:
+                raise PublishOutdated(reasons)
             if reasons:
                 raise PublishRefused(reasons)
             # updated_at moves too: chapters leaning on this one show its released title

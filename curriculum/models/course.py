@@ -50,6 +50,14 @@ def code_number_mismatch(code: str, number: int) -> str | None:
     return None
 
 
+def code_book_mismatch(code: str, numeral: str) -> str | None:
+    """II.4 is a chapter of Book II: a code that does not start with its book's numeral would
+    give the chapter an address its book does not have."""
+    if not code.startswith(f"{numeral}."):
+        return f"a chapter of Book {numeral} has a code starting {numeral}."
+    return None
+
+
 def state_after_edit(state: str, *, released: bool) -> str:
     """A released chapter stays published while its working copy is edited; only draft
     withdraws it. Every writer (admin, files, API) passes the state it was given through here."""
@@ -154,13 +162,8 @@ class Chapter(models.Model):
             raise ValidationError({"state": "published is reached only by publishing"})
         if self.number and (mismatch := code_number_mismatch(self.code, self.number)):
             raise ValidationError({"number": mismatch})
-        if self.book_id and not self.code.startswith(f"{self.book.numeral}."):
-            raise ValidationError(
-                {
-                    "code": f"a chapter of Book {self.book.numeral} has a code "
-                    f"starting {self.book.numeral}."
-                }
-            )
+        if self.book_id and (mismatch := code_book_mismatch(self.code, self.book.numeral)):
+            raise ValidationError({"code": mismatch})
 
     def _keep_identity(self) -> None:
         """A release's address is forever: its JSON and every link to it name this code."""

@@ -7,8 +7,9 @@ def test_the_openapi_schema_declares_every_error_status(client, db):
     schema = client.get("/api/v1/openapi.json").json()
     chapter = schema["paths"]["/api/v1/chapters/{code}"]
     assert {"200", "304", "404", "422", "429"} <= set(chapter["get"]["responses"])
-    assert {"201", "401", "403", "404", "409", "422"} <= set(
-        schema["paths"]["/api/v1/chapters/{code}/publish"]["post"]["responses"])
+    publish = schema["paths"]["/api/v1/chapters/{code}/publish"]["post"]
+    assert {"201", "401", "403", "404", "409", "412", "422"} <= set(publish["responses"])
+    assert {"in": "header", "name": "If-Match"}.items() <= publish["parameters"][-1].items()
     assert "ChapterDocument" in schema["components"]["schemas"]
 
 

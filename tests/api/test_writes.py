@@ -62,6 +62,30 @@ def test_an_editor_token_publishes_and_gets_the_release(client, books, erin_toke
     assert Release.objects.get().created_by.username == "erin"
 
 
+def test_a_publish_naming_the_version_reviewed_is_refused_after_another_edit(
+    client, books, erin_token, alice_token
+):
+    """If-Match: the ETag of the source the Editor reviewed. An author's edit since: 412 with
+    the reason, nothing released; the version now (or no If-Match at all) publishes."""
+    put(client, "II.7", sketch(), erin_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    reviewed = client.get("/api/v1/chapters/II.7/source", **erin_token)["ETag"]
+    put(client, "II.7", sketch(thesis="An author's late claim."), alice_token)
+
+    refused = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=reviewed, **erin_token)
+    assert refused.status_code == 412
+    assert refused.json()["errors"][0].startswith("the chapter changed since you reviewed it")
+    assert not Release.objects.exists()
+    malformed = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH="yes", **erin_token)
+    assert malformed.status_code == 412  # a guard asked for, never an unguarded publish
+
+    now = client.get("/api/v1/chapters/II.7/source", **erin_token)["ETag"]
+    published = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=now, **erin_token)
+    assert published.status_code == 201
+    assert published.json()["thesis"] == "An author's late claim."
+    assert client.post("/api/v1/chapters/II.7/publish", **erin_token).status_code == 201
+
+
 def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, erin_token):
     put(client, "II.7", sketch(), erin_token)
     response = client.post("/api/v1/chapters/II.7/publish", **erin_token)

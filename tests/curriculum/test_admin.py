@@ -225,7 +225,8 @@ def test_publish_button_makes_a_release_listed_with_who_and_when(books, admin_cl
     client = admin_client_for(erin)
     assert "Every rule holds: Publish will make release 1." in client.get(
         change_url(chapter)).content.decode()
-    page = client.post(publish_url(chapter), follow=True)
+    confirmation = client.get(publish_url(chapter))
+    page = client.post(publish_url(chapter), {"reviewed": reviewed_on(confirmation)}, follow=True)
     assert "Published II.7 as release 1." in page.content.decode()
     releases = client.get(change_url(chapter)).context["inline_admin_formsets"][6]
     row = releases.formset.forms[0].instance
@@ -233,6 +234,38 @@ def test_publish_button_makes_a_release_listed_with_who_and_when(books, admin_cl
     text = client.get(change_url(chapter)).content.decode()
     assert '<a href="/chapters/II.7/releases/1/">Release 1</a>' in text
     assert "Publish will make release 2." in text
+
+
+def reviewed_on(page) -> str:
+    """The version of the working copy the Publish confirmation shows (its hidden field)."""
+    return page.context["reviewed"]
+
+
+def test_an_editor_confirming_after_an_authors_edit_publishes_nothing_until_reviewed_again(
+    books, admin_client_for, erin, alice
+):
+    """The Editor opens "Publish?", an Author edits the thesis, the Editor confirms: refused
+    with the reason and back to the confirmation; confirmed again, the release holds the edit."""
+    from curriculum.domain.chapter_files import chapter_source
+
+    chapter_import(document=sketch())
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    client = admin_client_for(erin)
+    confirmation = client.get(publish_url(chapter))
+    assert 'name="reviewed"' in confirmation.content.decode()
+    chapter_import(document=chapter_source(code="II.7") | {"thesis": "An author's late claim."},
+                   user=alice)
+
+    refused = client.post(publish_url(chapter), {"reviewed": reviewed_on(confirmation)})
+    assert refused.status_code == 302 and refused.url == publish_url(chapter)
+    text = client.get(refused.url).content.decode()
+    assert "Not published: the chapter changed since you reviewed it" in text
+    assert not Release.objects.exists()
+
+    again = client.get(publish_url(chapter))
+    client.post(publish_url(chapter), {"reviewed": reviewed_on(again)})
+    assert Release.objects.get().snapshot["thesis"] == "An author's late claim."
 
 
 def test_the_state_field_offers_no_published_choice(seeded, admin_client_for, erin):

@@ -184,6 +184,20 @@ def test_publish_command_fails_with_every_reason(seeded, capsys):
         assert f"  - {line}" in err
 
 
+def test_publish_command_publishes_only_the_version_reviewed(books, capsys):
+    from curriculum.domain.chapter_files import source_version
+
+    imported(sketch())
+    reviewed = source_version(code="II.7")
+    imported(sketch(thesis="An author's late claim."), verify=False)
+    with pytest.raises(CommandError, match="II.7 not published"):
+        call_command("publish_chapter", "II.7", reviewed=reviewed)
+    assert "  - the chapter changed since you reviewed it" in capsys.readouterr().err
+    assert not Release.objects.exists()
+    call_command("publish_chapter", "II.7", "--reviewed", source_version(code="II.7").strip('"'))
+    assert capsys.readouterr().out == "II.7: release 1\n"
+
+
 def test_publish_command_as_an_author_is_refused(books, alice):
     imported(sketch())
     with pytest.raises(CommandError, match="not publish"):

@@ -4,20 +4,18 @@ import in one transaction per file, and export to the same form.
 A file that breaks a rule is refused whole and nothing is written.
 """
 
+from ..working_copy import SourceChanged, chapter_source, source_version
 from .errors import ChapterFileError
 from .importing import (
     ImportResult,
-    SourceChanged,
     books_import,
     chapter_export,
     chapter_import,
-    chapter_source,
     file_import,
     file_seed,
     files_import,
     import_order,
     is_book_document,
-    source_version,
 )
 from .json_form import json_document
 from .validation import chapter_checked, validate_book, validate_books

@@ -1,7 +1,5 @@
 """Import (one transaction per file, all or nothing) and export of chapter and book files."""
 
-import hashlib
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,11 +21,9 @@ from curriculum.models import (
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
 from ..collection import collection_paused
-from ..documents import chapter_document
-from ..editing import chapter_save, problems_replace
+from ..editing import book_save, chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
-from ..locks import chapter_lock
-from ..selectors import chapter_with_parts
+from ..working_copy import SourceChanged, chapter_source, working_copy_require
 from .errors import ChapterFileError
 from .validation import CHAPTER_FIELDS, chapter_checked, kind_of, validate_books
 from .yaml_form import dump_yaml, load_yaml
@@ -57,34 +53,20 @@ def books_import(
     books = [b for b in books if b["numeral"] not in stored]
     with transaction.atomic():
         created = False
-        for fields in books:
+        # each book is locked as it is saved: in one order, so two book files cannot deadlock
+        for fields in sorted(books, key=lambda b: b["numeral"]):
             book = Book.objects.filter(numeral=fields["numeral"]).first() or Book()
             for name, value in fields.items():
                 setattr(book, name, value)
             created = created or book.pk is None
             try:
-                book.full_clean()
+                book_save(book=book)
             except ValidationError as error:
                 raise ChapterFileError(_paths(error)) from error
-            book.save()
         transaction.set_rollback(dry_run)
     return ImportResult(
         "books", ", ".join(f"Book {b['numeral']}" for b in books), created, kept=kept
     )
-
-
-class SourceChanged(Exception):
-    """The working copy is no longer the one the writer read (HTTP 412): writing would lose
-    another writer's edit."""
-
-
-def source_version(*, code: str, document: dict[str, Any] | None = None) -> str:
-    """The working copy's version as its file says it, a quoted strong ETag: it moves with every
-    edit of the source and with nothing else (a verdict decided, a neighbour renamed). Given
-    the `document` just read (`chapter_source`), it is not read again."""
-    document = chapter_source(code=code) if document is None else document
-    text = json.dumps(document, sort_keys=True, ensure_ascii=False)
-    return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
 def chapter_import(
@@ -137,9 +119,8 @@ def chapter_import(
 def _require_version(existing: Chapter | None, if_match: frozenset[str]) -> None:
     if existing is None:
         raise SourceChanged("there is no working copy of this chapter to match")
-    chapter_lock(chapter_id=existing.pk)  # held to the end: no edit slips in before the write
-    if "*" not in if_match and source_version(code=existing.code) not in if_match:
-        raise SourceChanged("the working copy changed since that version was read")
+    # the lock is held to the end: no edit slips in between this check and the write
+    working_copy_require(chapter_id=existing.pk, versions=if_match)
 
 
 def _lint(clean: dict) -> tuple[str, ...]:
@@ -251,11 +232,6 @@ def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
     with transaction.atomic():
         yield file_import
         transaction.set_rollback(True)
-
-
-def chapter_source(*, code: str) -> dict[str, Any]:
-    """The chapter document as a file holds it (JSON-ready); raises Chapter.DoesNotExist."""
-    return chapter_document(chapter_with_parts(code=code))
 
 
 def chapter_export(*, code: str) -> str:

@@ -1,4 +1,9 @@
-"""publish_chapter CODE: run the gate; print the release number or every reason."""
+"""publish_chapter CODE: run the gate; print the release number or every reason.
+
+`--reviewed VERSION` (the ETag of GET /chapters/{code}/source, quotes optional) publishes only
+that version of the working copy. Not `--version`: every Django command has that option
+already (it prints Django's version).
+"""
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -13,8 +18,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("code")
         parser.add_argument("--user", help="publish as this user (their permissions apply)")
+        parser.add_argument(
+            "--reviewed",
+            metavar="VERSION",
+            help="publish only this version of the working copy (the ETag of its source)",
+        )
 
-    def handle(self, *args, code, user, **options):
+    def handle(self, *args, code, user, reviewed, **options):
         chapter = Chapter.objects.filter(code=code).first()
         if chapter is None:
             raise CommandError(f"no chapter {code}")
@@ -24,7 +34,11 @@ class Command(BaseCommand):
             if publisher is None:
                 raise CommandError(f"no user {user}")
         try:
-            release = ChapterPublish(chapter=chapter, user=publisher).execute()
+            release = ChapterPublish(
+                chapter=chapter,
+                user=publisher,
+                reviewed=None if reviewed is None else frozenset({_etag(reviewed)}),
+            ).execute()
         except PublishForbidden as error:
             raise CommandError(str(error)) from error
         except PublishRefused as refusal:
@@ -33,3 +47,8 @@ class Command(BaseCommand):
                 self.stderr.write(f"  - {reason}")
             raise CommandError(f"{code} not published") from refusal
         self.stdout.write(f"{code}: release {release.number}")
+
+
+def _etag(version: str) -> str:
+    """The version as GET source's ETag writes it, quotes and all, typed with or without them."""
+    return '"' + version.strip('"') + '"'

@@ -1,0 +1,33 @@
+"""Admin pages whose save lost a race: answered again, so the form says what changed.
+
+A form's checks (the version a page was opened on, a book's numeral) run before any lock; the
+services check again under the chapter's or book's lock as they write. When another writer
+committed in between, a service refuses and the admin's transaction rolls back whole.
+"""
+
+from django.contrib import messages
+from django.http import HttpResponseRedirect
+
+from curriculum.domain.working_copy import SourceChanged
+
+CHANGED_WHILE_SAVING = (
+    "Someone changed this while you were saving it; nothing was saved. Here it is as it is now: "
+    "make your changes again."
+)
+
+
+class CheckedAgainWhenSaved:
+    """A save a service refused under its lock is answered again from the start: the form then
+    sees the other writer's change and says so, the author's text kept in the page. Should a
+    third writer slip in again, the page is opened afresh with a message instead."""
+
+    refused_when_saved: tuple[type[Exception], ...] = (SourceChanged,)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        for _ in range(2):
+            try:
+                return super().changeform_view(request, object_id, form_url, extra_context)
+            except self.refused_when_saved:
+                continue
+        self.message_user(request, CHANGED_WHILE_SAVING, messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())

@@ -1,0 +1,53 @@
+"""What a writer read of the working copy, and the refusal of a write over anything newer.
+
+A writer names the version it read (an If-Match PUT or publish, an admin page's hidden
+version, the Editor's review before Publish). The version is compared again under the chapter
+lock, in the transaction that writes: whichever of two writers commits second then sees the
+first's version and is refused (SourceChanged, 412), and nothing of it is written. A check
+made before the lock (a form's) only refuses early; it never stands in for this one.
+"""
+
+import hashlib
+import json
+from typing import Any
+
+from curriculum.models import Chapter
+
+from .documents import chapter_document
+from .locks import chapter_lock
+from .selectors import chapter_with_parts
+
+ANY = "*"  # If-Match: * names whatever version there is
+
+
+class SourceChanged(Exception):
+    """The working copy is no longer the one the writer read (HTTP 412): writing would lose
+    another writer's edit."""
+
+
+def chapter_source(*, code: str) -> dict[str, Any]:
+    """The chapter document as a file holds it (JSON-ready); raises Chapter.DoesNotExist."""
+    return chapter_document(chapter_with_parts(code=code))
+
+
+def source_version(*, code: str, document: dict[str, Any] | None = None) -> str:
+    """The working copy's version as its file says it, a quoted strong ETag: it moves with every
+    edit of the source and with nothing else (a verdict decided, a neighbour renamed). Given
+    the `document` just read (`chapter_source`), it is not read again."""
+    document = chapter_source(code=code) if document is None else document
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False)
+    return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+
+
+def version_named(version: str, versions: frozenset[str]) -> bool:
+    """Whether the versions a writer read (an If-Match's, "*" for any) include `version`."""
+    return ANY in versions or version in versions
+
+
+def working_copy_require(*, chapter_id: int, versions: frozenset[str]) -> Chapter:
+    """Lock the chapter for the rest of the caller's transaction, then refuse unless its working
+    copy is at one of `versions`; returns the locked row. Callers must be inside atomic()."""
+    locked = chapter_lock(chapter_id=chapter_id)
+    if not version_named(source_version(code=locked.code), versions):
+        raise SourceChanged("the working copy changed since that version was read")
+    return locked
