@@ -232,6 +232,9 @@ LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's Te
 LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one typeset formula
 # All of a chapter's rendered text and figures together: its page and API body stay near this.
 LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
+# A chapter's strand items, figures, apparatus links, notation rows, propositions and problems
+# together: admin's chapter page shows and saves all of them as one form, within the timeout.
+LIMIT_CHAPTER_PARTS = env.int("LIMIT_CHAPTER_PARTS", 300)
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs
