@@ -29,6 +29,7 @@ from curriculum.admin_saves import (
     ChosenFromTheList,
     ProblemAddsAPart,
     ReadOnly,
+    TypesetOnce,
 )
 from curriculum.domain.answers import solution_lint
 from curriculum.domain.chapter_files import ChapterFileError, json_document, source_version
@@ -331,7 +332,7 @@ class ChapterForm(OpenedVersionForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(TextBoxes, ChosenFromTheList):
+class ChapterAdmin(TypesetOnce, TextBoxes, ChosenFromTheList):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
@@ -582,7 +583,7 @@ class ProblemForm(ProblemAddsAPart, OpenedVersionForm):
 
 
 @admin.register(Problem)
-class ProblemAdmin(TextBoxes, ChosenFromTheList):
+class ProblemAdmin(TypesetOnce, TextBoxes, ChosenFromTheList):
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]

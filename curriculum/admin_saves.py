@@ -1,5 +1,6 @@
-"""What admin's saves share: a chapter grows only within LIMIT_CHAPTER_PARTS, so its page can
-always post and save it; list actions run only on listed rows; releases are never edited."""
+"""What admin's saves share: each typesets all its formulas in one KaTeX run, as an import does;
+a chapter grows only within LIMIT_CHAPTER_PARTS, so its page can always post and save it; list
+actions run only on listed rows; releases are never edited."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -7,6 +8,20 @@ from django.contrib.admin import helpers
 from django.forms.models import BaseInlineFormSet
 
 from curriculum.domain.chapter_parts import chapter_parts, parts_refusal
+from curriculum.domain.markup import math_prepared
+from curriculum.models.fields import lf
+
+
+class TypesetOnce:
+    """Every text of the save, typeset together before its forms are checked: each Markdown
+    field's check (and the services' full_clean after it) then finds its formulas ready, where
+    each started a KaTeX process of its own."""
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        # as the forms will check them: line ends as stored, and stripped
+        texts = [lf(text).strip() for _, values in request.POST.lists() for text in values]
+        with math_prepared(texts):
+            return super().changeform_view(request, object_id, form_url, extra_context)
 
 
 class ChapterPartsFormSet(BaseInlineFormSet):

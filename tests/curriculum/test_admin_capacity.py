@@ -1,8 +1,11 @@
-"""Admin saves every chapter the importer accepts: a chapter at the importer's limits fits one
-form (DATA_UPLOAD_MAX_* are derived from those limits), and a form past them is told which one
-it passed."""
+"""Admin saves every chapter the importer accepts, within the server's timeout: a chapter at
+the importer's limits fits one form (DATA_UPLOAD_MAX_* are derived from those limits), a save
+typesets all its formulas in one KaTeX run as an import does, and a form past the limits is told
+which one it passed."""
 
 import re
+import time
+from unittest import mock
 from urllib.parse import urlencode
 
 import pytest
@@ -10,12 +13,15 @@ import yaml
 from django.conf import settings
 from django.urls import reverse
 
+from curriculum.domain import markup
 from curriculum.domain.chapter_files import chapter_import, file_import
 from curriculum.domain.gate import ChapterPublish
-from curriculum.models import Chapter
+from curriculum.models import Chapter, Problem, StrandItem
 from tests.conftest import sketch, verify_now
 from tests.curriculum.test_admin import resubmitted, shown_errors
+from tests.curriculum.test_admin_problems import add_url, new_problem
 
+GUNICORN_TIMEOUT = 60  # scripts/serve.sh's default: past it gunicorn kills the request (a 500)
 SQUARE = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="4" height="4"/></svg>'
 )
@@ -128,6 +134,41 @@ def test_a_chapter_file_at_the_size_limit_saves_from_its_page_as_a_browser_sends
     assert saved.status_code == 302, shown_errors(saved)
     chapter.refresh_from_db()
     assert chapter.thesis == "Saved as sent."
+
+
+def test_a_save_of_120_new_formulas_starts_katex_once_and_ends_well_within_the_timeout(
+    books, author
+):
+    chapter = chapter_with(items(120))
+    data = browser_form(author.get(change_url(chapter)))
+    fresh = time.time_ns()  # formulas no cache has seen
+    for i in range(120):
+        data[f"strand_items-{i}-body"] = f"Item ${i} \\cdot x_{{{fresh}}}$ means."
+    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+        started = time.perf_counter()
+        saved = author.post(change_url(chapter), data)
+        took = time.perf_counter() - started
+    assert saved.status_code == 302, shown_errors(saved)
+    assert katex.call_count == 1
+    assert len(katex.call_args.args[0]) == 120
+    assert took < GUNICORN_TIMEOUT / 3, f"the save took {took:.1f} s"
+    assert StrandItem.objects.filter(chapter=chapter, body__contains=str(fresh)).count() == 120
+
+
+def test_a_problem_save_typesets_its_statement_and_steps_in_one_katex_run(seeded, author):
+    chapter = Chapter.objects.get(code="II.4")
+    fresh = time.time_ns()
+    data = new_problem(
+        author,
+        chapter,
+        statement=f"With $h = {fresh}$ heads, compute it.",
+        **{"solution-0-steps": f"Each head $x_{{{fresh}}}$ attends in its slice."},
+    )
+    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+        saved = author.post(add_url(chapter), data)
+    assert saved.status_code == 302, shown_errors(saved)
+    assert katex.call_count == 1
+    assert Problem.objects.filter(chapter=chapter, statement__contains=str(fresh)).exists()
 
 
 def test_a_form_with_more_fields_than_the_limit_is_told_why_not_given_a_bare_400(books, author):
