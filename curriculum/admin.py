@@ -11,7 +11,6 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -25,6 +24,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 import attention
+from curriculum.admin_saves import (
+    ChapterPartsFormSet,
+    ChosenFromTheList,
+    ProblemAddsAPart,
+    ReadOnly,
+    TypesetOnce,
+)
 from curriculum.domain.answers import solution_lint
 from curriculum.domain.chapter_files import ChapterFileError, json_document, source_version
 from curriculum.domain.counting import chapter_counts
@@ -118,18 +124,6 @@ def json_rows(value, indent: str = "") -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class ChosenFromTheList(admin.ModelAdmin):
-    """A list action runs only on rows chosen from the list: Django fails (500) on a forged
-    selection that is not a row's id."""
-
-    def response_action(self, request, queryset, **kwargs):
-        chosen = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
-        if not all(choice.isascii() and choice.isdigit() for choice in chosen):
-            self.message_user(request, "Choose the rows from the list.", messages.WARNING)
-            return None
-        return super().response_action(request, queryset, **kwargs)
-
-
 class TextBoxes:
     """Text boxes sized for what they hold: one-liners stay short, code is monospace."""
 
@@ -166,6 +160,7 @@ class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
 
 class StrandItemInline(TextBoxes, admin.TabularInline):
     model = StrandItem
+    formset = ChapterPartsFormSet
     extra = 0
     fields = ["strand", "title", "body", "published", "position"]
     rows = {"body": 3}
@@ -178,6 +173,7 @@ class StrandItemInline(TextBoxes, admin.TabularInline):
 
 class FigureInline(TextBoxes, admin.StackedInline):
     model = Figure
+    formset = ChapterPartsFormSet
     extra = 0
     fields = [("label", "position"), "caption", "alt", "svg", "drawing"]
     readonly_fields = ["drawing"]
@@ -205,6 +201,7 @@ class FigureInline(TextBoxes, admin.StackedInline):
 
 class ApparatusLinkInline(admin.TabularInline):
     model = ApparatusLink
+    formset = ChapterPartsFormSet
     fk_name = "chapter"
     extra = 0
     fields = ["entry", "position"]
@@ -223,6 +220,7 @@ class ApparatusLinkInline(admin.TabularInline):
 
 class NotationInline(TextBoxes, admin.TabularInline):
     model = Notation
+    formset = ChapterPartsFormSet
     extra = 0
     fields = ["symbol", "meaning", "position"]
     rows = {"meaning": 1}
@@ -231,6 +229,7 @@ class NotationInline(TextBoxes, admin.TabularInline):
 
 class PropositionInline(TextBoxes, admin.StackedInline):
     model = Proposition
+    formset = ChapterPartsFormSet
     extra = 0
     fields = [("number", "proof_published"), "title", "statement", "proof"]
     rows = {"statement": 4, "proof": 8}
@@ -257,24 +256,12 @@ class ProblemInline(admin.TabularInline):
         return verdict_badge(getattr(problem, "solution", None))
 
 
-class ReadOnly:
-    """Releases are immutable: nobody adds, changes or deletes one here, superusers included."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 class ReleaseInline(ReadOnly, admin.TabularInline):
     model = Release
     extra = 0
-    fields = ["number", "created_by", "created_at", "view"]
-    readonly_fields = ["number", "created_by", "created_at", "view"]
+    fields = ["number", "created_by", "created_at"]
+    readonly_fields = ["number", "created_by", "created_at"]
+    template = "admin/curriculum/chapter/releases.html"  # listed, never posted back
     verbose_name_plural = "releases (what readers are served; the working copy stays editable)"
 
     def get_queryset(self, request):
@@ -282,14 +269,9 @@ class ReleaseInline(ReadOnly, admin.TabularInline):
             super().get_queryset(request).select_related("chapter", "created_by").defer("snapshot")
         )
 
-    @admin.display(description="read")
-    def view(self, release):
-        return release_link(release)
-
 
 def release_link(release: Release) -> str:
-    url = reverse("site:release", args=[release.chapter.code, release.number])
-    return format_html('<a href="{}">Release {}</a>', url, release.number)
+    return format_html('<a href="{}">Release {}</a>', release.get_absolute_url(), release.number)
 
 
 def verdict_badge(solution) -> str:
@@ -361,7 +343,7 @@ class ChapterForm(OpenedVersionForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
@@ -618,14 +600,14 @@ def operation_choices() -> list[tuple[str, str]]:
     return [("", "---------")] + [(name, f"{name}: {op.description}") for name, op in known]
 
 
-class ProblemForm(OpenedVersionForm):
+class ProblemForm(ProblemAddsAPart, OpenedVersionForm):
     @staticmethod
     def version_of(instance) -> str:
         return problem_version(instance)
 
 
 @admin.register(Problem)
-class ProblemAdmin(CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]

@@ -232,6 +232,17 @@ LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's Te
 LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one typeset formula
 # All of a chapter's rendered text and figures together: its page and API body stay near this.
 LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
+# A chapter's strand items, figures, apparatus links, notation rows, propositions and problems
+# together: admin's chapter page shows and saves all of them as one form, within the timeout.
+LIMIT_CHAPTER_PARTS = env.int("LIMIT_CHAPTER_PARTS", 300)
+# Derived, not set: admin posts a chapter as one form, which must take a chapter at the limits
+# above. A part's row posts at most 8 fields (a strand item, figure or proposition, with its id,
+# chapter and delete box) and the page under 100 of its own (the chapter's fields, each list's
+# management form, the empty rows "Add another" copies); a browser sends each byte of a file's
+# text as at most 6 (a line end as CRLF, percent-encoded; the problem page's JSON boxes, a matrix
+# row a line, cost under that), and each field's name and short value within 64.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 8 * LIMIT_CHAPTER_PARTS + 100
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs

@@ -8,3 +8,4 @@ urlpatterns = [
     path("api/v1/", include("curriculum.api.urls")),
     path("", include("curriculum.site.urls")),
 ]
+handler400 = "curriculum.site.errors.bad_request"

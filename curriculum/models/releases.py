@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 from .course import Chapter
 
@@ -33,6 +34,9 @@ class Release(models.Model):
             raise ValueError("a release is immutable; publish again to make a new one")
         self.summary = release_summary(self.snapshot)
         super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("site:release", args=[self.chapter.code, self.number])
 
 
 def release_summary(snapshot: dict) -> dict:

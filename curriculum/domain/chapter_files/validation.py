@@ -28,6 +28,7 @@ from curriculum.models.course import (
 )
 
 from ..answers import answer_figures, answer_lint, default_digits
+from ..chapter_parts import document_parts, parts_refusal
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepared
@@ -244,6 +245,8 @@ def chapter_checked(
     doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
     if not doc or not _no_nul(c, doc):
         raise ChapterFileError(c.errors)
+    if refusal := parts_refusal(parts=document_parts(doc)):  # before any part costs a check
+        raise ChapterFileError([f"top level: the chapter {refusal}"])
     with math_prepared(_texts(doc)):
         yield _chapter_checked(c, doc, known_books, known_entries, released)
 

@@ -1,0 +1,29 @@
+"""A request Django will not read (a form past DATA_UPLOAD_MAX_NUMBER_FIELDS or
+DATA_UPLOAD_MAX_MEMORY_SIZE) is told which limit it passed and what that limit holds, on the
+site's own page, where Django answers a bare "Bad Request"."""
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    return render(request, "400.html", {"reason": _reason(exception)}, status=400)
+
+
+def _reason(exception: Exception) -> str:
+    """Only a limit is named: other refusals (a forged host, say) say nothing of the request."""
+    if isinstance(exception, TooManyFieldsSent):
+        return (
+            f"The form sent more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields "
+            "(DATA_UPLOAD_MAX_NUMBER_FIELDS), the most a chapter page of "
+            f"{settings.LIMIT_CHAPTER_PARTS:,} parts sends (LIMIT_CHAPTER_PARTS)."
+        )
+    if isinstance(exception, RequestDataTooBig):
+        return (
+            f"The form sent more than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes "
+            "(DATA_UPLOAD_MAX_MEMORY_SIZE), the most a page of a chapter file of "
+            f"{settings.LIMIT_CHAPTER_FILE_BYTES:,} bytes sends (LIMIT_CHAPTER_FILE_BYTES)."
+        )
+    return ""
