@@ -232,6 +232,8 @@ LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's Te
 LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one typeset formula
 # All of a chapter's rendered text and figures together: its page and API body stay near this.
 LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
+LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
+LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs
