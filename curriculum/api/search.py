@@ -1,5 +1,6 @@
 """GET /search?q=: the readers' search as JSON, over exactly what the site's search finds."""
 
+from django.conf import settings
 from ninja import Query, Router, Schema
 from ninja.errors import ValidationError
 
@@ -26,8 +27,9 @@ def search_read(
     q: str = Query(
         ...,
         description='Words to find (all of them); "quoted words" in that order, -word left out, '
-        "`or` between alternatives. At most LIMIT_SEARCH_CHARS characters (200) and "
-        "LIMIT_SEARCH_TERMS terms (16), or 422 naming the limit.",
+        f"`or` between alternatives. At most {settings.LIMIT_SEARCH_CHARS} characters "
+        f"(LIMIT_SEARCH_CHARS) and {settings.LIMIT_SEARCH_TERMS} terms (LIMIT_SEARCH_TERMS), "
+        "or 422 naming the limit.",
     ),
     limit: int = Query(20, ge=1, le=MAX_RESULTS),
 ):
