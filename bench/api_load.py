@@ -54,7 +54,7 @@ def main() -> None:
     started = time.perf_counter()
     deadline = started + args.seconds
     # each connection is its own client, as behind one trusted proxy (bench/api serves with
-    # API_NUM_PROXIES=1): a throttle's history holds one client's reads, not every thread's
+    # NUM_PROXIES=1): a throttle counts one client's reads, not every thread's
     threads = [
         threading.Thread(target=worker, args=(
             "127.0.0.1", args.port, args.path,

@@ -2,10 +2,15 @@
 own copies of bytes whose key names their version.
 
 Django's `DatabaseCache.set` counts the whole table (to cull it), then selects the key and
-updates or inserts it inside a transaction: six round trips, paid by every anonymous API read
-(its throttle history is set each time). Here a set is one upsert, and the table is counted for
-culling once every `CULL_CHECK_EVERY` sets of this process rather than on each one (so it may
-hold that many entries per process past MAX_ENTRIES before it is culled as Django culls it).
+updates or inserts it inside a transaction: six round trips. Here a set is one upsert, and the
+table is counted for culling once every `CULL_CHECK_EVERY` sets of this process rather than on
+each one (so it may hold that many entries per process past MAX_ENTRIES before it is culled as
+Django culls it).
+
+`add` and `incr` are atomic here, as they are on Redis (the throttles count with them,
+curriculum/clients.py): Django's `incr` reads, then sets (two requests at once both count 5 as
+6, and the set moves the expiry), and its `add` over an expired entry lets two callers both
+succeed.
 """
 
 import base64
@@ -43,29 +48,73 @@ class UpsertDatabaseCache(DatabaseCache):
             return super().set_many(data, timeout, version)
         return []
 
-    def _upsert(self, data: dict, timeout, version) -> bool:
-        """Insert or replace every entry in one statement; False where the database cannot."""
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        """One statement: inserted, or an expired entry replaced; False while one lives."""
+        db, connection, (table, cache_key, column, expiry) = self._sql()
+        add = (
+            f"INSERT INTO {table} ({cache_key}, {column}, {expiry}) VALUES (%s, %s, %s) "
+            f"ON CONFLICT ({cache_key}) DO UPDATE "
+            f"SET {column} = EXCLUDED.{column}, {expiry} = EXCLUDED.{expiry} "
+            f"WHERE {table}.{expiry} < %s"
+        )
+        arguments = [
+            self.make_and_validate_key(key, version=version),
+            self._encoded(value),
+            connection.ops.adapt_datetimefield_value(self._expiry(timeout)),
+            connection.ops.adapt_datetimefield_value(tz_now()),
+        ]
+        with transaction.atomic(using=db), connection.cursor() as cursor:
+            cursor.execute(add, arguments)
+            return cursor.rowcount == 1
+
+    def incr(self, key, delta=1, version=None):
+        """Under the entry's row lock (PostgreSQL; SQLite's write lock), keeping its expiry."""
+        db, connection, (table, cache_key, column, expiry) = self._sql()
+        key = self.make_and_validate_key(key, version=version)
+        now = connection.ops.adapt_datetimefield_value(tz_now())
+        with transaction.atomic(using=db), connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET {expiry} = {expiry} WHERE {cache_key} = %s AND {expiry} >= %s",
+                [key, now],
+            )
+            if cursor.rowcount != 1:
+                raise ValueError(f"Key '{key}' not found")
+            cursor.execute(f"SELECT {column} FROM {table} WHERE {cache_key} = %s", [key])
+            value = pickle.loads(base64.b64decode(cursor.fetchone()[0].encode())) + delta
+            cursor.execute(
+                f"UPDATE {table} SET {column} = %s WHERE {cache_key} = %s",
+                [self._encoded(value), key],
+            )
+        return value
+
+    def _sql(self):
+        """The database to write to, its connection, and the table's quoted names."""
         db = router.db_for_write(self.cache_model_class)
         connection = connections[db]
-        if not connection.features.supports_update_conflicts_with_target:
-            return False
-        if not data:
-            return True
+        names = (self._table, "cache_key", "value", "expires")  # type: ignore[attr-defined]
+        return db, connection, tuple(map(connection.ops.quote_name, names))
+
+    def _encoded(self, value) -> str:
+        return base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
+
+    def _expiry(self, timeout) -> datetime:
         timeout = self.get_backend_timeout(timeout)
-        expires = (
+        return (
             datetime.max
             if timeout is None
             else datetime.fromtimestamp(timeout, tz=UTC if settings.USE_TZ else None)
         ).replace(microsecond=0)
+
+    def _upsert(self, data: dict, timeout, version) -> bool:
+        """Insert or replace every entry in one statement; False where the database cannot."""
+        db, connection, (table, cache_key, column, expiry) = self._sql()
+        if not connection.features.supports_update_conflicts_with_target:
+            return False
+        if not data:
+            return True
+        expires = self._expiry(timeout)
         keys = [self.make_and_validate_key(key, version=version) for key in data]
-        encoded = [
-            base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
-            for value in data.values()
-        ]
-        table, cache_key, column, expiry = map(
-            connection.ops.quote_name,
-            (self._table, "cache_key", "value", "expires"),  # type: ignore[attr-defined]
-        )
+        encoded = [self._encoded(value) for value in data.values()]
         upsert = (
             f"INSERT INTO {table} ({cache_key}, {column}, {expiry}) "
             f"SELECT k, v, %s FROM unnest(%s::text[], %s::text[]) AS d(k, v) "

@@ -103,6 +103,13 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", 0.25)
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
+# The address counted is the client's, through the proxies in front (NUM_PROXIES, below).
+AXES_CLIENT_IP_CALLABLE = "curriculum.clients.client_address"
+# Proxies in front of Django that append the address they saw to X-Forwarded-For: `make serve`
+# runs one (nginx) and sets 1; add one for each proxy put before it. The client's address is
+# then the NUM_PROXIES-th entry from the right, for the login lockout, the API's throttle and
+# the practice checks alike; with 0 it is REMOTE_ADDR and the header is never believed.
+NUM_PROXIES = env.int("NUM_PROXIES", 0)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -243,17 +250,16 @@ LIMIT_CHAPTER_PARTS = env.int("LIMIT_CHAPTER_PARTS", 300)
 # row a line, cost under that), and each field's name and short value within 64.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 8 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
+LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
+LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs
 # needs nothing beyond the strict CSP above ('self' scripts and styles, no CDN).
 INSTALLED_APPS += ["ninja"]
-# Anonymous reads per client address (Django's cache: Redis when CACHE_URL is set).
+# Anonymous reads per client address, counted in the shared cache (curriculum/clients.py).
 API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
 # Readers' answer checks per client address (site form and API alike): each runs the engine.
 PRACTICE_CHECK_RATE = env.str("PRACTICE_CHECK_RATE", "30/min")
-# Behind N trusted proxies, the client address is the Nth from the right in X-Forwarded-For;
-# with 0 it is REMOTE_ADDR, so a client cannot dodge the limit by sending that header.
-NINJA_NUM_PROXIES = env.int("API_NUM_PROXIES", 0)
 NINJA_PAGINATION_PER_PAGE = 50
 NINJA_PAGINATION_MAX_LIMIT = 100

@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 export DATABASE_URL="${DATABASE_URL:-$DATABASE_URL_TEST}"
 export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
 scripts/install-browser.sh
+scripts/install-nginx.sh  # the deploy tests serve behind it, as make serve does
 if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint and types
   .venv/bin/ruff check .
   .venv/bin/mypy attention curriculum

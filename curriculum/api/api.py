@@ -20,7 +20,7 @@ from curriculum.domain.roles import Forbidden
 from . import chapters, lists, operations, practice, search, writes  # noqa: F401  (writes: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
 from .schemas import ChapterDocument, Error, Pong
-from .throttling import AnonymousReadThrottle
+from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
 from .writes import BodyTooLarge
 
 logger = logging.getLogger(__name__)
@@ -37,14 +37,23 @@ class CurriculumAPI(NinjaAPI):
             PROCESS_BODIES.set(key, response.content)
         return response
 
-    def get_openapi_schema(self, **kwargs):
-        """The chapter document is parsed by the importer, not by ninja; document it anyway."""
-        schema = super().get_openapi_schema(**kwargs)
-        described = ChapterDocument.model_json_schema(ref_template="#/components/schemas/{model}")
-        components = schema["components"]["schemas"]
-        components.update(described.pop("$defs", {}))
-        components["ChapterDocument"] = described
-        return schema
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        """Built once per process and prefix (a build costs about a fifth of a second of CPU,
+        and the routes never change once loaded); callers must not change what they get. The
+        chapter document is parsed by the importer, not by ninja; it is documented anyway."""
+        if path_prefix is None:
+            path_prefix = self.get_root_path(path_params or {})
+        schemas = self.__dict__.setdefault("_schemas", {})
+        if path_prefix not in schemas:  # two threads may both build it once: either is right
+            schema = super().get_openapi_schema(path_prefix=path_prefix)
+            described = ChapterDocument.model_json_schema(
+                ref_template="#/components/schemas/{model}"
+            )
+            components = schema["components"]["schemas"]
+            components.update(described.pop("$defs", {}))
+            components["ChapterDocument"] = described
+            schemas[path_prefix] = schema
+        return schemas[path_prefix]
 
 
 class StrictJSON(Parser):
@@ -64,6 +73,7 @@ api = CurriculumAPI(
     "(GET and PUT /chapters/{code}/source) is the chapter file format, described key by key "
     "in [content-format.md](/api/v1/content-format.md).",
     docs=Swagger(),  # served from this site's static files (see settings: CSP allows 'self')
+    docs_decorator=throttled_as_anonymous_reads,  # the schema and the docs page
     throttle=[AnonymousReadThrottle()],
     urls_namespace="api",
     parser=StrictJSON(),

@@ -1,68 +1,63 @@
-"""Anonymous reads are rate limited per client address, in Django's cache (Redis when
-CACHE_URL is set, so every server process shares the count). The rate is `API_ANON_RATE`,
-read on each request so a deployment (or a test) can change it without a restart of the code.
-"""
+"""ninja's throttle hooks over the project's one rule for counting clients (curriculum/clients.py):
+anonymous reads per client at `API_ANON_RATE`, answer checks at `PRACTICE_CHECK_RATE` (shared
+with the site's practice form), both read on each request."""
 
-import threading
-from typing import Any
+from functools import wraps
 
-from django.conf import settings
-from django.http import HttpRequest
-from ninja.throttling import SimpleRateThrottle
+from django.http import HttpRequest, HttpResponse
+from ninja.errors import AuthenticationError
+from ninja.throttling import BaseThrottle
 
+from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS, Limit, client_admit
 
-class _PerThread:
-    """An attribute each thread sees its own value of. ninja keeps a request's key, history and
-    time on the throttle, one instance shared by a worker's threads: two clients asking at once
-    would be counted under one client's key."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        return getattr(instance.__dict__.setdefault("_thread", threading.local()), self.name)
-
-    def __set__(self, instance: Any, value: Any) -> None:
-        setattr(instance.__dict__.setdefault("_thread", threading.local()), self.name, value)
+from .auth import BearerToken, staff_session
 
 
-class PerThreadRateThrottle(SimpleRateThrottle):
-    key = _PerThread()
-    history = _PerThread()
-    now = _PerThread()
+class ClientThrottle(BaseThrottle):
+    """Holds no state of its own: ninja shares one instance between a worker's threads."""
 
-
-class AnonymousReadThrottle(PerThreadRateThrottle):
-    scope = "anon"
-
-    def __init__(self) -> None:
-        super().__init__(rate=settings.API_ANON_RATE)
+    limit: Limit
 
     def allow_request(self, request: HttpRequest) -> bool:
-        self.num_requests, self.duration = self.parse_rate(settings.API_ANON_RATE)
-        return super().allow_request(request)
+        return client_admit(request, self.limit)
 
-    def get_cache_key(self, request: HttpRequest) -> str | None:
+    def wait(self) -> float:
+        return float(self.limit.rate()[1])  # at most one period: the window ends within it
+
+
+class AnonymousReadThrottle(ClientThrottle):
+    limit = ANONYMOUS_READS
+
+    def allow_request(self, request: HttpRequest) -> bool:
         caller = getattr(request, "auth", None)
         if caller is not None and not caller.anonymous:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
-
-
-class PracticeCheckThrottle(PerThreadRateThrottle):
-    """Answer checks per client address, for everyone (each runs the engine); the site's form
-    and the API share one count. The rate is `PRACTICE_CHECK_RATE`, read on each request."""
-
-    scope = "practice"
-
-    def __init__(self) -> None:
-        super().__init__(rate=settings.PRACTICE_CHECK_RATE)
-
-    def allow_request(self, request: HttpRequest) -> bool:
-        self.num_requests, self.duration = self.parse_rate(settings.PRACTICE_CHECK_RATE)
+            return True
         return super().allow_request(request)
 
-    def get_cache_key(self, request: HttpRequest) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+class PracticeCheckThrottle(ClientThrottle):
+    """Checks by everyone, token or not: each runs the engine."""
+
+    limit = PRACTICE_CHECKS
+
+
+def throttled_as_anonymous_reads(view):
+    """For the schema and the docs page, which are views of ninja's rather than operations: an
+    anonymous client counts them with its other reads (429 in the API's shape, made by its
+    middleware); a valid token or a staff session is not counted, as for every read."""
+
+    @wraps(view)
+    def throttled(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not _identified(request) and not client_admit(request, ANONYMOUS_READS):
+            retry = str(ANONYMOUS_READS.rate()[1])
+            return HttpResponse(status=429, headers={"Retry-After": retry})
+        return view(request, *args, **kwargs)
+
+    return throttled
+
+
+def _identified(request: HttpRequest) -> bool:
+    try:
+        return staff_session(request) is not None or BearerToken()(request) is not None
+    except AuthenticationError:  # an unknown token reads the schema as anyone does
+        return False

@@ -6,14 +6,16 @@ latest release, else the published parts of the working copy), one row per part,
 with the version it was built from. Every search first rebuilds the chapters whose version
 moved, whoever moved it (admin, importer, API, publishing, withdrawing), so no writer has to
 remember the index; drafts are never indexed, and results are filtered by the chapter's state
-at query time as well. PostgreSQL ranks by full-text search over a GIN index; SQLite (the
-embedded default) falls back to a plain case-insensitive match.
+at query time as well. The query is read into terms here (`search_terms.py`), never by the
+database. PostgreSQL ranks by full-text search over a GIN index; SQLite (the embedded
+default) falls back to a plain case-insensitive match of each term.
 """
 
 import html
-import re
+import operator
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
 
 from django.contrib.postgres.search import (
@@ -28,19 +30,16 @@ from django.db.models import F, Max, Q
 from curriculum.models import Chapter, SearchEntry
 
 from .reading import NotVisible, chapter_for_reader
+from .search_terms import CONTROL, SearchRefused, Term, query_terms
+
+__all__ = ["MAX_RESULTS", "Hit", "SearchRefused", "search", "search_index_sync"]
 
 CONFIG = "english"
-MAX_QUERY_LENGTH = 200
 MAX_RESULTS = 50
 SNIPPET_WORDS = 30
 # The highlight marks travel through PostgreSQL as control characters no author text holds
 # (they are stripped on indexing), so the rest of the snippet can be escaped as text.
 START, STOP = "\x02", "\x03"
-CONTROL = re.compile("[\x00-\x1f\x7f]")  # PostgreSQL refuses NUL; none of them is a word
-
-
-class SearchRefused(ValueError):
-    """The query cannot be searched (too long); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -55,23 +54,32 @@ class Hit:
 
 def search(*, query: str, limit: int = MAX_RESULTS) -> list[Hit]:
     """The best `limit` parts for `query` (none for no words); raises SearchRefused with a
-    reason for the reader when the query is too long."""
-    words = " ".join(CONTROL.sub(" ", query).split())
-    if not words:
+    reason for the reader past a limit on its length or terms."""
+    alternatives = query_terms(query)
+    if not alternatives:
         return []
-    if len(words) > MAX_QUERY_LENGTH:
-        raise SearchRefused(f"a search is at most {MAX_QUERY_LENGTH} characters")
     search_index_sync()
     entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT)
     if connection.vendor == "postgresql":
-        hits = _ranked(entries, words)
+        hits = _ranked(entries, alternatives)
     else:
-        hits = _matched(entries, words)
+        hits = _matched(entries, alternatives)
     return hits[: max(1, min(limit, MAX_RESULTS))]
 
 
-def _ranked(entries: Any, words: str) -> list[Hit]:
-    query = SearchQuery(words, search_type="websearch", config=CONFIG)
+def _tsquery(alternatives: list[list[Term]]) -> SearchQuery:
+    """Each term as plain text (plainto_tsquery, or phraseto_tsquery when quoted), combined
+    here: the database never reads an operator a reader typed."""
+
+    def term(t: Term) -> SearchQuery:
+        kind = "phrase" if t.phrase else "plain"
+        return SearchQuery(t.text, search_type=kind, config=CONFIG, invert=t.excluded)
+
+    return reduce(operator.or_, (reduce(operator.and_, map(term, terms)) for terms in alternatives))
+
+
+def _ranked(entries: Any, alternatives: list[list[Term]]) -> list[Hit]:
+    query = _tsquery(alternatives)
     rows = (
         entries.filter(vector=query)
         .annotate(
@@ -94,13 +102,20 @@ def _ranked(entries: Any, words: str) -> list[Hit]:
     return [_hit(row, row["snippet"] if row["body"] else "") for row in rows]
 
 
-def _matched(entries: Any, words: str) -> list[Hit]:
+def _matched(entries: Any, alternatives: list[list[Term]]) -> list[Hit]:
+    def term(t: Term) -> Q:
+        found = Q(heading__icontains=t.text) | Q(body__icontains=t.text)
+        return ~found if t.excluded else found
+
     rows = (
-        entries.filter(Q(heading__icontains=words) | Q(body__icontains=words))
+        entries.filter(
+            reduce(operator.or_, (reduce(operator.and_, map(term, ts)) for ts in alternatives))
+        )
         .order_by("chapter__book__position", "chapter__number", "position")
         .values("chapter__code", "kind", "heading", "anchor", "body", "title")[:MAX_RESULTS]
     )
-    return [_hit(row, _excerpt(row["body"], words)) for row in rows]
+    marked = next((t.text for ts in alternatives for t in ts if not t.excluded), "")
+    return [_hit(row, _excerpt(row["body"], marked)) for row in rows]
 
 
 def _hit(row: dict[str, Any], marked: str) -> Hit:
@@ -117,7 +132,7 @@ def _hit(row: dict[str, Any], marked: str) -> Hit:
 
 def _excerpt(body: str, words: str) -> str:
     """The fallback's snippet: the words around the first match, the match marked."""
-    found = body.lower().find(words.lower())
+    found = body.lower().find(words.lower()) if words else -1
     if found < 0:
         return " ".join(body.split()[:SNIPPET_WORDS])
     before = body[:found].split()[-SNIPPET_WORDS // 2 :]

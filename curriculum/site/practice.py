@@ -12,7 +12,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from curriculum.api.throttling import PracticeCheckThrottle
+from curriculum.clients import PRACTICE_CHECKS, client_admit
 from curriculum.domain.practice import (
     AnswerInvalid,
     NotPractisable,
@@ -25,8 +25,6 @@ from curriculum.domain.practice import (
 )
 
 from .present import answer_table
-
-THROTTLE = PracticeCheckThrottle()
 
 
 def _address(practice: Practice, instance: int | None, **extra: str) -> str:
@@ -58,7 +56,7 @@ def practice_page(request: HttpRequest, code: str, key: str) -> HttpResponse:
 
 
 def _check(request: HttpRequest, practice: Practice, instance: int) -> HttpResponse:
-    if not THROTTLE.allow_request(request):
+    if not client_admit(request, PRACTICE_CHECKS):
         return _page(
             request,
             practice,

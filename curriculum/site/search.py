@@ -1,5 +1,6 @@
 """/search/?q=: the readers' search page (a plain GET form: no JavaScript needed)."""
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -18,6 +19,12 @@ def search_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "site/search.html",
-        {"query": query, "hits": hits, "refusal": refusal, "searched": bool(query.strip())},
+        {
+            "query": query,
+            "hits": hits,
+            "refusal": refusal,
+            "searched": bool(query.strip()),
+            "max_chars": settings.LIMIT_SEARCH_CHARS,
+        },
         status=status,
     )

@@ -2,6 +2,9 @@
 
 import re
 
+import ninja.main
+from django.core.cache import cache
+
 
 def test_the_openapi_schema_declares_every_error_status(client, db):
     schema = client.get("/api/v1/openapi.json").json()
@@ -50,3 +53,25 @@ def test_the_write_operations_keep_their_operation_ids(client, db):
         "curriculum_api_writes_chapter_publish",
         "curriculum_api_writes_chapter_verify",
     }
+
+
+def test_the_schema_is_built_once_per_process(client, db, monkeypatch):
+    built = []
+    build = ninja.main.get_schema
+    monkeypatch.setattr(ninja.main, "get_schema", lambda **kw: built.append(1) or build(**kw))
+    bodies = {client.get("/api/v1/openapi.json").content for _ in range(5)}
+    assert len(bodies) == 1 and len(built) <= 1  # none when an earlier test built it
+
+
+def test_the_schema_and_the_docs_are_throttled_like_other_anonymous_reads(
+    client, db, settings, erin_token
+):
+    settings.API_ANON_RATE = "2/min"
+    address = "2001:db8::16"
+    cache.clear()
+    read = [client.get("/api/v1/openapi.json", REMOTE_ADDR=address) for _ in range(2)]
+    refused = client.get("/api/v1/docs", REMOTE_ADDR=address)
+    assert [r.status_code for r in read] == [200, 200] and refused.status_code == 429
+    assert refused.json()["detail"] and refused["Retry-After"] == "60"
+    with_a_token = client.get("/api/v1/openapi.json", REMOTE_ADDR=address, **erin_token)
+    assert with_a_token.status_code == 200

@@ -85,9 +85,34 @@ def test_many_sets_are_one_statement_and_never_more_than_the_table_keeps(databas
 def test_anonymous_reads_are_throttled_through_the_database_cache(client, database_cache,
                                                                   settings):
     settings.API_ANON_RATE = "3/min"
-    address = f"198.51.100.{uuid.uuid4().int % 250 + 1}"
+    address = f"2001:db8::{uuid.uuid4().hex[:4]}"
     statuses = [client.get("/api/v1/ping", REMOTE_ADDR=address).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
+
+
+def test_add_writes_only_where_no_entry_lives_and_replaces_an_expired_one(database_cache):
+    assert database_cache.add("window", 1, timeout=60) is True
+    assert database_cache.add("window", 7, timeout=60) is False
+    assert database_cache.get("window") == 1
+    database_cache.set("ended", 5, timeout=-1)
+    assert database_cache.add("ended", 1, timeout=60) is True
+    assert database_cache.get("ended") == 1
+
+
+def test_incr_counts_on_the_entry_and_keeps_its_expiry(database_cache):
+    database_cache.add("count", 1, timeout=60)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT expires FROM curriculum_cache_test")
+        [(expires,)] = cursor.fetchall()
+    assert [database_cache.incr("count") for _ in range(3)] == [2, 3, 4]
+    assert database_cache.incr("count", 10) == 14 and database_cache.get("count") == 14
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT expires FROM curriculum_cache_test")
+        assert cursor.fetchall() == [(expires,)]  # Django's incr sets it again: 300 s from now
+    database_cache.set("ended", 1, timeout=-1)
+    for missing in ("never", "ended"):
+        with pytest.raises(ValueError):
+            database_cache.incr(missing)
 
 
 def test_process_copies_drop_the_least_recently_read_and_never_keep_a_huge_body():

@@ -104,3 +104,33 @@ def test_one_address_trying_many_usernames_is_locked_out(erin):
     assert locked.status_code == 429
     elsewhere = Client(REMOTE_ADDR="10.0.0.9")
     assert elsewhere.post(url, {"username": "erin", "password": "erin-pass-9"}).status_code == 302
+
+
+WRONG = {"username": "erin", "password": "wrong"}
+RIGHT = {"username": "erin", "password": "erin-pass-9"}
+
+
+def through_the_proxy(*forwarded: str) -> Client:
+    """A client as Django sees it behind one proxy: the proxy's address, and the header it
+    appended to (what the client sent, then the address the proxy saw)."""
+    return Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=", ".join(forwarded))
+
+
+def test_behind_a_proxy_failures_from_one_client_do_not_lock_out_another(erin, settings):
+    settings.NUM_PROXIES = 1
+    url = reverse("admin:login")
+    for _ in range(5):
+        through_the_proxy("198.51.100.1").post(url, WRONG)
+    assert through_the_proxy("198.51.100.1").post(url, RIGHT).status_code == 429
+    assert through_the_proxy("198.51.100.2").post(url, RIGHT).status_code == 302
+    # what the locked-out client writes before the proxy's entry is not believed
+    forged = through_the_proxy("198.51.100.3", "198.51.100.1").post(url, RIGHT)
+    assert forged.status_code == 429
+
+
+def test_a_direct_client_forging_x_forwarded_for_is_not_believed(erin, settings):
+    settings.NUM_PROXIES = 0
+    url = reverse("admin:login")
+    for n in range(5):
+        Client(HTTP_X_FORWARDED_FOR=f"198.51.100.{n}").post(url, WRONG)
+    assert Client(HTTP_X_FORWARDED_FOR="198.51.100.99").post(url, RIGHT).status_code == 429

@@ -1,15 +1,22 @@
 """Readers search what they may see, on the site and in the API: ranked parts with a
 highlighted snippet and a link to the exact place; drafts and unpublished parts are never found."""
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from django.core.cache import cache
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as fuzzing
+from hypothesis import strategies as st
 
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.search import search_index_sync
 from curriculum.models import Chapter, SearchEntry, StrandItem
 from tests.conftest import sketch
+from tests.verifier.processes import ROOT
 
 from .test_chapter_page import visible_text
 
@@ -127,3 +134,132 @@ def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
 def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
     assert any(h["code"] == "II.4" for h in api(client, "coreference\x00"))
     assert "<mark>coreference</mark>" in site(client, "\x00coreference\x07").lower()
+
+
+# ---------------------------------------------------------------- any query, any database
+
+OPERATORS = [
+    "-",
+    "--",
+    '"',
+    "or",
+    "OR",
+    "!",
+    "&",
+    "|",
+    "(",
+    ")",
+    "<->",
+    "<2>",
+    ":*",
+    "'",
+    "\\",
+    "\x00",
+    "\u2013",
+    "*",
+    ":",
+    "@@",
+    "word",
+    "attention",
+    "the",
+    "é",
+    "𝛼",
+]
+QUERIES = st.one_of(
+    st.text(max_size=260),
+    st.lists(st.sampled_from(OPERATORS) | st.text(max_size=4), max_size=80).map("".join),
+    st.lists(st.sampled_from(OPERATORS), max_size=80).map(" ".join),
+    st.builds(
+        lambda n, sep, w: sep.join(["-"] * n) + w,
+        st.integers(0, 120),
+        st.sampled_from(["", " "]),
+        st.sampled_from(["word", '"a b"', "attention"]),
+    ),
+    st.integers(1, 3000).map(lambda n: "a " * n),
+)
+
+
+def assert_answered(client, q: str) -> None:
+    """200, or 400 (site) / 422 (API, its status for every refused parameter) with the reason."""
+    page = client.get("/search/", {"q": q})
+    assert page.status_code in (200, 400), (q, page.status_code)
+    if page.status_code == 400:
+        assert re.search(r'id="search-error"[^>]*>[^<]*LIMIT_SEARCH_', page.content.decode()), q
+    answer = client.get("/api/v1/search", {"q": q})
+    assert answer.status_code in (200, 422), (q, answer.status_code)
+    if answer.status_code == 422:
+        [error] = answer.json()["errors"]
+        assert error.startswith("query.q: ") and "LIMIT_SEARCH_" in error, (q, error)
+    assert (page.status_code == 400) == (answer.status_code == 422), q
+
+
+@example("-" * 33 + "word")
+@example("- " * 40 + "word")
+@example('"' + "-" * 40 + 'word"')
+@example("!" * 40 + "word")
+@example("(" * 60 + "word")
+@given(q=QUERIES)
+@fuzzing(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_any_query_is_answered_with_results_or_the_reason_it_was_refused(client, seeded, q):
+    assert_answered(client, q)
+
+
+def test_dashes_before_a_word_exclude_it_however_many(client, seeded):
+    with_it = api(client, "attention coreference")
+    without = api(client, "attention -coreference")
+    assert with_it and without and not {h["url"] for h in with_it} & {h["url"] for h in without}
+    for dashes in ("--", "-" * 33, "-" * 150):
+        assert api(client, f"attention {dashes}coreference") == without
+
+
+def test_a_query_of_too_many_words_is_refused_naming_the_limit(client, seeded, settings):
+    settings.LIMIT_SEARCH_TERMS = 3
+    assert api(client, "scaled dot product") is not None
+    page = client.get("/search/", {"q": "scaled dot product attention"})
+    assert page.status_code == 400
+    assert "at most 3 words (LIMIT_SEARCH_TERMS)" in visible_text(page.content.decode())
+    refused = client.get("/api/v1/search", {"q": "scaled dot product attention"})
+    assert refused.status_code == 422
+    assert refused.json()["errors"] == ["query.q: a search is at most 3 words (LIMIT_SEARCH_TERMS)"]
+
+
+def test_the_length_limit_is_the_setting(client, seeded, settings):
+    settings.LIMIT_SEARCH_CHARS = 20
+    assert client.get("/search/", {"q": "x" * 20}).status_code == 200
+    refused = client.get("/api/v1/search", {"q": "x" * 21})
+    assert refused.json()["errors"] == [
+        "query.q: a search is at most 20 characters (LIMIT_SEARCH_CHARS)"
+    ]
+
+
+def test_quoted_words_are_found_only_in_that_order(client, seeded):
+    assert any(h["code"] == "II.4" for h in api(client, '"multi-head attention"'))
+    assert api(client, '"attention multi-head zzz"') == []
+
+
+def test_the_sqlite_fallback_answers_any_query_too(tmp_path):
+    """The embedded default's plain match, fuzzed the same way in a process of its own."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "CACHE_URL"))
+    }
+    env |= {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "API_ANON_RATE": "9999/min",
+        "DJANGO_SETTINGS_MODULE": "curriculum.settings",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.site.search_on_sqlite"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "searched on sqlite" in done.stdout

@@ -1,0 +1,76 @@
+"""Who a client is, and how often it may ask: one answer for the admin's login lockout (axes),
+the API's throttles and the site's practice form.
+
+A client is its address: REMOTE_ADDR, or behind NUM_PROXIES proxies that each append the
+address they saw to X-Forwarded-For, the NUM_PROXIES-th entry from the right (what a client
+wrote before those entries is never believed). A rate is an atomic counter in the shared cache
+per client: `cache.add` opens a window of the rate's period, `cache.incr` counts in it, so
+concurrent requests can never read the same count (a history read, then written, let a burst
+through at twice the rate).
+"""
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
+
+RATE = re.compile(r"(\d+)/(\d*)(s|sec|m|min|h|hour|d|day)")
+SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+
+
+@dataclass(frozen=True)
+class Limit:
+    scope: str  # what is counted: one count per client for every caller of this scope
+    setting: str  # the rate's setting, read on each request ("120/min")
+
+    def rate(self) -> tuple[int, int]:
+        """(requests, seconds) of the setting's current value."""
+        text = getattr(settings, self.setting)
+        found = RATE.fullmatch(text.replace(" ", ""))
+        if found is None:
+            raise ImproperlyConfigured(f"{self.setting}: {text!r} is not a rate such as 120/min")
+        count, multiple, unit = found.groups()
+        return int(count), int(multiple or 1) * SECONDS[unit]
+
+
+ANONYMOUS_READS = Limit("anon", "API_ANON_RATE")
+PRACTICE_CHECKS = Limit("practice", "PRACTICE_CHECK_RATE")  # the site's form and the API's
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """The client's address, or None when the request carries none that parses."""
+    header = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    forwarded = [entry.strip() for entry in header.split(",")] if header else []
+    proxies = settings.NUM_PROXIES
+    # Fewer entries than proxies: the request came past them (say, straight to gunicorn), so its
+    # own peer is the client as far as anything can be believed.
+    candidate = (
+        forwarded[-proxies]
+        if 0 < proxies <= len(forwarded)
+        else request.META.get("REMOTE_ADDR", "")
+    )
+    try:
+        return str(ipaddress.ip_address(candidate))
+    except ValueError:
+        return None
+
+
+def client_admit(request: HttpRequest, limit: Limit) -> bool:
+    """Count this request against the client's window; False past the rate."""
+    count, seconds = limit.rate()
+    key = f"rate:{limit.scope}:{client_address(request) or 'unknown'}"
+    for _ in range(2):  # the window may end between the two calls: then open the next one
+        if cache.add(key, 1, seconds):
+            return count >= 1
+        try:
+            counted = cache.incr(key)
+        except ValueError:
+            continue
+        if counted == 1:  # incr remade a window that ended after add looked: give it its period
+            cache.touch(key, seconds)
+        return counted <= count
+    return False
