@@ -150,7 +150,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT,
     "socket_timeout": env.float("VERIFY_BROKER_SOCKET_TIMEOUT", 1.5),
     "max_retries": 1,
+    # Redis keeps a list per priority and a worker takes from the first that holds a task:
+    # a check's level (curriculum/domain/verification_dispatch.py) is its priority, 0 first.
+    "priority_steps": list(range(10)),
 }
+# The engine's own run of one check (instance 0 and every reader instance) may use this much CPU
+# time, measured around the run: neither the queue, nor a loaded machine, nor a retried batch
+# counts. Past it the verdict is an error. Far above what LIMIT_PROBLEM_WORK lets a problem need.
+VERIFY_ENGINE_SECONDS = env.float("VERIFY_ENGINE_SECONDS", 30.0)
+# A batch decides checks for this long (the clock: it is scheduling, not a verdict), then hands
+# the rest on behind what others asked for meanwhile.
+VERIFY_SLICE_SECONDS = env.float("VERIFY_SLICE_SECONDS", 5.0)
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
 VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
 # Readers practise a generated problem on instances 1..N; the verifier checks each one computes.
@@ -232,6 +242,10 @@ LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's Te
 LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one typeset formula
 # All of a chapter's rendered text and figures together: its page and API body stay near this.
 LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
+# The engine work one problem may ask of the verifier, estimated from its shapes before anything
+# runs (attention/work.py; instance 0 and, when generated, every reader instance): about 3 to 10 s
+# of one core at the limit.
+LIMIT_PROBLEM_WORK = env.int("LIMIT_PROBLEM_WORK", 2 * 10**10)
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs
