@@ -31,7 +31,13 @@ from .answers import instances_error, tolerance_of
 from .locks import chapter_lock, chapters_lock
 from .rows import ROWS, one_statement, rows_upsert
 from .tolerances import tolerance_problems
-from .verification_dispatch import LAST_LEVEL, Slice, verdict_enqueue_now, verdicts_enqueue_now
+from .verification_dispatch import (
+    LAST_LEVEL,
+    Slice,
+    backlog_level,
+    verdict_enqueue_now,
+    verdicts_enqueue_now,
+)
 from .work_budget import work_refusal
 
 Status = Verdict.Status
@@ -191,12 +197,13 @@ def verdicts_request(*, asked: list[tuple[int, int, str]]) -> list[int]:
         return []
     with transaction.atomic():
         chapters_lock(chapter_ids={chapter_id for _, chapter_id, _ in asked})
-        decided = _decided_fingerprints({chapter_id for _, chapter_id, _ in asked})
+        decided, waiting = _verdicts_of({chapter_id for _, chapter_id, _ in asked})
         checks = [(sid, current) for sid, _, current in asked if decided.get(sid) != current]
         _pending_upsert(checks, timezone.now())
         todo = {solution_id for solution_id, _ in checks}
         _chapters_touch({chapter_id for sid, chapter_id, _ in asked if sid in todo})
-        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
+        level = backlog_level(waiting)  # behind what these chapters already wait for
+        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks, level=level))
     return [solution_id for solution_id, _ in checks]
 
 
@@ -222,6 +229,7 @@ def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
     new = [(s.pk, fingerprint(s.problem, s)) for s in _checkable().filter(pk__in=never)]
     with transaction.atomic():
         chapters_lock(chapter_ids=set(chapter_of.values()))
+        level = max(level, backlog_level(_waiting(set(chapter_of.values()))))
         now = timezone.now()
         checks = _pending_again(list(chapter_of), now)
         again = dict(checks)  # rows made meanwhile are among them
@@ -233,14 +241,24 @@ def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
     return [solution_id for solution_id, _ in checks]
 
 
-def _decided_fingerprints(chapter_ids: set[int]) -> dict[int, str]:
-    """The fingerprint each solution of these chapters has a decided (not pending) verdict for:
-    read by chapter, not by a list of every solution id."""
-    return dict(
-        Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
-        .exclude(status=Status.PENDING)
-        .values_list("solution_id", "fingerprint")
-    )
+def _verdicts_of(chapter_ids: set[int]) -> tuple[dict[int, str], int]:
+    """The fingerprint each solution of these chapters has a decided (not pending) verdict for,
+    and how many of their checks still wait: read by chapter, not by a list of every id."""
+    decided, waiting = {}, 0
+    rows = Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
+    for solution_id, checked, status in rows.values_list("solution_id", "fingerprint", "status"):
+        if status == Status.PENDING:
+            waiting += 1
+        else:
+            decided[solution_id] = checked
+    return decided, waiting
+
+
+def _waiting(chapter_ids: set[int]) -> int:
+    """How many checks of these chapters are pending: the backlog a new request joins."""
+    return Verdict.objects.filter(
+        solution__problem__chapter_id__in=chapter_ids, status=Status.PENDING
+    ).count()
 
 
 def _pending_upsert(checks: list[tuple[int, str]], now) -> None:

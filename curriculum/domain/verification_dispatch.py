@@ -6,6 +6,8 @@ a task; within a level, in order of arrival):
 - a single save's check goes at level 0, as does the first batch of every request (an import,
   "Verify again", the API's verify); the request's k-th batch goes at level k, so each request's
   first batch is decided before any request's second, its second before any third, and so on;
+  a request for chapters that already have checks waiting starts behind them (one level per
+  batch waiting), so asking again and again never moves a chapter ahead of anyone;
 - a batch decides checks for one slice (VERIFY_SLICE_SECONDS) and hands the checks it has not
   reached on at the next level, so a chapter of many heavy problems yields, slice by slice, to
   whatever was asked for after it: a single save waits for at most the slice each worker is in;
@@ -71,6 +73,12 @@ def verdict_enqueue_now(*, solution_id: int, checked: str | None, level: int = 0
 
     send = partial(verify_solution.apply_async, (solution_id, checked), priority=_priority(level))
     return _send(send, f"solution {solution_id}")
+
+
+def backlog_level(waiting: int) -> int:
+    """The level a request starts at when its chapters already have `waiting` checks pending:
+    behind their own backlog, so asking again and again never moves a chapter ahead of others."""
+    return min(waiting // max(settings.VERIFY_BATCH_SIZE, 1), LAST_LEVEL)
 
 
 def verdicts_enqueue_now(*, checks: list[tuple[int, str]], level: int = 0) -> int:

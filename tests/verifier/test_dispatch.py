@@ -33,6 +33,12 @@ def one_worker(idle_broker, tmp_path):
     worker.stop()
 
 
+def in_file_order(code: str) -> list[int]:
+    """The chapter's solutions in the order of its problems (the order their checks are sent)."""
+    return list(Solution.objects.filter(problem__chapter__code=code)
+                .order_by("problem__position", "problem_id").values_list("pk", flat=True))
+
+
 def decided_in_order(ids: list[int]) -> list[int]:
     decided(ids, timeout=60)
     return list(Verdict.objects.filter(solution_id__in=ids).order_by("decided_at", "solution_id")
@@ -42,7 +48,8 @@ def decided_in_order(ids: list[int]) -> list[int]:
 def test_a_big_chapters_backlog_waits_behind_a_single_save_and_another_chapter(
         one_worker, books, settings):
     settings.VERIFY_BATCH_SIZE = 2
-    big = import_chapter(uniform("b", 12), code="II.9")  # six batches, one behind another
+    import_chapter(uniform("b", 12), code="II.9")  # six batches, one behind another
+    big = in_file_order("II.9")
     other = import_chapter(uniform("o", 2), code="II.8")  # another author's chapter, later
     [single] = import_chapter(uniform("s", 1), code="II.7")
     solution = Solution.objects.select_related("problem").get(pk=single)
@@ -57,6 +64,24 @@ def test_a_big_chapters_backlog_waits_behind_a_single_save_and_another_chapter(
     assert set(order[:2]) == set(big[:2])
     assert set(order[2:5]) == {*other, single}
     assert Verdict.objects.get(solution_id=single).status == "mismatch"
+
+
+def test_asking_again_for_a_chapter_with_a_backlog_waits_behind_it(one_worker, books, settings):
+    settings.VERIFY_BATCH_SIZE = 2
+    problems = uniform("b", 12)
+    import_chapter(problems, code="II.9")  # six batches, twelve checks waiting
+    for edited in problems[:2]:
+        edited["solution"]["answer"] = [[2, 3], [2, 4]]
+    import_chapter(problems, code="II.9")  # the author edits and imports again meanwhile
+    other = import_chapter(uniform("o", 2), code="II.8")
+    big = in_file_order("II.9")
+
+    one_worker.start()
+    order = decided_in_order(big + other)
+
+    # the first import's first batch is stale now; the edit joined its chapter's backlog
+    assert set(order[:2]) == set(other)
+    assert Verdict.objects.get(solution_id=big[0]).status == "mismatch"
 
 
 def test_a_batch_hands_on_what_its_slice_did_not_reach(one_worker, books):

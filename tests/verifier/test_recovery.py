@@ -160,10 +160,23 @@ def prefork_worker(broker: str, tmp_path) -> Worker:
     return worker
 
 
-def test_a_child_killed_mid_batch_leaves_every_right_answer_verified(idle_broker, books,
-                                                                    tmp_path, short_limits):
-    """Redelivered, the batch decides its checks one at a time; the soft time limit falls on
-    one of them for the time the others took: that check goes again, it is not out of time."""
+def drop_connections() -> None:
+    """As a restarted PostgreSQL or a proxy would: end every connection but this test's."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+
+
+@pytest.mark.parametrize("ended", ["killed", "disconnected"])
+def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(idle_broker, books, tmp_path,
+                                                                 short_limits, ended):
+    """Redelivered (its child killed) or retried (its connection dropped), the batch decides its
+    checks one at a time; the soft time limit falls on one of them for the time the others
+    took: that check goes again, it is not out of time."""
     ids = heavy_problems(4)
     worker = prefork_worker(idle_broker, tmp_path)
     try:
@@ -171,12 +184,12 @@ def test_a_child_killed_mid_batch_leaves_every_right_answer_verified(idle_broker
         wait_for(lambda: worker.child_cpu_seconds() > idle + 0.3, timeout=60,
                  what="the pool child to start deciding", poll=0.02)
 
-        worker.kill_child()
+        worker.kill_child() if ended == "killed" else drop_connections()
 
         verdicts = decided(ids, timeout=120)
         assert {v.status for v in verdicts.values()} == {"verified"}, [
             v.message for v in verdicts.values()]
-        assert "WorkerLostError" in worker.log_text()
+        assert ("WorkerLostError" if ended == "killed" else "] retry: ") in worker.log_text()
     finally:
         worker.stop()
 
