@@ -256,9 +256,8 @@ def _verdicts_of(chapter_ids: set[int]) -> tuple[dict[int, str], int]:
 
 def _waiting(chapter_ids: set[int]) -> int:
     """How many checks of these chapters are pending: the backlog a new request joins."""
-    return Verdict.objects.filter(
-        solution__problem__chapter_id__in=chapter_ids, status=Status.PENDING
-    ).count()
+    rows = Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
+    return rows.filter(status=Status.PENDING).count()
 
 
 def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
@@ -292,8 +291,6 @@ def _pending_columns(now) -> tuple[list[str], list[Any]]:
     same = _pending_fields("", now)
     del same["fingerprint"]
     return list(same), [_db_value(name, value) for name, value in same.items()]
-
-
 
 
 def _column(name: str) -> Field:

@@ -91,9 +91,7 @@ def verdicts_enqueue_now(*, checks: list[tuple[int, str]], level: int = 0) -> in
     for number, start in enumerate(range(0, len(checks), size)):
         batch = checks[start : start + size]
         at = min(level + number, LAST_LEVEL)
-        send = partial(
-            verify_batch.apply_async, (batch,), {"level": at}, priority=_priority(at)
-        )
+        send = partial(verify_batch.apply_async, (batch,), {"level": at}, priority=_priority(at))
         sent += len(batch) * _send(send, f"{len(batch)} solutions from {batch[0][0]}")
     return sent
 
