@@ -9,6 +9,7 @@ from attention.backward import (
     softmax_backward,
 )
 from attention.block import ACTIVATIONS, feed_forward, transformer_block
+from attention.budget import EngineOverTime, cpu_budget
 from attention.compare import Comparison, compare
 from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
 from attention.cost import (
@@ -40,6 +41,7 @@ from attention.registry import (
     output_selectors,
 )
 from attention.softmax import softmax
+from attention.work import evaluation_work
 
 ENGINE_VERSION = "1.1.0"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
@@ -76,6 +78,7 @@ __all__ = [
     "AttentionCost",
     "Comparison",
     "EngineInputError",
+    "EngineOverTime",
     "InputProblem",
     "Operation",
     "Parameter",
@@ -83,7 +86,9 @@ __all__ = [
     "attention_head",
     "check",
     "compare",
+    "cpu_budget",
     "evaluate",
+    "evaluation_work",
     "expand_inputs",
     "head_dependent_terms",
     "instances_problem",

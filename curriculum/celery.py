@@ -6,6 +6,11 @@ from celery import Celery
 from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "curriculum.settings")
+# One core per process, set before numpy loads: the worker's pool and gunicorn already run as
+# many processes as there are cores, and a BLAS thread pool in each would oversubscribe them,
+# its spinning threads charged to the engine's CPU budget (VERIFY_ENGINE_SECONDS) by the load.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 app = Celery("curriculum")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -157,7 +157,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT,
     "socket_timeout": env.float("VERIFY_BROKER_SOCKET_TIMEOUT", 1.5),
     "max_retries": 1,
+    # Redis keeps a list per priority and a worker takes from the first that holds a task:
+    # a check's level (curriculum/domain/verification_dispatch.py) is its priority, 0 first.
+    "priority_steps": list(range(10)),
 }
+# The engine's own run of one check (instance 0 and every reader instance) may use this much CPU
+# time, measured around the run: neither the queue, nor a loaded machine, nor a retried batch
+# counts. Past it the verdict is an error. Far above what LIMIT_PROBLEM_WORK lets a problem need.
+VERIFY_ENGINE_SECONDS = env.float("VERIFY_ENGINE_SECONDS", 30.0)
+# A batch decides checks for this long (the clock: it is scheduling, not a verdict), then hands
+# the rest on behind what others asked for meanwhile.
+VERIFY_SLICE_SECONDS = env.float("VERIFY_SLICE_SECONDS", 5.0)
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
 VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
 # Readers practise a generated problem on instances 1..N; the verifier checks each one computes.
@@ -252,6 +262,10 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 8 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
 LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
 LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
+# The engine work one problem may ask of the verifier, estimated from its shapes before anything
+# runs (attention/work.py; instance 0 and, when generated, every reader instance): about 3 to 10 s
+# of one core at the limit.
+LIMIT_PROBLEM_WORK = env.int("LIMIT_PROBLEM_WORK", 2 * 10**10)
 
 # ---------------------------------------------------------------- API
 # "ninja" as an app serves the docs' Swagger UI from this site's static files, so /api/v1/docs

@@ -7,24 +7,22 @@ from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError
 
-from curriculum.domain.verification import (
-    verdict_decide,
-    verdict_enqueue_now,
-    verdicts_decide,
-    verdicts_sweep,
-)
+from curriculum.domain.verification import verdict_decide, verdicts_decide, verdicts_sweep
+from curriculum.domain.verification_dispatch import Slice, verdict_enqueue_now
 
 
 class Checks(Task):
     """A run killed by the hard time limit is acknowledged, not redelivered: send its checks
-    again, each alone, so the one that never finishes runs out of attempts (an error verdict)
-    while the others are decided. So too a batch that ran out of time outside the engine."""
+    again, each alone (a level further down), so the one that never finishes runs out of
+    attempts (an error verdict) while the others are decided. So too a batch that ran out of
+    time outside the engine."""
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         batch = self.name.endswith("verify_batch")
         if isinstance(exc, TimeLimitExceeded) or (batch and isinstance(exc, SoftTimeLimitExceeded)):
+            level = (kwargs or {}).get("level", 0) + 1
             for solution_id, checked in _checks(self.name, args, kwargs):
-                verdict_enqueue_now(solution_id=solution_id, checked=checked)
+                verdict_enqueue_now(solution_id=solution_id, checked=checked, level=level)
 
 
 def _checks(name: str, args, kwargs) -> list:
@@ -52,9 +50,12 @@ def verify_solution(solution_id: int, checked: str | None = None) -> str | None:
 
 
 @shared_task(**RELIABLY)
-def verify_batch(checks: list[tuple[int, str]]) -> int:
-    """Decide many checks (solution id, fingerprint) together; returns how many were written."""
-    return len(verdicts_decide(checks=[(solution_id, checked) for solution_id, checked in checks]))
+def verify_batch(checks: list[tuple[int, str]], level: int = 0) -> int:
+    """Decide many checks (solution id, fingerprint) together, for one slice of the worker's
+    time; what the slice does not reach goes on at the next level. Returns how many were
+    written."""
+    run = Slice.of_task(level)
+    return len(verdicts_decide(checks=[(sid, checked) for sid, checked in checks], run=run))
 
 
 @shared_task

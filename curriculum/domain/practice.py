@@ -9,6 +9,7 @@ is shown, so a released chapter is practised as released, whatever its working c
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from curriculum.models import Problem
 
 from .answers import CheckResult, answer_check
 from .chapter_files.json_form import json_too_deep
+from .instance_values import instance_value
 from .markup import render
 from .placeholders import PLACEHOLDER, placeholders_expand
 from .reading import NotVisible, chapter_for_reader
@@ -178,12 +180,16 @@ def _reshape(values: list[float], shape: tuple[int, ...]) -> Any:
     return [_reshape(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
-def solution_for_instance(*, practice: Practice, instance: int) -> Any:
-    """The engine's value at `instance`: shown only when the reader asks for the solution."""
-    value = attention.evaluate(
-        practice.problem["operation"],
-        practice.problem["inputs"],
-        practice.problem["ask"],
-        instance,
+def solution_for_instance(
+    *, practice: Practice, instance: int, allow: Callable[[], bool]
+) -> Any:
+    """The engine's value at `instance`: shown only when the reader asks for the solution. Made
+    once for everyone; `allow` (the client's practice throttle) is asked only when the engine
+    must run, and EngineThrottled raised when it says no."""
+    return instance_value(
+        operation=practice.problem["operation"],
+        inputs=practice.problem["inputs"],
+        ask=practice.problem["ask"],
+        instance=instance,
+        allow=allow,
     )
-    return value if isinstance(value, dict) else value.tolist()

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -32,6 +31,14 @@ from .answers import instances_error, tolerance_of
 from .locks import chapter_lock, chapters_lock
 from .rows import ROWS, one_statement, rows_upsert
 from .tolerances import tolerance_problems
+from .verification_dispatch import (
+    LAST_LEVEL,
+    Slice,
+    backlog_level,
+    verdict_enqueue_now,
+    verdicts_enqueue_now,
+)
+from .work_budget import work_refusal
 
 Status = Verdict.Status
 logger = logging.getLogger(__name__)
@@ -190,18 +197,19 @@ def verdicts_request(*, asked: list[tuple[int, int, str]]) -> list[int]:
         return []
     with transaction.atomic():
         chapters_lock(chapter_ids={chapter_id for _, chapter_id, _ in asked})
-        decided = _decided_fingerprints({chapter_id for _, chapter_id, _ in asked})
+        decided, waiting = _verdicts_of({chapter_id for _, chapter_id, _ in asked})
         checks = [(sid, current) for sid, _, current in asked if decided.get(sid) != current]
         _pending_upsert(checks, timezone.now())
         todo = {solution_id for solution_id, _ in checks}
         _chapters_touch({chapter_id for sid, chapter_id, _ in asked if sid in todo})
-        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
+        level = backlog_level(waiting)  # behind what these chapters already wait for
+        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks, level=level))
     return [solution_id for solution_id, _ in checks]
 
 
-def verdicts_force(*, solution_ids: Iterable[int]) -> list[int]:
+def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
     """Ask again for these solutions whatever their verdicts say ("Verify again", an engine
-    upgrade); the ids asked for, their checks sent in batches after commit.
+    upgrade); the ids asked for, their checks sent in batches after commit, from `level` on.
 
     A solution that has a verdict row is not read: the row goes back to pending for the
     fingerprint it holds, and the worker checks the content it then finds (`verdicts_decide`).
@@ -221,6 +229,7 @@ def verdicts_force(*, solution_ids: Iterable[int]) -> list[int]:
     new = [(s.pk, fingerprint(s.problem, s)) for s in _checkable().filter(pk__in=never)]
     with transaction.atomic():
         chapters_lock(chapter_ids=set(chapter_of.values()))
+        level = max(level, backlog_level(_waiting(set(chapter_of.values()))))
         now = timezone.now()
         checks = _pending_again(list(chapter_of), now)
         again = dict(checks)  # rows made meanwhile are among them
@@ -228,18 +237,27 @@ def verdicts_force(*, solution_ids: Iterable[int]) -> list[int]:
         _pending_upsert(new, now)
         checks += new
         _chapters_touch({chapter_of[solution_id] for solution_id, _ in checks})
-        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks))
+        transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks, level=level))
     return [solution_id for solution_id, _ in checks]
 
 
-def _decided_fingerprints(chapter_ids: set[int]) -> dict[int, str]:
-    """The fingerprint each solution of these chapters has a decided (not pending) verdict for:
-    read by chapter, not by a list of every solution id."""
-    return dict(
-        Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
-        .exclude(status=Status.PENDING)
-        .values_list("solution_id", "fingerprint")
-    )
+def _verdicts_of(chapter_ids: set[int]) -> tuple[dict[int, str], int]:
+    """The fingerprint each solution of these chapters has a decided (not pending) verdict for,
+    and how many of their checks still wait: read by chapter, not by a list of every id."""
+    decided, waiting = {}, 0
+    rows = Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
+    for solution_id, checked, status in rows.values_list("solution_id", "fingerprint", "status"):
+        if status == Status.PENDING:
+            waiting += 1
+        else:
+            decided[solution_id] = checked
+    return decided, waiting
+
+
+def _waiting(chapter_ids: set[int]) -> int:
+    """How many checks of these chapters are pending: the backlog a new request joins."""
+    rows = Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
+    return rows.filter(status=Status.PENDING).count()
 
 
 def _pending_upsert(checks: list[tuple[int, str]], now) -> None:
@@ -275,8 +293,6 @@ def _pending_columns(now) -> tuple[list[str], list[Any]]:
     return list(same), [_db_value(name, value) for name, value in same.items()]
 
 
-
-
 def _column(name: str) -> Field:
     field = Verdict._meta.get_field(name)
     assert isinstance(field, Field)
@@ -294,52 +310,6 @@ def _db_value(name: str, value: Any) -> Any:
 def verdict_enqueue(*, solution_id: int, checked: str) -> None:
     """After commit, so the worker never reads content older than what asked for the check."""
     transaction.on_commit(lambda: verdict_enqueue_now(solution_id=solution_id, checked=checked))
-
-
-BROKER_PAUSE_SECONDS = 10.0
-"""After a failed send, this process leaves further sends to the sweep for this long: a chapter
-of many problems saved while Redis hangs waits on the broker once, not once per problem."""
-
-_broker_paused_until = 0.0
-
-
-def _send(send: Callable[[], Any], what: str) -> bool:
-    """Send a task; if the broker is down the verdicts stay pending and the sweep resends them.
-
-    Publishing fails fast (settings: connection and socket timeouts, one retry), so a save made
-    while Redis is down neither hangs nor fails. Returns whether the task was sent.
-    """
-    global _broker_paused_until
-    if time.monotonic() < _broker_paused_until:
-        logger.warning("broker unreachable a moment ago: %s left for the sweep", what)
-        return False
-    try:
-        send()
-    except Exception:  # noqa: BLE001 - any broker failure; the sweep is the retry
-        _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
-        logger.warning("could not enqueue verification of %s", what, exc_info=True)
-        return False
-    return True
-
-
-def verdict_enqueue_now(*, solution_id: int, checked: str) -> bool:
-    """One check, alone in its task: a single save gets its verdict without waiting on others."""
-    from curriculum.tasks import verify_solution
-
-    return _send(lambda: verify_solution.delay(solution_id, checked), f"solution {solution_id}")
-
-
-def verdicts_enqueue_now(*, checks: list[tuple[int, str]]) -> int:
-    """Many checks, VERIFY_BATCH_SIZE to a task; returns how many checks were sent."""
-    from curriculum.tasks import verify_batch
-
-    size = max(settings.VERIFY_BATCH_SIZE, 1)
-    sent = 0
-    for start in range(0, len(checks), size):
-        batch = checks[start : start + size]
-        what = f"{len(batch)} solutions from {batch[0][0]}"
-        sent += len(batch) * _send(partial(verify_batch.delay, batch), what)
-    return sent
 
 
 def jsonable(value):
@@ -360,15 +330,19 @@ def verdict_decide(*, solution_id: int, checked: str | None = None) -> str | Non
     return verdicts_decide(checks=[(solution_id, checked)]).get(solution_id)
 
 
-def verdicts_decide(*, checks: list[tuple[int, str | None]]) -> dict[int, str]:
+def verdicts_decide(
+    *, checks: list[tuple[int, str | None]], run: Slice | None = None
+) -> dict[int, str]:
     """Decide a batch of checks (solution id, fingerprint or None); the statuses written.
 
     Each is decided as `verdict_decide` would: only while that fingerprint is still the one
     pending, for the content found now, whose own fingerprint the verdict records (a forced
     request leaves the row's fingerprint as it was, and content may have changed under it).
     Checks already tried once (their run was killed) are tried one at a time, so a problem that
-    kills its worker takes no other verdict down with it.
+    kills its worker takes no other verdict down with it. A worker's task passes its `run`
+    (`Slice`): what the slice does not reach is handed on, never decided here.
     """
+    run = run or Slice()
     wanted = dict(checks)
     due = []
     batch = (
@@ -386,38 +360,39 @@ def verdicts_decide(*, checks: list[tuple[int, str | None]]) -> dict[int, str]:
     decided: dict[int, str] = {}
     first = [d for d in due if d[0].verdict.attempts == 0]
     if first:
-        decided |= _decide_together(first)
+        decided |= _decide_together(first, run)
     for again in (d for d in due if d[0].verdict.attempts > 0):
-        decided |= _decide_together([again])
+        decided |= _decide_together([again], run)
+    run.hand_on()
     return decided
 
 
-def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
+def _decide_together(due: list[tuple[Solution, str]], run: Slice) -> dict[int, str]:
     """Count the attempt, run the engine on each outside any transaction, then write every
     verdict still pending for the fingerprint requested in one transaction (chapters locked
-    first)."""
+    first). What `run` does not reach, and a check the task's soft time limit interrupts (the
+    task's clock, not the check's own run), is left to `run` with its attempt taken back."""
+    if not run.open():
+        run.leave([(solution.pk, requested) for solution, requested in due])
+        return {}
     chapter_of = {solution.pk: solution.problem.chapter_id for solution, _ in due}
-    with transaction.atomic():
-        chapters_lock(chapter_ids=chapter_of.values())
-        Verdict.objects.filter(solution_id__in=chapter_of, status=Status.PENDING).update(
-            attempts=F("attempts") + 1
-        )
+    _attempts_add(chapter_of, 1)
     fields: dict[int, dict] = {}
-    left: list[tuple[int, str]] = []  # not reached before the soft time limit
+    left: list[tuple[int, str]] = []
     for solution, requested in due:
-        if left:
+        if not run.open():
             left.append((solution.pk, requested))
         elif solution.verdict.attempts >= settings.VERIFY_MAX_ATTEMPTS:
-            fields[solution.pk] = _gave_up(f"never finished in {solution.verdict.attempts} runs")
+            fields[solution.pk] = _gave_up(solution.verdict.attempts)
         else:
+            run.started += 1
             started = time.perf_counter()
             try:
                 fields[solution.pk] = _engine_verdict(solution.problem, solution.answer)
             except SoftTimeLimitExceeded:
-                if len(due) > 1:  # the rest go again, each alone
-                    left.append((solution.pk, requested))
-                    continue
-                fields[solution.pk] = _gave_up("ran out of time")
+                run.interrupted = True
+                left.append((solution.pk, requested))
+                continue
             fields[solution.pk]["duration_ms"] = (time.perf_counter() - started) * 1000
     fingerprints = {
         solution.pk: (requested, fingerprint(solution.problem, solution))
@@ -425,16 +400,29 @@ def _decide_together(due: list[tuple[Solution, str]]) -> dict[int, str]:
         if solution.pk in fields
     }
     written = _verdicts_write(fingerprints, fields, chapter_of)
-    for solution_id, checked in left:
-        verdict_enqueue_now(solution_id=solution_id, checked=checked)
+    if left:
+        _attempts_add({sid: chapter_of[sid] for sid, _ in left}, -1)
+        run.leave(left)
     return written
 
 
-def _gave_up(how: str) -> dict[str, Any]:
+def _attempts_add(chapter_of: dict[int, int], step: int) -> None:
+    """Count (1) or take back (-1) a run of these pending checks, their chapters locked first."""
+    with transaction.atomic():
+        chapters_lock(chapter_ids=chapter_of.values())
+        Verdict.objects.filter(solution_id__in=chapter_of, status=Status.PENDING).update(
+            attempts=F("attempts") + step
+        )
+
+
+def _gave_up(runs: int) -> dict[str, Any]:
     return {
         "status": Status.ERROR,
         "engine_version": attention.ENGINE_VERSION,
-        "message": f"the engine {how} (time limit {settings.CELERY_TASK_TIME_LIMIT} s)",
+        "message": (
+            f"the engine never finished in {runs} runs: each ended with its worker (killed, or "
+            f"past the task's hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s)"
+        ),
     }
 
 
@@ -507,15 +495,22 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
     if loose:  # stored before the bound existed: never called right
         reasons = "; ".join(f"{key}: {message}" for key, message in loose.items())
         return fields | {"status": Status.ERROR, "message": f"tolerance too wide: {reasons}"}
+    too_much = work_refusal(operation=problem.operation, inputs=problem.inputs)
+    if too_much and not attention.check(problem.operation, problem.inputs, problem.ask):
+        return fields | {"status": Status.ERROR, "message": too_much}
     try:
-        value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
-        result = attention.compare(value, answer, **tolerance_of(problem))
-        if unsound := instances_error(problem=problem):
+        with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
+            value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
+            result = attention.compare(value, answer, **tolerance_of(problem))
+            unsound = instances_error(problem=problem)
+        if unsound:
             return fields | {"status": Status.ERROR, "message": unsound}
     except attention.EngineInputError as error:
         return fields | {"status": Status.ERROR, "message": str(error)}
+    except attention.EngineOverTime as over:  # the run's own CPU time, whatever the load
+        return fields | {"status": Status.ERROR, "message": f"{over} (VERIFY_ENGINE_SECONDS)"}
     except SoftTimeLimitExceeded:
-        raise  # the caller decides: an error alone, or the rest of a batch goes again
+        raise  # the task's clock, not this check's: the caller sends it again
     except Exception as error:  # noqa: BLE001 - the time limit, memory, an engine fault
         logger.exception("engine failed on %s", problem)
         return fields | {
@@ -549,8 +544,10 @@ def verdicts_overdue(*, older_than: timedelta) -> list[tuple[int, str]]:
 def verdicts_sweep(*, older_than: timedelta) -> int:
     """Send again every overdue pending check, in batches; returns how many were sent.
 
-    A check whose runs keep dying is sent too: its next run records it as an error."""
-    return verdicts_enqueue_now(checks=verdicts_overdue(older_than=older_than))
+    A check whose runs keep dying is sent too: its next run records it as an error. An overdue
+    check may only be waiting behind a backlog: the sweep sends at the last level, so what it
+    resends never overtakes what others asked for."""
+    return verdicts_enqueue_now(checks=verdicts_overdue(older_than=older_than), level=LAST_LEVEL)
 
 
 def chapter_verify(*, code: str) -> list[int]:
@@ -568,14 +565,15 @@ def verdicts_all_request() -> Iterator[int]:
     """Ask again for every stored solution (after an engine upgrade), yielding each id as sent.
 
     One transaction per two batches, sent when it commits: the workers start on the first
-    batches while the rest are still being asked for.
+    batches while the rest are still being asked for, each two a level further down, so that
+    re-verifying a whole course is one request among others, not ahead of them.
     """
     chunk = 2 * max(settings.VERIFY_BATCH_SIZE, 1)
     solution_ids = Solution.objects.order_by("pk").values_list("pk", flat=True)
-    last = 0
+    last, level = 0, 0
     while batch := list(solution_ids.filter(pk__gt=last)[:chunk]):
-        yield from verdicts_force(solution_ids=batch)
-        last = batch[-1]
+        yield from verdicts_force(solution_ids=batch, level=level)
+        last, level = batch[-1], level + 2
 
 
 def verdicts_pending(*, solution_ids: list[int]) -> int:

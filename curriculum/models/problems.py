@@ -8,6 +8,7 @@ from attention.answers import answer_problems
 from curriculum.domain.limits import nul_paths
 from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
+from curriculum.domain.work_budget import work_refusal
 
 from .course import Chapter
 from .fields import LFTextField
@@ -86,6 +87,8 @@ class Problem(models.Model):
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
             errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
+        if not errors and (too_much := work_refusal(operation=self.operation, inputs=self.inputs)):
+            errors["inputs"] = [f"inputs: {too_much}"]
         computable = "inputs" not in errors and "operation" not in errors
         if computable and (
             found := placeholder_errors(

@@ -2,7 +2,8 @@
 
 No JavaScript: the answer is POSTed, checked by the engine, kept in the session and the reader
 is redirected back to the instance (so reloading never re-submits). The engine's value for the
-instance is in the page only after the reader asks for the solution.
+instance is in the page only after the reader asks for the solution; it is made once for every
+reader, and a request that must make it counts against the practice throttle as a check does.
 """
 
 from urllib.parse import urlencode
@@ -13,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from curriculum.clients import PRACTICE_CHECKS, client_admit
+from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.practice import (
     AnswerInvalid,
     NotPractisable,
@@ -95,7 +97,18 @@ def _page(
     outcome = request.session.pop(_session_key(practice), None)
     if outcome and outcome.get("instance") != instance:
         outcome = None
-    show_solution = request.GET.get("solution") == "1"
+    engine_answer = None
+    if request.GET.get("solution") == "1" and instance is not None:
+        try:
+            value = solution_for_instance(
+                practice=practice,
+                instance=instance,
+                allow=lambda: client_admit(request, PRACTICE_CHECKS),
+            )
+            engine_answer = answer_table(value)
+        except EngineThrottled:
+            status = 429
+            error = "too many solutions computed from your address; wait a minute and try again"
     context = {
         "practice": practice,
         "problem": practice.problem,
@@ -113,9 +126,7 @@ def _page(
         if instance
         else "",
         "another_url": _address(practice, None),
-        "engine_answer": answer_table(solution_for_instance(practice=practice, instance=instance))
-        if show_solution and instance is not None
-        else None,
+        "engine_answer": engine_answer,
     }
     response = render(request, "site/practice.html", context, status=status)
     response["Cache-Control"] = "private, no-store"  # it can carry the reader's own answer

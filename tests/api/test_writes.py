@@ -35,6 +35,21 @@ def test_a_refused_document_gets_422_with_every_error_and_its_path(client, books
     assert not Chapter.objects.filter(code="II.7").exists()
 
 
+def test_a_problem_over_the_work_budget_gets_422_with_its_path(client, books, alice_token):
+    weight = {"generate": "normal", "shape": [16, 16], "seed": 2}
+    document = sketch()
+    document["problems"][2] |= {
+        "operation": "multi_head_attention",
+        "inputs": {"x": {"generate": "normal", "shape": [4096, 16], "seed": 1}, "heads": 4,
+                   "w_q": weight, "w_k": weight, "w_v": weight, "w_o": weight},
+    }
+    response = put(client, "II.7", document, alice_token)
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert error.startswith("problems[2].inputs: ") and "LIMIT_PROBLEM_WORK" in error
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
 def test_a_document_for_another_code_or_not_json_is_refused(client, books, alice_token):
     assert put(client, "II.8", sketch("II.7"), alice_token).status_code == 422
     response = client.put("/api/v1/chapters/II.7", "{not json", content_type="application/json",

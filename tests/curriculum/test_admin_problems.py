@@ -66,6 +66,18 @@ def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded, author):
     assert not Solution.objects.filter(problem__chapter=chapter).exists()
 
 
+def test_inputs_that_ask_too_much_of_the_verifier_are_refused_naming_the_limit(seeded, author):
+    chapter = Chapter.objects.get(code="II.4")
+    weight = {"generate": "normal", "shape": [16, 16], "seed": 2}
+    inputs = {"x": {"generate": "normal", "shape": [4096, 16], "seed": 1}, "heads": 4,
+              "w_q": weight, "w_k": weight, "w_v": weight, "w_o": weight}
+    page = author.post(add_url(chapter), new_problem(author, chapter, inputs=json.dumps(inputs),
+                                                     **{"solution-0-answer": "0.5"}))
+    assert page.status_code == 200
+    assert "more than LIMIT_PROBLEM_WORK" in shown_errors(page)
+    assert not Problem.objects.filter(chapter=chapter).exists()
+
+
 def test_inputs_that_are_not_json_are_refused(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     page = author.post(add_url(chapter), new_problem(author, chapter, inputs="{x: [1, 2"))

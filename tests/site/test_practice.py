@@ -8,6 +8,7 @@ import re
 
 import pytest
 from django.core.cache import cache
+from django.test import Client
 
 import attention
 from curriculum.domain.chapter_files import chapter_import
@@ -139,6 +140,75 @@ def test_checks_are_throttled_per_client(client, practice, settings):
     assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303
     refused = client.post(PAGE, {"instance": 1, "answer": "1"})
     assert refused.status_code == 429 and "too many answers" in refused.content.decode().lower()
+
+
+@pytest.fixture
+def evaluations(monkeypatch):
+    """Every real engine evaluation, by instance: the engine runs, and is counted."""
+    counted: list[int] = []
+    evaluate = attention.evaluate
+
+    def counting(operation, inputs, ask, instance=0):
+        counted.append(instance)
+        return evaluate(operation, inputs, ask, instance)
+
+    monkeypatch.setattr(attention, "evaluate", counting)
+    return counted
+
+
+def solution_page(client, instance: int):
+    return client.get(PAGE, {"instance": instance, "solution": "1"})
+
+
+def test_the_solution_asked_for_many_times_is_computed_once(client, practice, evaluations):
+    pages = [solution_page(client, 5) for _ in range(5)]
+    pages += [solution_page(Client(), 5) for _ in range(3)]  # other readers read it too
+
+    assert {page.status_code for page in pages} == {200}
+    assert evaluations.count(5) == 1
+    answer = {number(v) for row in engine(5) for v in row}
+    assert all(answer <= set(page_numbers(page.content.decode())) for page in pages)
+
+
+def test_computing_solutions_counts_against_the_practice_throttle(client, practice, settings,
+                                                                  evaluations):
+    settings.PRACTICE_CHECK_RATE = "3/min"
+    cache.clear()
+    assert [solution_page(client, n).status_code for n in (1, 2)] == [200, 200]
+    assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303  # a check: 3rd
+
+    refused = solution_page(client, 3)
+
+    assert refused.status_code == 429
+    assert "too many solutions computed" in refused.content.decode().lower()
+    assert 3 not in evaluations  # refused before the engine ran
+    assert solution_page(client, 1).status_code == 200  # made already: no engine, no count
+    assert solution_page(Client(REMOTE_ADDR="10.0.0.9"), 3).status_code == 200  # another client
+
+
+def test_an_edited_problem_never_shows_the_value_cached_for_its_old_inputs(client, seeded,
+                                                                         settings):
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    generated_chapter(publish=False)  # readers see the working copy
+    before = page_numbers(solution_page(client, 2).content.decode())
+    edited = SCORES | {"seed": 8}
+    chapter_import(document=sketch("II.7", problems=[
+        problem("p1", "worked", "softmax-row"), problem("p2"),
+        problem("p3", scores=edited, answer=attention.evaluate(
+            "softmax", {"scores": edited}, {"output": "out"}).tolist()),
+    ]))
+    verify_now(Chapter.objects.get(code="II.7"))
+
+    after = page_numbers(solution_page(client, 2).content.decode())
+
+    shown = attention.evaluate("softmax", {"scores": edited}, {"output": "out"}, 2).tolist()
+    assert {number(v) for row in shown for v in row} <= set(after)
+    assert after != before
+
+
+def test_the_api_gives_an_instance_without_running_the_engine(client, practice, evaluations):
+    assert client.get(f"{API}/4").status_code == 200
+    assert evaluations == []
 
 
 def test_the_chapter_page_links_practice_only_for_a_generated_verified_problem(client, practice):

@@ -1,9 +1,11 @@
 """Nothing is lost: a worker killed mid-task, or a save while Redis is down."""
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 
@@ -16,7 +18,7 @@ import attention
 from curriculum.celery import app
 from curriculum.domain.verification import verdict_request
 from curriculum.models import Book, Chapter, Problem, Solution, Verdict
-from curriculum.tasks import sweep_pending_verdicts
+from curriculum.tasks import sweep_pending_verdicts, verify_batch, verify_solution
 
 from .conftest import (
     WORKER_ENV,
@@ -120,6 +122,118 @@ def test_a_prefork_child_killed_mid_task_is_replaced_and_the_task_redelivered(
         worker.stop()
 
 
+def heavy_problems(count: int, code: str = "II.7") -> list[int]:
+    """Identical right answers to a generated problem that takes its worker about 2 s of CPU
+    (instance 0 and 20 reader instances), well within LIMIT_PROBLEM_WORK; imported together,
+    they are one batch."""
+    inputs = {name: {"generate": "normal", "shape": [1536, 32], "seed": seed}
+              for seed, name in enumerate(("q", "k", "v"), start=1)}
+    ask = {"output": "out", "row": 0, "col": 0}
+    answer = float(attention.evaluate("scaled_dot_product_attention", inputs, ask))
+    heavy = {"operation": "scaled_dot_product_attention", "inputs": inputs, "ask": ask,
+             "tolerance": {"digits": 6}}
+    return import_chapter([uniform_problem(f"h{i}", answer, **heavy) for i in range(count)],
+                          code=code)
+
+
+# A hard time limit of 8 s makes the soft limit 5 s: less than the batch needs, as a big
+# chapter's batch is for the 60 s default. No slice, so that only the soft limit interrupts.
+SHORT_LIMITS = WORKER_ENV | {"VERIFY_TIME_LIMIT": "8", "VERIFY_SLICE_SECONDS": "600",
+                             "VISIBILITY_TIMEOUT": "300"}
+
+
+@pytest.fixture
+def short_limits(monkeypatch):
+    """The short limits in the tasks this test sends (a task carries the time limits of the
+    process that sent it) and in the worker's settings."""
+    for task in (verify_batch, verify_solution):
+        monkeypatch.setattr(task, "time_limit", 8)
+        monkeypatch.setattr(task, "soft_time_limit", 5)
+        monkeypatch.setattr(task, "_exec_options", None)  # Celery's cache of the two
+    return SHORT_LIMITS
+
+
+def prefork_worker(broker: str, tmp_path) -> Worker:
+    worker = Worker(name="prefork", broker_url=broker, database_url=worker_database_url(),
+                    logdir=tmp_path, env=SHORT_LIMITS, beat=False, pool="prefork")
+    worker.start()
+    return worker
+
+
+def drop_connections() -> None:
+    """As a restarted PostgreSQL or a proxy would: end every connection but this test's."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+
+
+@pytest.mark.parametrize("ended", ["killed", "disconnected"])
+def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(idle_broker, books, tmp_path,
+                                                                 short_limits, ended):
+    """Redelivered (its child killed) or retried (its connection dropped), the batch decides its
+    checks one at a time; the soft time limit falls on one of them for the time the others
+    took: that check goes again, it is not out of time."""
+    ids = heavy_problems(4)
+    worker = prefork_worker(idle_broker, tmp_path)
+    try:
+        idle = worker.child_cpu_seconds()
+        wait_for(lambda: worker.child_cpu_seconds() > idle + 0.3, timeout=60,
+                 what="the pool child to start deciding", poll=0.02)
+
+        worker.kill_child() if ended == "killed" else drop_connections()
+
+        verdicts = decided(ids, timeout=120)
+        assert {v.status for v in verdicts.values()} == {"verified"}, [
+            v.message for v in verdicts.values()]
+        assert ("WorkerLostError" if ended == "killed" else "] retry: ") in worker.log_text()
+    finally:
+        worker.stop()
+
+
+def test_identical_problems_get_the_same_verdict_under_load(idle_broker, books, tmp_path,
+                                                           short_limits):
+    """Load, made exact: the pool child is stopped three quarters of the time, as on a machine
+    four times busier, so every run outlasts the task's soft time limit on the clock. Each
+    check's own run, counted in CPU time, is what a time limit judges: none is out of time,
+    and once the load is gone all three are verified alike."""
+    ids = heavy_problems(3)
+    worker = prefork_worker(idle_broker, tmp_path)
+    loaded = threading.Event()
+    loaded.set()
+
+    def load():
+        while loaded.is_set():
+            for child in worker.children():
+                os.kill(child, signal.SIGSTOP)
+            time.sleep(0.3)
+            for child in worker.children():
+                os.kill(child, signal.SIGCONT)
+            time.sleep(0.1)
+
+    loader = threading.Thread(target=load)
+    loader.start()
+    try:
+        time.sleep(15)
+        assert Verdict.objects.filter(solution_id__in=ids).exclude(status="pending").count() \
+            == 0, "a verdict was decided by the load"
+        loaded.clear()
+        loader.join()
+        verdicts = decided(ids, timeout=120)
+        assert [v.status for v in verdicts.values()] == ["verified"] * 3, [
+            v.message for v in verdicts.values()]
+        assert "Soft time limit (5" in worker.log_text()  # the clock did run out, and again
+    finally:
+        loaded.clear()
+        loader.join()
+        for child in worker.children():
+            os.kill(child, signal.SIGCONT)
+        worker.stop()
+
+
 @pytest.fixture
 def silent_broker():
     """A port that takes connections and never answers: a hung Redis."""
@@ -131,19 +245,19 @@ def silent_broker():
 
 SAVE = """
 import time
-from curriculum.domain import verification
+from curriculum.domain import verification_dispatch
 from curriculum.domain.chapter_files import file_import
 text = open({path!r}).read()
 file_import(text=text, dry_run=True)  # KaTeX's Node process starts here, outside the measure
 waited = []
-send = verification._send
+send = verification_dispatch._send
 def timed(*args):
     started = time.monotonic()
     try:
         return send(*args)
     finally:
         waited.append(time.monotonic() - started)
-verification._send = timed
+verification_dispatch._send = timed
 file_import(text=text)
 print(f"waited on the broker {{sum(waited):.3f}} s in {{len(waited)}} sends")
 """

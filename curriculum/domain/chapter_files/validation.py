@@ -36,6 +36,7 @@ from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from ..snapshots import rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
+from ..work_budget import work_refusal
 from .errors import ChapterFileError
 
 CHAPTER_FIELDS = (
@@ -510,8 +511,11 @@ def _problems(c: _Checker, doc: dict) -> list:
             )
         operation, inputs, ask = prob.get("operation"), prob.get("inputs"), prob.get("ask")
         if "operation" in prob and "inputs" in prob and "ask" in prob:
-            for problem in attention.check(operation, inputs, ask):
+            found = attention.check(operation, inputs, ask)
+            for problem in found:
                 c.error(f"{path}.{problem.path}", problem.message)
+            if not found and (too_much := work_refusal(operation=operation, inputs=inputs)):
+                c.error(f"{path}.inputs", too_much)
         solution = _solution(c, prob, path)
         answer = solution["answer"] if solution else None
         figures = answer_figures(answer)

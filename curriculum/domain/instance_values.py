@@ -1,0 +1,71 @@
+"""The engine's value of a practice instance, made once and kept in the shared cache.
+
+A reader who asks for a solution runs the engine only when no one has before, and then only
+within the practice throttle (`allow`); everyone after reads the cached value. The key names
+the engine's version and a fingerprint of exactly what it computes (operation, inputs, ask)
+with the instance, so an edited problem, or another engine, never meets an old value. While one
+request computes a value, others asking for it wait for that value instead of computing it too.
+"""
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache import cache
+
+import attention
+
+VALUE_SECONDS = 7 * 24 * 3600
+MAKING_SECONDS = 30
+"""How long one request holds the right to compute a value (longer than any evaluation a
+practisable problem may need: LIMIT_PROBLEM_WORK shares it among every instance)."""
+WAIT_SECONDS = 10.0
+
+
+class EngineThrottled(Exception):  # noqa: N818 - reads as the refusal it is
+    """The value is not made yet and this client may not run the engine now (a 429)."""
+
+
+def value_key(*, operation: str, inputs: Any, ask: Any, instance: int) -> str:
+    computed = json.dumps({"operation": operation, "inputs": inputs, "ask": ask}, sort_keys=True)
+    digest = hashlib.sha256(computed.encode()).hexdigest()
+    return f"instance-value:{attention.ENGINE_VERSION}:{digest}:{instance}"
+
+
+def instance_value(
+    *, operation: str, inputs: Any, ask: Any, instance: int, allow: Callable[[], bool]
+) -> Any:
+    """The engine's value at `instance` (a dict of named values, or nested lists); `allow` is
+    asked, once, only when the engine must run. Raises EngineThrottled when it says no."""
+    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    making = f"{key}:making"
+    mine = cache.add(making, 1, timeout=MAKING_SECONDS)
+    if not mine and (found := _awaited(key, making)) is not None:
+        return found
+    try:
+        if not allow():
+            raise EngineThrottled
+        value = attention.evaluate(operation, inputs, ask, instance)
+        value = value if isinstance(value, dict) else value.tolist()
+        cache.set(key, value, timeout=VALUE_SECONDS)
+        return value
+    finally:
+        if mine:
+            cache.delete(making)
+
+
+def _awaited(key: str, making: str) -> Any:
+    """The value another request is making, once it is there; None if it stopped making it."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if (found := cache.get(key)) is not None:
+            return found
+        if cache.get(making) is None:  # made and read just now, or given up
+            return cache.get(key)
+    return None
