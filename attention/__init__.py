@@ -41,7 +41,7 @@ from attention.registry import (
 )
 from attention.softmax import softmax
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
 
 __all__ = [
