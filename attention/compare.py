@@ -94,8 +94,9 @@ class _Rule:
     words: np.ndarray  # per entry: "to 3 significant figures", "within rtol=..., atol=..."
 
 
-def _rule(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
-          digits: int | None) -> _Rule:
+def _rule(
+    got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None
+) -> _Rule:
     """The stated tolerance, never looser than MIN_FIGURES figures of each entry; exact 0s
     answered 0."""
     cap = half_unit(got, MIN_FIGURES)
@@ -126,8 +127,9 @@ def _number(x: float, other: float) -> str:
     return f"{x:.{figures}g}"
 
 
-def _refusal(prefix: str, bad: np.ndarray, got: np.ndarray, expected: np.ndarray,
-             words: np.ndarray) -> str:
+def _refusal(
+    prefix: str, bad: np.ndarray, got: np.ndarray, expected: np.ndarray, words: np.ndarray
+) -> str:
     """The first entry refused, which rule refused it, and how many more were."""
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     v, e = float(got[first]), float(expected[first])
