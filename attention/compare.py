@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -86,33 +87,35 @@ def zero_bound(value: np.ndarray) -> float:
     return max(ZERO_SHARE * float(np.max(np.abs(value), initial=0.0)), ZERO_FLOOR)
 
 
-@dataclass(frozen=True)
-class _Rule:
-    """What one output's entries must satisfy: allowed |difference| per entry, and its words."""
-
-    allowed: np.ndarray
-    words: np.ndarray  # per entry: "to 3 significant figures", "within rtol=..., atol=..."
-
-
-def _rule(
+def _allowed(
     got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None
-) -> _Rule:
-    """The stated tolerance, never looser than MIN_FIGURES figures of each entry; exact 0s
-    answered 0."""
-    cap = half_unit(got, MIN_FIGURES)
-    figures = f"to {MIN_FIGURES} significant figures"
-    if digits is not None:
-        stated = half_unit(got, max(digits, MIN_FIGURES))
-        words = np.full(got.shape, f"to {max(digits, MIN_FIGURES)} significant figures")
+) -> np.ndarray:
+    """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in
+    its MIN_FIGURES-th figure; an exact 0 within the zero bound."""
+    figures = None if digits is None else max(digits, MIN_FIGURES)
+    if figures is None:
+        allowed = np.minimum(atol + rtol * np.abs(expected), half_unit(got, MIN_FIGURES))
     else:
-        stated = atol + rtol * np.abs(expected)
-        words = np.where(stated <= cap, f"within rtol={rtol:g}, atol={atol:g}", figures)
-    allowed = np.minimum(stated, cap)
+        allowed = half_unit(got, figures)
     zero = zero_bound(got)
-    exact = np.abs(got) <= zero
-    allowed = np.where(exact, zero, allowed)
-    words = np.where(exact, "an entry that is exactly 0 must be answered 0", words)
-    return _Rule(allowed, words)
+    return np.where(np.abs(got) <= zero, zero, allowed)
+
+
+def _rule_words(
+    v: float, e: float, zero: float, rtol: float, atol: float, digits: int | None
+) -> str:
+    """Which rule refused ``e`` for ``v``, in words (after a colon, or after a space)."""
+    if abs(v) <= zero:
+        return ": an entry that is exactly 0 must be answered 0"
+    if digits is not None:
+        return f" to {max(digits, MIN_FIGURES)} significant figures"
+    if atol + rtol * abs(e) <= float(half_unit(np.asarray(v), MIN_FIGURES)):
+        return f" within rtol={rtol:g}, atol={atol:g}"
+    return f" to {MIN_FIGURES} significant figures"
+
+
+def _counted(v: float, e: float) -> str:
+    return ": a count is compared exactly"
 
 
 def _entry(index: tuple[int, ...]) -> str:
@@ -128,14 +131,16 @@ def _number(x: float, other: float) -> str:
 
 
 def _refusal(
-    prefix: str, bad: np.ndarray, got: np.ndarray, expected: np.ndarray, words: np.ndarray
+    prefix: str,
+    bad: np.ndarray,
+    got: np.ndarray,
+    expected: np.ndarray,
+    rule: Callable[[float, float], str],
 ) -> str:
     """The first entry refused, which rule refused it, and how many more were."""
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     v, e = float(got[first]), float(expected[first])
-    said = str(words[first])
-    joined = ": " if said.startswith("an entry") or said.startswith("a count") else " "
-    text = f"{prefix}{_entry(first)}{_number(e, v)} is not {_number(v, e)}{joined}{said}"
+    text = f"{prefix}{_entry(first)}{_number(e, v)} is not {_number(v, e)}{rule(v, e)}"
     more = int(bad.sum()) - 1
     return text + (f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else "")
 
@@ -167,12 +172,12 @@ def _compare_arrays(
         rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
     if counts.dtype.kind in "iu":  # counts and sizes: exact, whatever the tolerance
         bad = counts != expected
-        words = np.full(got.shape, "a count is compared exactly")
+        rule: Callable[[float, float], str] = _counted
     else:
-        rule = _rule(got, expected, rtol, atol, digits)
-        bad, words = ~(diff <= rule.allowed), rule.words
+        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits))
+        rule = partial(_rule_words, zero=zero_bound(got), rtol=rtol, atol=atol, digits=digits)
     ok = not bad.any()
-    message = "" if ok else _refusal(prefix, bad, got, expected, words)
+    message = "" if ok else _refusal(prefix, bad, got, expected, rule)
     return Comparison(ok, float(diff.max()), rel, message)
 
 
