@@ -14,6 +14,7 @@ import attention
 from curriculum.models import Problem
 
 from .placeholders import SHOWN_DIGITS
+from .tolerances import MIN_DIGITS
 
 
 def tolerance_of(problem: Problem) -> dict[str, Any]:
@@ -96,9 +97,6 @@ def written_figures(number: float) -> int:
     return max(len(figures if fraction else figures.rstrip("0")), 1)
 
 
-MIN_DEFAULT_DIGITS = 3
-
-
 def answer_figures(answer: Any) -> dict[float, int]:
     """Each number of an answer that is not whole, with the figures it is written to: what
     `default_digits` and `answer_lint` judge (a file's import reads them once for both)."""
@@ -112,7 +110,7 @@ def default_digits(answer: Any, figures: dict[float, int] | None = None) -> int:
     figures = answer_figures(answer) if figures is None else figures
     if not figures:  # no answer yet, or whole numbers: exact at any precision
         return SHOWN_DIGITS
-    return min(max(MIN_DEFAULT_DIGITS, *figures.values()), SHOWN_DIGITS)
+    return min(max(MIN_DIGITS, *figures.values()), SHOWN_DIGITS)
 
 
 def answer_lint(
