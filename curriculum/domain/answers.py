@@ -79,11 +79,12 @@ def _dims(shape: tuple[int, ...] | None) -> str:
     return " × ".join(map(str, shape)) if shape else "a single number"
 
 
-def _refused(problem: Problem) -> str:
-    """A wrong answer, in the problem's own terms: which tolerance, never by how much."""
+def checked_as(problem: Problem) -> str:
+    """How a reader's answer is compared, in words (the floor included: a tolerance stored or
+    released before it is checked as the engine checks it)."""
     if problem.digits is not None:
-        return f"not the engine's value to {max(problem.digits, MIN_DIGITS)} significant figures"
-    return f"not the engine's value within rtol {problem.rtol:g}, atol {problem.atol:g}"
+        return f"to {max(problem.digits, MIN_DIGITS)} significant figures"
+    return f"within rtol {problem.rtol:g}, atol {problem.atol:g}"
 
 
 def answer_check(
@@ -112,7 +113,8 @@ def answer_check(
         result = attention.compare(value, answer, **tolerance_of(problem))
     except attention.EngineInputError as error:
         return CheckResult(False, str(error), shape, shown)
-    return CheckResult(result.ok, "" if result.ok else _refused(problem), shape, shown)
+    refused = f"not the engine's value {checked_as(problem)}"  # which tolerance, not how far
+    return CheckResult(result.ok, "" if result.ok else refused, shape, shown)
 
 
 def instances_error(*, problem: Problem) -> str:

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from curriculum.api.throttling import PracticeCheckThrottle
+from curriculum.domain.answers import checked_as
 from curriculum.domain.practice import (
     AnswerInvalid,
     NotPractisable,
@@ -106,6 +107,7 @@ def _page(
         if instance
         else [],
         "asked": practice.problem["ask"].get("output", ""),
+        "checked": checked_as(practice.model()),
         "solution_url": _address(practice, instance, solution="1") + "#solution"
         if instance
         else "",
