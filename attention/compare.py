@@ -92,11 +92,10 @@ def _allowed(
 ) -> np.ndarray:
     """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in
     its MIN_FIGURES-th figure; an exact 0 within the zero bound."""
-    figures = None if digits is None else max(digits, MIN_FIGURES)
-    if figures is None:
+    if digits is None:
         allowed = np.minimum(atol + rtol * np.abs(expected), half_unit(got, MIN_FIGURES))
     else:
-        allowed = half_unit(got, figures)
+        allowed = half_unit(got, max(digits, MIN_FIGURES))
     zero = zero_bound(got)
     return np.where(np.abs(got) <= zero, zero, allowed)
 

@@ -54,17 +54,11 @@ def tolerance_problems(
     """What is too loose, by key (digits, or rtol and atol); atol is judged against the answer
     when it is known."""
     if digits is not None:
-        if not MIN_DIGITS <= digits <= MAX_DIGITS:
-            return {
-                "digits": f"from {MIN_DIGITS} to {MAX_DIGITS}, got {digits}"
-                + (
-                    ": fewer significant figures accept answers a reader would call wrong "
-                    "(0.5 for 1)"
-                    if digits < MIN_DIGITS
-                    else ""
-                )
-            }
-        return {}
+        span = f"from {MIN_DIGITS} to {MAX_DIGITS}, got {digits}"
+        if digits < MIN_DIGITS:
+            why = "fewer significant figures accept answers a reader would call wrong (0.5 for 1)"
+            return {"digits": f"{span}: {why}"}
+        return {"digits": span} if digits > MAX_DIGITS else {}
     problems = {}
     if rtol > MAX_RTOL:
         problems["rtol"] = (
