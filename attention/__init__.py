@@ -43,7 +43,7 @@ from attention.registry import (
 from attention.softmax import softmax
 from attention.work import evaluation_work
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
 
 __all__ = [

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -63,11 +64,84 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "a " + "x".join(map(str, shape)) + " array"
 
 
-def significant_band(value: np.ndarray, digits: int) -> np.ndarray:
-    """Half a unit (x 1.02) in the ``digits``-th significant figure of each ``value``: the graders'
-    significant-figures rule (PrairieLearn's ``sigfig``); an exact 0 counts as magnitude 1."""
+MIN_FIGURES = 3
+"""No tolerance is looser than half a unit in an entry's third significant figure."""
+
+ZERO_SHARE, ZERO_FLOOR = 1e-9, 1e-12
+"""An entry of the engine's value within max(ZERO_SHARE x the output's largest |entry|,
+ZERO_FLOOR) of 0 is 0 (float noise), and must be answered within that bound."""
+
+ROUNDING = 1 + 1e-9
+"""Half a unit is computed in floats: an answer exactly half a unit away is not refused."""
+
+
+def half_unit(value: np.ndarray, figures: int) -> np.ndarray:
+    """Half a unit in the ``figures``-th significant figure of each nonzero ``value`` (a 0 counts
+    as magnitude 1): what rounding to that many figures may move a number by."""
     magnitude = np.floor(np.log10(np.where(value == 0, 1.0, np.abs(value))))
-    return 0.51 * 10.0 ** (magnitude - digits + 1)
+    return 0.5 * 10.0 ** (magnitude - figures + 1) * ROUNDING
+
+
+def zero_bound(value: np.ndarray) -> float:
+    """How close to 0 an entry of ``value`` is taken as an exact 0, from the output's scale."""
+    return max(ZERO_SHARE * float(np.max(np.abs(value), initial=0.0)), ZERO_FLOOR)
+
+
+def _allowed(
+    got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None
+) -> np.ndarray:
+    """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in
+    its MIN_FIGURES-th figure; an exact 0 within the zero bound."""
+    if digits is None:
+        allowed = np.minimum(atol + rtol * np.abs(expected), half_unit(got, MIN_FIGURES))
+    else:
+        allowed = half_unit(got, max(digits, MIN_FIGURES))
+    zero = zero_bound(got)
+    return np.where(np.abs(got) <= zero, zero, allowed)
+
+
+def _rule_words(
+    v: float, e: float, zero: float, rtol: float, atol: float, digits: int | None
+) -> str:
+    """Which rule refused ``e`` for ``v``, in words (after a colon, or after a space)."""
+    if abs(v) <= zero:
+        return ": an entry that is exactly 0 must be answered 0"
+    if digits is not None:
+        return f" to {max(digits, MIN_FIGURES)} significant figures"
+    if atol + rtol * abs(e) <= float(half_unit(np.asarray(v), MIN_FIGURES)):
+        return f" within rtol={rtol:g}, atol={atol:g}"
+    return f" to {MIN_FIGURES} significant figures"
+
+
+def _counted(v: float, e: float) -> str:
+    return ": a count is compared exactly"
+
+
+def _entry(index: tuple[int, ...]) -> str:
+    return f"[{', '.join(map(str, index))}]: " if index else ""
+
+
+def _number(x: float, other: float) -> str:
+    """``x`` in as few figures as tell it from ``other`` (6 at least)."""
+    for figures in range(6, 18):
+        if f"{x:.{figures}g}" != f"{other:.{figures}g}":
+            break
+    return f"{x:.{figures}g}"
+
+
+def _refusal(
+    prefix: str,
+    bad: np.ndarray,
+    got: np.ndarray,
+    expected: np.ndarray,
+    rule: Callable[[float, float], str],
+) -> str:
+    """The first entry refused, which rule refused it, and how many more were."""
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    v, e = float(got[first]), float(expected[first])
+    text = f"{prefix}{_entry(first)}{_number(e, v)} is not {_number(v, e)}{rule(v, e)}"
+    more = int(bad.sum()) - 1
+    return text + (f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else "")
 
 
 def _compare_arrays(
@@ -75,6 +149,7 @@ def _compare_arrays(
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
+        counts = np.asarray(value)
         got = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         return Comparison(False, math.inf, math.inf, f"{prefix}value is not numeric")
@@ -94,16 +169,15 @@ def _compare_arrays(
     nonzero = expected != 0
     with np.errstate(over="ignore"):  # over a subnormal expected value: inf, said as such
         rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
-    if digits is None:
-        ok = bool(np.all(diff <= atol + rtol * np.abs(expected)))
-        rule = f"rtol={rtol}, atol={atol}"
+    if counts.dtype.kind in "iu":  # counts and sizes: exact, whatever the tolerance
+        bad = counts != expected
+        rule: Callable[[float, float], str] = _counted
     else:
-        ok = bool(np.all(diff < significant_band(got, digits)))
-        rule = f"not the engine's value to {digits} significant figures"
-    worst = float(diff.max())
-    return Comparison(
-        ok, worst, rel, "" if ok else f"{prefix}differs by up to {worst:.3g} ({rule})"
-    )
+        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits))
+        rule = partial(_rule_words, zero=zero_bound(got), rtol=rtol, atol=atol, digits=digits)
+    ok = not bad.any()
+    message = "" if ok else _refusal(prefix, bad, got, expected, rule)
+    return Comparison(ok, float(diff.max()), rel, message)
 
 
 def compare(
@@ -115,11 +189,14 @@ def compare(
 ) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
-    ``ok`` iff shapes match and every ``|v - e| <= atol + rtol * |e|`` (numpy.isclose semantics),
-    or, with ``digits``, every ``|v - e| < 0.51 * 10**(floor(log10 |v|) - digits + 1)``: the
-    answer agrees with the engine's value ``v`` to that many significant figures. Mappings are
-    compared key by key and a missing or extra key is a mismatch. The relative error
-    is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when there are none).
+    Entry by entry, ``e`` against the engine's ``v``: ``|v - e| <= atol + rtol * |e|`` (numpy's
+    isclose), or with ``digits`` within half a unit in the ``digits``-th significant figure of
+    ``v``; never looser than half a unit in its MIN_FIGURES-th figure, whatever was stated. An
+    entry within ``zero_bound`` of 0 must be answered within that bound, and integer values
+    (counts) exactly. Mappings are compared key by key and a missing or extra key is a
+    mismatch. The message names the first entry refused and the rule that refused it. The
+    relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when
+    there are none).
     """
     if isinstance(expected, Mapping):
         wanted = {str(k): _numeric(v, f"answer.{k}") for k, v in expected.items()}

@@ -6,7 +6,7 @@ practice form shares the count).
 
 from typing import Any
 
-from ninja import Path, Router, Schema
+from ninja import Field, Path, Router, Schema
 from ninja.errors import ValidationError
 
 from curriculum.domain.practice import (
@@ -45,11 +45,14 @@ class AnswerIn(Schema):
 
 
 class CheckOut(Schema):
+    """Right or not, and nothing of the engine's value: no error size, no entry of it."""
+
     ok: bool
     message: str
-    max_abs_error: float | None
     answer_shape: list[int] | None
-    engine_shape: list[int] | None
+    expected_shape: list[int] | None = Field(
+        description="The shape the problem asks for, known without running the engine."
+    )
 
 
 def _instance(request, code: str, key: str, n: str):
@@ -90,7 +93,9 @@ def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
 )
 def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n: str = INSTANCE):
     """Check an answer to instance n at the problem's tolerance. `answer` is JSON (a number, a
-    list, a list of rows, or named values) or a string typed as on the site ("1 2; 3 4")."""
+    list, a list of rows, or named values) or a string typed as on the site ("1 2; 3 4"). An
+    answer that is not numbers is refused (422) and one of another shape is not right, both
+    before the engine runs; nothing of the engine's value is said."""
     practice, instance = _instance(request, code, key, n)
     try:
         answer, flat = (
@@ -98,13 +103,12 @@ def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n:
         )
         if answer is None:
             raise AnswerInvalid('send the answer: {"answer": [[0.5, 0.5]]}')
+        result = answer_try_value(practice=practice, instance=instance, answer=answer, flat=flat)
     except AnswerInvalid as error:
         raise ValidationError([{"loc": ["body", "answer"], "msg": str(error)}]) from error
-    result = answer_try_value(practice=practice, instance=instance, answer=answer, flat=flat)
     return {
         "ok": result.ok,
         "message": result.message,
-        "max_abs_error": result.max_abs_error,
-        "answer_shape": list(result.answer_shape) if result.answer_shape is not None else None,
-        "engine_shape": list(result.engine_shape) if result.engine_shape is not None else None,
+        "answer_shape": result.answer_shape,
+        "expected_shape": result.expected_shape,
     }

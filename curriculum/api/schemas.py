@@ -15,6 +15,7 @@ from pydantic import ConfigDict, Field
 
 from curriculum.domain.ladder import LEVELS, STRAND_CODES
 from curriculum.domain.placeholders import MAX_DIGITS
+from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS
 from curriculum.models import Chapter, Problem
 
 from .params import CODE_RE, NUMERAL_RE
@@ -98,12 +99,15 @@ class PropositionIn(Open):
     proof_published: bool = False
 
 
+ATOL_RULE = "At most what keeps each entry of the answer within half a unit in its third figure."
+
+
 class Tolerance(Open):
     """`{digits}` (significant figures) or `{rtol, atol}`: content-format.md, Tolerance."""
 
-    rtol: float | None = Field(None, ge=0)
-    atol: float | None = Field(None, ge=0)
-    digits: int | None = Field(None, ge=1, le=MAX_DIGITS)
+    rtol: float | None = Field(None, ge=0, le=MAX_RTOL)
+    atol: float | None = Field(None, ge=0, description=ATOL_RULE)
+    digits: int | None = Field(None, ge=MIN_DIGITS, le=MAX_DIGITS)
 
 
 class SolutionIn(Open):

@@ -4,6 +4,7 @@ The verifier checks the author's answer at instance 0; readers' answers are chec
 instance they practise on, with the same tolerance, through ``answer_check``.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,9 +12,11 @@ import numpy as np
 from django.conf import settings
 
 import attention
+from attention.answers import answer_problems
 from curriculum.models import Problem
 
 from .placeholders import SHOWN_DIGITS
+from .tolerances import MIN_DIGITS
 
 
 def tolerance_of(problem: Problem) -> dict[str, Any]:
@@ -30,13 +33,14 @@ def tolerance_text(problem: Problem) -> str:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One answer checked against one instance. Shapes are None for named values."""
+    """One answer checked against one instance: right or not, and a message that says nothing
+    of the engine's value (no error size, no entry of it). Shapes are None for named values."""
 
     ok: bool
     message: str
-    max_abs_error: float | None
     answer_shape: tuple[int, ...] | None
-    engine_shape: tuple[int, ...] | None
+    expected_shape: tuple[int, ...] | None
+    read: bool = True  # False: the answer is not numbers at all (the message says why)
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
@@ -48,16 +52,69 @@ def _shape(value: Any) -> tuple[int, ...] | None:
         return None
 
 
-def answer_check(*, problem: Problem, instance: int, answer: Any) -> CheckResult:
+NAMED = "named"
+"""The asked output is a mapping of named values (attention_cost's terms)."""
+
+
+def expected_shape(*, problem: Problem, instance: int) -> tuple[int, ...] | str | None:
+    """The shape the asked output has, from the operation's declared axes (no engine run):
+    NAMED for a mapping, None when the inputs do not tell (the engine's error then says why)."""
+    axes = attention.output_axes(problem.operation, problem.inputs, instance)
+    output = problem.ask.get("output") if isinstance(problem.ask, dict) else None
+    if axes is None or output not in axes:
+        return None
+    if axes[output] is None:
+        return NAMED
+    return tuple(length for label, length in axes[output] or () if label not in problem.ask)
+
+
+def _reshaped(values: list, shape: tuple[int, ...]) -> Any:
+    if len(shape) <= 1:
+        return values if shape else values[0]
+    step = len(values) // shape[0]
+    return [_reshaped(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _dims(shape: tuple[int, ...] | None) -> str:
+    return " × ".join(map(str, shape)) if shape else "a single number"
+
+
+def checked_as(problem: Problem) -> str:
+    """How a reader's answer is compared, in words (the floor included: a tolerance stored or
+    released before it is checked as the engine checks it)."""
+    if problem.digits is not None:
+        return f"to {max(problem.digits, MIN_DIGITS)} significant figures"
+    return f"within rtol {problem.rtol:g}, atol {problem.atol:g}"
+
+
+def answer_check(
+    *, problem: Problem, instance: int, answer: Any, flat: bool = False
+) -> CheckResult:
     """Whether ``answer`` is the engine's value for ``instance`` of ``problem``, within the
-    problem's tolerance. Bad input of any kind is a failed check with a message, never a raise."""
+    problem's tolerance. The answer is read first: numbers that are not the asked shape (read
+    in that shape when typed ``flat`` and their count fits) are refused without an engine run,
+    and nothing of the engine's value is said. Bad input of any kind is a failed check with a
+    message, never a raise."""
+    if unread := answer_problems(answer):
+        return CheckResult(False, "; ".join(unread), None, None, read=False)
+    expected = expected_shape(problem=problem, instance=instance)
+    shown = expected if isinstance(expected, tuple) else None
+    if flat and shown is not None and isinstance(answer, list) and len(answer) == math.prod(shown):
+        answer = _reshaped(answer, shown)
+    shape = _shape(answer)
+    if expected == NAMED and not isinstance(answer, dict):
+        return CheckResult(False, "this problem asks for named values", shape, None)
+    if shown is not None and (isinstance(answer, dict) or shape != shown):
+        said = "named values" if isinstance(answer, dict) else _dims(shape)
+        message = f"your answer's shape is {said}; this problem asks for {_dims(shown)}"
+        return CheckResult(False, message, shape, shown)
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask, instance)
         result = attention.compare(value, answer, **tolerance_of(problem))
     except attention.EngineInputError as error:
-        return CheckResult(False, str(error), None, None, None)
-    worst = result.max_abs_error if np.isfinite(result.max_abs_error) else None
-    return CheckResult(result.ok, result.message, worst, _shape(answer), _shape(value))
+        return CheckResult(False, str(error), shape, shown)
+    refused = f"not the engine's value {checked_as(problem)}"  # which tolerance, not how far
+    return CheckResult(result.ok, "" if result.ok else refused, shape, shown)
 
 
 def instances_error(*, problem: Problem) -> str:
@@ -96,9 +153,6 @@ def written_figures(number: float) -> int:
     return max(len(figures if fraction else figures.rstrip("0")), 1)
 
 
-MIN_DEFAULT_DIGITS = 3
-
-
 def answer_figures(answer: Any) -> dict[float, int]:
     """Each number of an answer that is not whole, with the figures it is written to: what
     `default_digits` and `answer_lint` judge (a file's import reads them once for both)."""
@@ -112,7 +166,7 @@ def default_digits(answer: Any, figures: dict[float, int] | None = None) -> int:
     figures = answer_figures(answer) if figures is None else figures
     if not figures:  # no answer yet, or whole numbers: exact at any precision
         return SHOWN_DIGITS
-    return min(max(MIN_DEFAULT_DIGITS, *figures.values()), SHOWN_DIGITS)
+    return min(max(MIN_DIGITS, *figures.values()), SHOWN_DIGITS)
 
 
 def answer_lint(

@@ -150,7 +150,7 @@ def _problem(rng: random.Random, i: int, worked: bool) -> dict:
         "operation": operation,
         "inputs": inputs,
         "ask": ask,
-        "tolerance": {"rtol": 1e-6, "atol": 1e-9},
+        "tolerance": {"rtol": 1e-6, "atol": 0.0},  # an entry as small as 1e-9 still counts
         "solution": {"steps": "Exponentiate, normalise, then mix.", "answer": answer,
                      "published": True},
     }

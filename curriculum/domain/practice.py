@@ -160,24 +160,12 @@ def answer_try(*, practice: Practice, instance: int, text: str) -> CheckResult:
 
 
 def answer_try_value(*, practice: Practice, instance: int, answer: Any, flat: bool) -> CheckResult:
-    """Numbers typed flat are read in the engine's shape when their count matches it."""
-    problem = practice.model()
-    result = answer_check(problem=problem, instance=instance, answer=answer)
-    shape = result.engine_shape
-    if not result.ok and flat and shape and result.answer_shape != shape:
-        size = 1
-        for n in shape:
-            size *= n
-        if isinstance(answer, list) and len(answer) == size:
-            return answer_check(problem=problem, instance=instance, answer=_reshape(answer, shape))
+    """Numbers typed flat are read in the asked shape when their count matches it. What is not
+    numbers is refused (AnswerInvalid) before the engine runs."""
+    result = answer_check(problem=practice.model(), instance=instance, answer=answer, flat=flat)
+    if not result.read:
+        raise AnswerInvalid(result.message)
     return result
-
-
-def _reshape(values: list[float], shape: tuple[int, ...]) -> Any:
-    if len(shape) == 1:
-        return values
-    step = len(values) // shape[0]
-    return [_reshape(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 def solution_for_instance(

@@ -1,52 +1,75 @@
-"""How loose a tolerance may be. One that would accept any answer (`rtol: 1e308`) is refused
-wherever it is written (files, API, admin, the database's CHECK on rtol), and the verifier
-never calls an answer right under one."""
+"""How loose a tolerance may be: never looser than the engine's own floor (`attention.compare`:
+half a unit in each entry's third significant figure, an exact 0 answered 0, counts exact).
+
+The engine holds every comparison to that floor whatever is stored; these bounds refuse, where
+a tolerance is written (files, API, admin, the database's CHECKs), one that says it is looser,
+so what an author reads is what is checked.
+"""
 
 import math
 from collections.abc import Mapping
 from typing import Any
 
-MAX_RTOL = 0.1
-ATOL_SHARE = 0.1  # atol at most this share of the answer's largest |value| ...
-ATOL_FLOOR = 1e-6  # ... or this, whichever is larger: an answer of 0 still gets a little
+import numpy as np
+
+from attention.compare import MIN_FIGURES, half_unit, zero_bound
+
+from .placeholders import MAX_DIGITS
+
+MIN_DIGITS = MIN_FIGURES
+MAX_RTOL = 5e-4
+"""rtol x |e| stays within half a unit in the third figure of any e (10**m <= |e| < 10**(m+1):
+half a unit is 5e-3 x 10**m, more than 5e-4 x |e|)."""
 
 
-def _scale(answer: Any) -> float:
-    """The largest finite |number| anywhere in an answer (nested lists, named numbers)."""
-    stack, largest = [answer], 0.0
-    while stack:
-        value = stack.pop()
-        if type(value) is float:  # most leaves: no abstract-class checks for them
-            if math.isfinite(value):
-                largest = max(largest, abs(value))
-        elif isinstance(value, Mapping):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            try:
-                number = abs(float(value))
-            except OverflowError:  # past float range: the answer's own check refuses it
-                continue
-            if math.isfinite(number):
-                largest = max(largest, number)
-    return largest
+def _nonzero_entries(answer: Any) -> np.ndarray:
+    """Every entry of an answer that the engine would not take as an exact 0, flat."""
+    values = answer.values() if isinstance(answer, Mapping) else [answer]
+    parts = []
+    for value in values:
+        try:
+            entries = np.asarray(value, dtype=np.float64).ravel()
+        except (TypeError, ValueError, OverflowError):
+            continue  # not numbers: the answer's own check says so
+        entries = entries[np.isfinite(entries)]
+        parts.append(entries[np.abs(entries) > zero_bound(entries)])
+    return np.concatenate(parts) if parts else np.empty(0)
 
 
-def atol_bound(answer: Any) -> float:
-    return max(ATOL_SHARE * _scale(answer), ATOL_FLOOR)
+def atol_bound(answer: Any, rtol: float) -> float | None:
+    """The widest atol (to 3 figures, rounded down) that with ``rtol`` keeps every nonzero
+    entry of ``answer`` within half a unit in its third significant figure; None when it has
+    none (its zeros are held to the engine's zero bound, whatever atol says)."""
+    entries = _nonzero_entries(answer)
+    if not entries.size:
+        return None
+    widest = np.min(half_unit(entries, MIN_FIGURES) - min(rtol, MAX_RTOL) * np.abs(entries))
+    unit = 10.0 ** (math.floor(math.log10(widest)) - 2)  # widest > 0: rtol is at most MAX_RTOL
+    return float(f"{math.floor(widest / unit) * unit:.3g}")
 
 
-def tolerance_problems(*, rtol: float, atol: float, answer: Any = None) -> dict[str, str]:
-    """What is too loose, by key (rtol, atol); atol is judged against the answer when known."""
+def tolerance_problems(
+    *, rtol: float, atol: float, digits: int | None = None, answer: Any = None
+) -> dict[str, str]:
+    """What is too loose, by key (digits, or rtol and atol); atol is judged against the answer
+    when it is known."""
+    if digits is not None:
+        span = f"from {MIN_DIGITS} to {MAX_DIGITS}, got {digits}"
+        if digits < MIN_DIGITS:
+            why = "fewer significant figures accept answers a reader would call wrong (0.5 for 1)"
+            return {"digits": f"{span}: {why}"}
+        return {"digits": span} if digits > MAX_DIGITS else {}
     problems = {}
     if rtol > MAX_RTOL:
         problems["rtol"] = (
-            f"at most {MAX_RTOL:g}, got {rtol:g}: a wider tolerance accepts wrong answers"
+            f"at most {MAX_RTOL:g}, got {rtol:g}: a wider rtol accepts answers wrong in their "
+            "third significant figure"
         )
-    if answer is not None and atol > (bound := atol_bound(answer)):
+    bound = None if answer is None else atol_bound(answer, rtol)
+    if bound is not None and atol > bound:
         problems["atol"] = (
-            f"at most {bound:g} for this answer ({ATOL_SHARE:g} × its largest value, or "
-            f"{ATOL_FLOOR:g}), got {atol:g}: a wider tolerance accepts wrong answers"
+            f"at most {bound:g} for this answer, got {atol:g}: with rtol "
+            f"{min(rtol, MAX_RTOL):g}, a wider atol accepts an entry beyond half a unit in its "
+            "third significant figure"
         )
     return problems

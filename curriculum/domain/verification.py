@@ -491,7 +491,9 @@ def _compare_and_set(
 def _engine_verdict(problem: Problem, answer: Any) -> dict:
     """The engine's word on one answer; bad input of any kind is an error verdict, not a crash."""
     fields: dict = {"engine_version": attention.ENGINE_VERSION}
-    loose = tolerance_problems(rtol=problem.rtol, atol=problem.atol, answer=answer)
+    loose = tolerance_problems(
+        rtol=problem.rtol, atol=problem.atol, digits=problem.digits, answer=answer
+    )
     if loose:  # stored before the bound existed: never called right
         reasons = "; ".join(f"{key}: {message}" for key, message in loose.items())
         return fields | {"status": Status.ERROR, "message": f"tolerance too wide: {reasons}"}

@@ -7,7 +7,7 @@ import attention
 from attention.answers import answer_problems
 from curriculum.domain.limits import nul_paths
 from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
-from curriculum.domain.tolerances import MAX_RTOL, tolerance_problems
+from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
 from curriculum.domain.work_budget import work_refusal
 
 from .course import Chapter
@@ -52,7 +52,7 @@ class Problem(models.Model):
         default=SHOWN_DIGITS,
         help_text=(
             "Significant figures the answer must agree with the engine's value to "
-            f"(1 to {MAX_DIGITS}). Empty: compare with rtol and atol instead."
+            f"({MIN_DIGITS} to {MAX_DIGITS}). Empty: compare with rtol and atol instead."
         ),
     )
     position = models.PositiveIntegerField(default=0)
@@ -66,7 +66,7 @@ class Problem(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(digits__isnull=True)
-                | models.Q(digits__gte=1, digits__lte=MAX_DIGITS),
+                | models.Q(digits__gte=MIN_DIGITS, digits__lte=MAX_DIGITS),
                 name="digits_in_range",
             ),
             models.CheckConstraint(condition=models.Q(rtol__lte=MAX_RTOL), name="rtol_bounded"),
@@ -97,11 +97,10 @@ class Problem(models.Model):
         ):
             errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None
-        if self.digits is None:  # rtol/atol mode: bounded, as everywhere they are written
-            for key, message in tolerance_problems(
-                rtol=self.rtol, atol=self.atol, answer=answer
-            ).items():
-                errors.setdefault(key, []).append(message)
+        for key, message in tolerance_problems(  # bounded, as everywhere they are written
+            rtol=self.rtol, atol=self.atol, digits=self.digits, answer=answer
+        ).items():
+            errors.setdefault(key, []).append(message)
         if errors:
             raise ValidationError(errors)
 
@@ -122,8 +121,10 @@ class Solution(models.Model):
         if found := answer_problems(self.answer):
             errors["answer"] = found
         elif self.problem.digits is None:
-            tolerance = {"rtol": self.problem.rtol, "atol": self.problem.atol}
-            if message := tolerance_problems(**tolerance, answer=self.answer).get("atol"):
+            loose = tolerance_problems(
+                rtol=self.problem.rtol, atol=self.problem.atol, answer=self.answer
+            )
+            if message := loose.get("atol"):
                 errors["answer"] = [f"the problem's atol is too wide for it: {message}"]
         if self.problem_id is not None and (
             found := placeholder_errors(

@@ -1,9 +1,11 @@
 """/chapters/<code>/problems/<key>/?instance=N: a reader practises one instance of a problem.
 
-No JavaScript: the answer is POSTed, checked by the engine, kept in the session and the reader
-is redirected back to the instance (so reloading never re-submits). The engine's value for the
-instance is in the page only after the reader asks for the solution; it is made once for every
-reader, and a request that must make it counts against the practice throttle as a check does.
+No JavaScript: the answer is POSTed, read (what is not numbers of the asked shape is refused
+before the engine runs), checked by the engine, kept in the session and the reader is
+redirected back to the instance (so reloading never re-submits). Nothing of the engine's value
+for the instance is in the page until the reader asks for the solution; it is made once for
+every reader, and a request that must make it counts against the practice throttle as a check
+does.
 """
 
 from urllib.parse import urlencode
@@ -14,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from curriculum.clients import PRACTICE_CHECKS, client_admit
+from curriculum.domain.answers import checked_as
 from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.practice import (
     AnswerInvalid,
@@ -69,13 +72,7 @@ def _check(request: HttpRequest, practice: Practice, instance: int) -> HttpRespo
     text = request.POST.get("answer", "")
     try:
         result = answer_try(practice=practice, instance=instance, text=text)
-        outcome = {
-            "ok": result.ok,
-            "message": result.message,
-            "max_abs_error": result.max_abs_error,
-            "answer_shape": list(result.answer_shape) if result.answer_shape is not None else None,
-            "engine_shape": list(result.engine_shape) if result.engine_shape is not None else None,
-        }
+        outcome = {"ok": result.ok, "message": result.message}
     except AnswerInvalid as error:
         outcome = {"ok": False, "invalid": True, "message": str(error)}
     request.session[_session_key(practice)] = {
@@ -122,6 +119,7 @@ def _page(
         if instance
         else [],
         "asked": practice.problem["ask"].get("output", ""),
+        "checked": checked_as(practice.model()),
         "solution_url": _address(practice, instance, solution="1") + "#solution"
         if instance
         else "",

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+import attention
 from attention import EngineInputError, compare
 
 
@@ -18,7 +19,9 @@ def test_tolerance_follows_isclose_semantics():
     result = compare(np.asarray(1.1), 1.0, rtol=1e-6, atol=0.0)
     assert not result.ok
     assert math.isclose(result.max_abs_error, 0.1) and math.isclose(result.max_rel_error, 0.1)
-    assert compare(np.asarray(1e-10), 0.0, rtol=0.0, atol=1e-9).ok
+    assert compare(np.asarray(1.0 + 5e-10), 1.0, rtol=0.0, atol=1e-9).ok
+    assert compare(np.array([1.0, 1e-10]), [1.0, 0.0], rtol=0.0, atol=1e-9).ok  # noise beside 1
+    assert not compare(np.asarray(1e-10), 0.0, rtol=0.0, atol=1e-9).ok  # 1e-10 is all there is
 
 
 def test_matrices_report_worst_errors_and_ignore_zero_expected_for_relative_error():
@@ -79,3 +82,66 @@ def test_a_mapping_answer_against_an_array_says_which_is_which_in_a_bounded_mess
     assert result.message.startswith("the answer names values (k0, k1, k10, k100, k1000 and")
     assert "149995 more) but the engine's value is not a mapping" in result.message
     assert len(result.message) < 200
+
+
+# ------------------------------------------------ no tolerance verifies a wrong answer
+
+
+def test_one_significant_figure_never_verifies_a_half_for_the_softmax_of_one_score():
+    """The softmax of a single score is exactly 1; 0.5 is wrong whatever the file says."""
+    value = attention.evaluate("softmax", {"scores": [[3.0]]}, {"output": "out"})
+    result = compare(value, [[0.5]], digits=1)
+    assert not result.ok
+    assert "0.5 is not 1 to 3 significant figures" in result.message
+
+
+def test_a_masked_weight_that_is_exactly_zero_must_be_answered_zero():
+    inputs = {"scores": [[1.0, 2.0, 3.0]], "mask": [[True, True, False]]}
+    value = attention.evaluate("softmax", inputs, {"output": "out"})
+    right = [[0.268941, 0.731059, 0.0]]
+    assert compare(value, right, digits=6).ok
+    for tolerance in ({"digits": 1}, {"digits": 6}, {"rtol": 0.1, "atol": 0.1}):
+        wrong = compare(value, [[0.268941, 0.731059, 0.5]], **tolerance)
+        assert not wrong.ok, tolerance
+        assert "[0, 2]: 0.5 is not 0: an entry that is exactly 0 must be answered 0" in (
+            wrong.message
+        )
+
+
+def test_an_entry_within_float_noise_of_zero_is_answered_zero():
+    assert compare(np.array([1.0, 3e-17]), [1.0, 0.0], rtol=1e-6, atol=0.0).ok
+    assert compare(np.array([1.0, 0.0]), [1.0, 1e-13], digits=6).ok
+    assert not compare(np.array([1.0, 0.0]), [1.0, 1e-6], rtol=1e-6, atol=1e-6).ok
+
+
+def test_attention_cost_counts_are_compared_exactly_whatever_the_tolerance():
+    inputs = {"seq_len": 4, "width": 8, "heads": 2}
+    terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
+    flops = attention.evaluate("attention_cost", inputs, {"output": "flops"})
+    largest = max(terms.values())
+    zeros = {name: 0 if count < largest else count for name, count in terms.items()}
+    loose = {"rtol": 0.1, "atol": 0.1 * largest}
+    result = compare(terms, zeros, **loose)
+    assert not result.ok
+    assert "a count is compared exactly" in result.message
+    assert not compare(flops, int(flops) + 1, **loose).ok
+    assert not compare(flops, int(flops) + 1, digits=3).ok
+    assert compare(flops, float(flops), digits=3).ok
+
+
+def test_a_loose_tolerance_is_narrowed_to_half_a_unit_in_the_third_figure_of_each_entry():
+    value = np.array([1.0, 0.012345])
+    assert compare(value, [1.004, 0.01234], rtol=0.1, atol=0.0).ok
+    refused = compare(value, [1.006, 0.01234], rtol=0.1, atol=0.0)
+    assert not refused.ok and "1.006 is not 1 to 3 significant figures" in refused.message
+    assert not compare(value, [1.0, 0.0124], rtol=0.1, atol=0.0).ok
+
+
+@pytest.mark.parametrize(("answer", "ok"), [(0.269, True), (0.2685, True), (0.268, False)])
+def test_three_figures_accept_what_rounds_to_the_value_and_nothing_further(answer, ok):
+    assert compare(np.asarray(0.26894142), answer, digits=3).ok is ok
+
+
+def test_more_figures_than_three_stay_as_tight_as_they_say():
+    assert compare(np.asarray(0.26894142), 0.26894, digits=5).ok
+    assert not compare(np.asarray(0.26894142), 0.2689, digits=5).ok

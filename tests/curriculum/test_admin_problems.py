@@ -140,9 +140,22 @@ def test_an_edited_input_marks_the_verdict_pending(seeded, author):
     verify_now(chapter)
     problem = chapter.problems.get(key="p1")
     data = resubmitted(author.get(change_url(problem)))
-    data["rtol"] = "0.001"
+    data["rtol"] = "0.0001"
     assert author.post(change_url(problem), data).status_code == 302
     assert Verdict.objects.get(solution__problem=problem).status == Verdict.Status.PENDING
+
+
+@pytest.mark.parametrize(("field", "value", "error"), [
+    ("digits", "1", "from 3 to 15, got 1: fewer significant figures accept answers a reader"),
+    ("rtol", "0.1", "at most 0.0005, got 0.1: a wider rtol accepts answers wrong in their third"),
+])
+def test_a_tolerance_looser_than_three_figures_is_refused_with_the_rule(seeded, author, field,
+                                                                        value, error):
+    problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
+    data = resubmitted(author.get(change_url(problem)))
+    data[field] = value
+    page = author.post(change_url(problem), data)
+    assert page.status_code == 200 and error in shown_errors(page), shown_errors(page)
 
 
 def test_saving_an_unchanged_problem_keeps_its_verdict(seeded, author):

@@ -3,9 +3,10 @@
 import pytest
 from django.core.management import call_command
 
+from curriculum.celery import app
 from curriculum.domain.editing import chapter_save, problem_save
 from curriculum.management.commands import seed
-from curriculum.models import Book, Chapter, Problem, Release
+from curriculum.models import Book, Chapter, Problem, Release, Verdict
 from tests.conftest import verify_now
 
 KEPT = "kept as it is in the database (content/ is applied only to what is missing)"
@@ -52,3 +53,23 @@ def test_a_chapter_missing_from_the_database_is_imported_again(db, capsys):
     out = capsys.readouterr().out
     assert "imported II.4" in out and f"II.4: {KEPT}" not in out
     assert Chapter.objects.filter(code="II.4").exists()
+
+
+@pytest.fixture
+def no_worker(settings):
+    """The embedded default: no broker, tasks run in the process that sends them."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+def test_without_a_worker_seed_decides_the_verdicts_a_migration_asked_again(
+    transactional_db, no_worker
+):
+    """Committed rows, as `make run` has them: a task run in-process closes no transaction."""
+    call_command("seed")
+    Verdict.objects.update(status="pending")  # as 0011_tolerances_narrowed leaves them
+    call_command("seed")
+    assert set(Verdict.objects.values_list("status", flat=True)) == {"verified"}

@@ -3,6 +3,7 @@
 import pytest
 import yaml
 
+import attention
 from curriculum.domain.chapter_files import ChapterFileError, chapter_export, chapter_import
 from curriculum.models import Problem
 from tests.conftest import problem, sketch
@@ -68,8 +69,8 @@ def test_rtol_and_atol_stay_a_mode_of_their_own(books):
 @pytest.mark.parametrize(
     ("tolerance", "error"),
     [
-        ({"digits": 0}, "tolerance.digits: must be at least 1, got 0"),
-        ({"digits": 16}, "tolerance.digits: must be at most 15, got 16"),
+        ({"digits": 0}, "tolerance.digits: from 3 to 15, got 0"),
+        ({"digits": 16}, "tolerance.digits: from 3 to 15, got 16"),
         ({"digits": 4, "rtol": 0.1}, "tolerance.rtol: unknown key (allowed: digits)"),
         ({"digits": "4"}, "tolerance.digits: expected a whole number"),
     ],
@@ -79,3 +80,49 @@ def test_a_bad_digits_tolerance_says_what_is_wrong(books, tolerance, error):
         chapter_import(document=sketch(problems=[problem("p1", "worked") | {
             "tolerance": tolerance}]))
     assert any(e.startswith(f"problems[0].{error}") for e in raised.value.errors), raised.value
+
+
+# ------------------------------------------------ no tolerance a file may state accepts anything
+
+
+def test_a_file_asking_for_one_significant_figure_is_refused_naming_the_rule(books):
+    single = problem("p1", "worked", scores=[[3.0]], answer=[[0.5]]) | {"tolerance": {"digits": 1}}
+    with pytest.raises(ChapterFileError) as raised:
+        chapter_import(document=sketch(problems=[single]))
+    assert (
+        "problems[0].tolerance.digits: from 3 to 15, got 1: fewer significant figures accept "
+        "answers a reader would call wrong (0.5 for 1)"
+    ) in raised.value.errors
+
+
+def test_an_rtol_looser_than_half_a_unit_in_the_third_figure_is_refused(books):
+    loose = problem("p1", "worked") | {"tolerance": {"rtol": 0.1, "atol": 1e-9}}
+    with pytest.raises(ChapterFileError) as raised:
+        chapter_import(document=sketch(problems=[loose]))
+    assert any(
+        e.startswith("problems[0].tolerance.rtol: at most 0.0005, got 0.1: a wider rtol accepts")
+        for e in raised.value.errors
+    ), raised.value.errors
+
+
+def test_an_atol_that_would_accept_zero_for_a_cost_term_is_refused(books):
+    inputs = {"seq_len": 4, "width": 8, "heads": 2}
+    terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
+    largest = max(terms.values())
+    cost = problem("p1", "worked") | {
+        "operation": "attention_cost", "inputs": inputs, "ask": {"output": "terms"},
+        "tolerance": {"rtol": 0, "atol": 0.1 * largest},
+        "solution": {"answer": dict(terms), "published": True},
+    }
+    with pytest.raises(ChapterFileError) as raised:
+        chapter_import(document=sketch(problems=[cost]))
+    [error] = [e for e in raised.value.errors if ".tolerance.atol" in e]
+    assert error.startswith("problems[0].tolerance.atol: at most ")
+    assert "half a unit in its third significant figure" in error
+
+
+def test_a_tolerance_within_the_rule_is_accepted(books):
+    within = problem("p1", "worked") | {"tolerance": {"rtol": 5e-4, "atol": 1e-6}}
+    chapter_import(document=sketch(problems=[within, problem("p2") | {
+        "tolerance": {"digits": 3}}]))
+    assert Problem.objects.filter(chapter__code="II.7").count() == 2

@@ -125,13 +125,14 @@ def test_a_tolerance_that_accepts_anything_is_refused_with_its_path(books):
     document = sketch("II.7")
     document["problems"][0]["tolerance"] = {"rtol": 1e308, "atol": 1e-9}
     document["problems"][1]["tolerance"] = {"rtol": 1e-6, "atol": 5.0}  # answer is 0.5
-    document["problems"][2]["tolerance"] = {"rtol": 0.1, "atol": 0.05}  # the widest allowed
+    document["problems"][2]["tolerance"] = {"rtol": 5e-4, "atol": 2.5e-4}  # the widest allowed
     errors = refused(document)
     assert [e.split(":")[0] for e in errors] == [
         "problems[0].tolerance.rtol",
         "problems[1].tolerance.atol",
     ]
-    assert "at most 0.1, got 1e+308" in errors[0] and "at most 0.05 for this answer" in errors[1]
+    assert "at most 0.0005, got 1e+308" in errors[0]
+    assert "at most 0.000499 for this answer" in errors[1]  # 0.0005 less rtol x 0.5
 
 
 def test_a_wide_tolerance_is_refused_by_admin_checks_and_the_database(chapter):

@@ -3,6 +3,7 @@ different across N, the answer checked by the engine at the problem's tolerance,
 the answer in the page until the reader asks for it; on the site without JavaScript, and in
 the API."""
 
+import html
 import json
 import re
 
@@ -99,7 +100,8 @@ def test_an_answer_within_the_tolerance_is_accepted_and_one_outside_is_not(clien
     far = [[v + 1e-3 for v in row] for row in engine(8)]
     assert "Right." in check(client, 8, json.dumps(near)).content.decode()
     html = check(client, 8, json.dumps(far)).content.decode()
-    assert "Not right." in html and "Differs by up to 0.001" in html
+    assert "Not right." in html and "Not the engine&#x27;s value within rtol 1e-06, atol 1e-09" in (
+        html)
 
 
 def test_the_answer_to_another_instance_is_wrong(client, practice):
@@ -109,7 +111,7 @@ def test_the_answer_to_another_instance_is_wrong(client, practice):
 def test_a_wrong_shape_names_both_shapes(client, practice):
     html = check(client, 2, "1 2\n3 4").content.decode()
     assert "Not right." in html
-    assert "Your answer's shape is 2 × 2; the engine's value is 2 × 3." in html
+    assert "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3." in html
 
 
 @pytest.mark.parametrize("typed, message", [
@@ -246,10 +248,10 @@ def test_the_api_checks_an_answer_right_wrong_and_badly_written(client, practice
 
     assert post(engine(4)).json()["ok"] is True
     wrong = post(engine(5)).json()
-    assert wrong["ok"] is False and wrong["max_abs_error"] > 0
+    assert wrong["ok"] is False and "within rtol 1e-06, atol 1e-09" in wrong["message"]
     assert post(" ".join(repr(v) for row in engine(4) for v in row)).json()["ok"] is True
     shape = post([1, 2]).json()
-    assert shape["answer_shape"] == [2] and shape["engine_shape"] == [2, 3]
+    assert shape["answer_shape"] == [2] and shape["expected_shape"] == [2, 3]
     bad = post("1 two")
     assert bad.status_code == 422 and "'two' is not a number" in bad.json()["errors"][0]
 
@@ -312,3 +314,89 @@ def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(client, p
     response = client.post(f"{API}/1/check", body, content_type="application/json")
     assert response.status_code == 400
     assert reason in response.json()["errors"][0]
+
+
+# ---------------------------------------------------------------- a check leaks nothing
+
+
+TOLERANCE_AND_SHAPES = {1e-6, 1e-9, 2.0, 3.0}
+"""The only numbers a check may say: the problem's tolerance and shapes, never the engine's."""
+
+
+def numbers_in(text: str) -> set[float]:
+    return {float(n) for n in re.findall(r"[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?", text)}
+
+
+def result_of(page: str) -> str:
+    return html.unescape(page.split('id="result"')[1].split("</div>")[0])
+
+
+@pytest.fixture
+def engine_runs(monkeypatch):
+    """Every engine run, counted through a wrapper of the real function."""
+    runs = []
+    real = attention.evaluate
+
+    def counted(*args, **kwargs):
+        runs.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(attention, "evaluate", counted)
+    return runs
+
+
+ZEROS = "\n".join(["-0.0 -0.0 -0.0"] * 2)
+
+
+def test_a_check_says_nothing_of_the_engine_s_value(client, practice):
+    """-0.0 everywhere once came back with the largest difference: the engine's largest |v|."""
+    for answer in (ZEROS, json.dumps(engine(3)), json.dumps(engine(4))):
+        page = check(client, 3, answer).content.decode()
+        assert numbers_in(result_of(page)) <= TOLERANCE_AND_SHAPES, result_of(page)
+        assert "largest difference" not in page and "differs" not in page.lower()
+
+
+def test_the_api_s_check_says_nothing_of_the_engine_s_value(client, practice):
+    for answer in (ZEROS, engine(4), engine(5), [[v + 1e-3 for v in row] for row in engine(4)]):
+        body = client.post(f"{API}/4/check", {"answer": answer},
+                           content_type="application/json").json()
+        assert set(body) == {"ok", "message", "answer_shape", "expected_shape"}
+        assert numbers_in(body["message"]) <= TOLERANCE_AND_SHAPES, body
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
+    ("1 2\n3 4", "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3."),
+    ("1 2 3 4 5", "Your answer&#x27;s shape is 5; this problem asks for 2 × 3."),
+    ('[[0.5, "a", 1], [1, 1, 1]]', "must be a number or a list of numbers, found &#x27;a&#x27;"),
+    ("[[1, 2, 3], [4, 5]]", "ragged"),
+])
+def test_a_malformed_answer_is_refused_with_what_was_read_and_the_engine_never_runs(
+    client, practice, engine_runs, typed, read
+):
+    client.get(PAGE, {"instance": 2})  # the page itself, rendered before the count starts
+    engine_runs.clear()
+    assert client.post(PAGE, {"instance": 2, "answer": typed}).status_code == 303
+    assert engine_runs == []
+    assert read.lower() in client.get(PAGE, {"instance": 2}).content.decode().lower()
+
+
+def test_an_answer_of_the_right_shape_costs_one_engine_run(client, practice, engine_runs):
+    flat = " ".join(repr(v) for row in engine(2) for v in row)  # read in the asked shape
+    client.get(PAGE, {"instance": 2})
+    engine_runs.clear()
+    client.post(PAGE, {"instance": 2, "answer": flat})
+    assert len(engine_runs) == 1
+    assert "Right." in client.get(PAGE, {"instance": 2}).content.decode()
+
+
+@pytest.mark.parametrize(("answer", "status"), [
+    ([1, 2], 200), ([[1, "a", 2], [1, 2, 3]], 422), ({"out": [1, 2]}, 200), (True, 422),
+])
+def test_the_api_refuses_a_malformed_answer_without_running_the_engine(
+    client, practice, engine_runs, answer, status
+):
+    response = client.post(f"{API}/1/check", {"answer": answer}, content_type="application/json")
+    assert response.status_code == status and engine_runs == []
+    if status == 200:
+        assert response.json()["ok"] is False and response.json()["expected_shape"] == [2, 3]

@@ -20,7 +20,7 @@ from .conftest import run_manage
 
 pytestmark = pytest.mark.worker
 
-TOLERANCE = "(rtol=1e-06, atol=1e-09)"
+TOLERANCE = "within rtol=1e-06, atol=1e-09"
 
 
 def row(key: str, state: str, error: str | None = None, value: object = None,
@@ -77,7 +77,7 @@ def mha_chapter() -> dict:
 
 
 ROW = re.compile(r"^(?P<key>\S+) +(?P<state>\S+) *(?:max abs error (?P<error>\S+))?"
-                 r"(?:  engine value (?P<value>.+?))?(?:  (?P<message>differs.*))?$")
+                 r"(?:  engine value (?P<value>.+?))?(?:  (?P<message>\S.*))?$")
 
 
 def parsed(line: str) -> dict:
@@ -182,11 +182,16 @@ def test_batched_masked_attention_is_verified_only_when_right(imported):
     rel_error = float(np.max(np.abs(CAUSAL_OUT[1]))) * 1e-4
     assert rel["error"] == f"{rel_error:.3g}"
     assert np.allclose(json.loads(rel["value"]), CAUSAL_OUT[1], rtol=1e-12, atol=1e-12)
-    assert rel["message"] == f"differs by up to {rel_error:.3g} {TOLERANCE}"
+    first = tuple(int(i) for i in np.argwhere(CAUSAL_OUT[1] != 0)[0])  # every nonzero is off
+    shown = f"{CAUSAL_OUT[1][first] * (1 + 1e-4):.6g} is not {CAUSAL_OUT[1][first]:.6g}"
+    assert rel["message"].startswith(f"[{first[0]}, {first[1]}]: {shown} {TOLERANCE} (and ")
     far_error = float(np.max(np.abs(WEIGHTS[0, 1, 3] - 0.25)))
     assert far["error"] == f"{far_error:.3g}"
     assert np.allclose(json.loads(far["value"]), WEIGHTS[0, 1, 3], rtol=1e-12, atol=1e-12)
-    assert far["message"] == f"differs by up to {far_error:.3g} {TOLERANCE}"
+    weights = WEIGHTS[0, 1, 3]
+    i = int(np.argwhere(np.abs(weights - 0.25) > 1e-9)[0][0])  # the first entry refused
+    said = f" {TOLERANCE}" if weights[i] else ": an entry that is exactly 0 must be answered 0"
+    assert far["message"].startswith(f"[{i}]: 0.25 is not {weights[i]:.6g}{said}")
     assert float(near["error"]) == pytest.approx(1e-9, rel=1e-3) and near["value"] is None
 
 
@@ -195,20 +200,23 @@ def test_head_slices_and_cost_terms_print_exact_rows(imported):
 
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        "CommandError: 5 of 8 not verified: head-far, head-rel, cost-rel, cost-far, cost-keys")
+        "CommandError: 6 of 8 not verified: head-far, head-rel, cost-rel, cost-far, cost-keys, "
+        "cost-near")
     near_error = f"{FLOPS + 1e-9 - FLOPS:.3g}"
     assert lines == [
         row("head-v", "verified", "0"),
-        row("head-far", "mismatch", "27", HEAD_OUT_ROW_2, f"differs by up to 27 {TOLERANCE}"),
+        row("head-far", "mismatch", "27", HEAD_OUT_ROW_2, f"[0]: 30 is not 3 {TOLERANCE}"),
         row("head-rel", "mismatch", "5e-05", [0.5, 0.5, 0.0, 0.0],
-            f"differs by up to 5e-05 {TOLERANCE}"),
+            f"[0]: 0.50005 is not 0.5 {TOLERANCE}"),
         row("cost-terms", "verified", "0"),
         row("cost-rel", "mismatch", "0.0054", TERMS,
-            f"scaling: differs by up to 0.0054 {TOLERANCE}"),
-        row("cost-far", "mismatch", "36", TERMS, f"softmax: differs by up to 36 {TOLERANCE}"),
+            "scaling: 54.0054 is not 54: a count is compared exactly"),
+        row("cost-far", "mismatch", "36", TERMS,
+            "softmax: 270 is not 234: a count is compared exactly"),
         row("cost-keys", "mismatch", None, TERMS,
             "the answer leaves out values the engine gives: weighted_sum"),
-        row("cost-near", "verified", near_error),
+        row("cost-near", "mismatch", near_error, FLOPS,  # a count is exact, not nearly
+            "2448.000000001 is not 2448: a count is compared exactly"),
     ]
 
 

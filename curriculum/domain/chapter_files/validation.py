@@ -32,7 +32,7 @@ from ..chapter_parts import document_parts, parts_refusal
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepared
-from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
+from ..placeholders import SHOWN_DIGITS, placeholder_errors
 from ..snapshots import rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
@@ -521,12 +521,8 @@ def _problems(c: _Checker, doc: dict) -> list:
         figures = answer_figures(answer)
         default = {"digits": default_digits(answer, figures)}
         tolerance = _tolerance(c, prob.get("tolerance", default), f"{path}.tolerance")
-        if tolerance["digits"] is None:  # significant figures are bounded by MAX_DIGITS
-            bounds = tolerance_problems(
-                rtol=tolerance["rtol"], atol=tolerance["atol"], answer=answer
-            )
-            for name, message in bounds.items():
-                c.error(f"{path}.tolerance.{name}", message)
+        for name, message in tolerance_problems(**tolerance, answer=answer).items():
+            c.error(f"{path}.tolerance.{name}", message)
         clean = {
             "key": key,
             "kind": kind,
@@ -560,7 +556,8 @@ def _tolerance(c: _Checker, raw: Any, path: str) -> dict:
     """`{digits: N}` (significant figures) or `{rtol, atol}`; cleaned with all three keys."""
     if isinstance(raw, dict) and "digits" in raw:
         c.mapping(raw, path, ("digits",))
-        digits = c.integer(raw, "digits", path, default=SHOWN_DIGITS, minimum=1, maximum=MAX_DIGITS)
+        # any whole number is read: its bounds are the tolerance rule's (tolerance_problems)
+        digits = c.integer(raw, "digits", path, default=SHOWN_DIGITS, minimum=-MAX_WHOLE_NUMBER)
         return {"digits": digits, "rtol": UNUSED_RTOL, "atol": UNUSED_ATOL}
     tolerance = c.mapping(raw, path, TOLERANCE_KEYS, ("rtol", "atol"))
     clean: dict[str, Any] = {"digits": None, "rtol": 0.0, "atol": 0.0}
