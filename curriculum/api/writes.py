@@ -23,7 +23,7 @@ from curriculum.domain.chapter_files import (
     source_version,
 )
 from curriculum.domain.gate import ChapterPublish
-from curriculum.domain.reading import NotVisible, ReaderView
+from curriculum.domain.reading import NotVisible, reader_view
 from curriculum.domain.verification import chapter_verify
 from curriculum.models import Chapter
 
@@ -186,7 +186,7 @@ def publish_endpoint(request, code: str = CODE):
     """Publish through the gate: 201 with the new release, or 409 with every reason."""
     release = ChapterPublish(_chapter(code), caller(request).user).execute()
     return json_response(
-        reader_body(ReaderView(code, release.snapshot, release, release.number)), status=201
+        reader_body(reader_view(code, release.snapshot, release, release.number)), status=201
     )
 
 

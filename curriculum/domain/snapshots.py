@@ -20,7 +20,7 @@ from .placeholders import placeholders_expand
 from .svg import svg_inline
 from .verification import verdict_state
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2  # 2: readers are given figures without their source
 ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
 
 
@@ -48,6 +48,15 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
     }
     _render(snapshot)
     return snapshot
+
+
+def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What readers and API clients are given of a snapshot: each figure as drawn (`svg_html`,
+    rebuilt from the allowlist), never the author's source, whose scripts and handlers would
+    run in a client that embeds it. A release keeps the source (staff diff releases with it),
+    so every release, made before this or after, is given out through here."""
+    figures = [{k: v for k, v in figure.items() if k != "svg"} for figure in snapshot["figures"]]
+    return {**snapshot, "format": SNAPSHOT_FORMAT, "figures": figures}
 
 
 def _entry_title(link: Any) -> str:
