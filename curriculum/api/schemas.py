@@ -2,9 +2,10 @@
 
 The reader shape is the chapter file format (content-format.md) plus what is derived:
 `*_html` beside each Markdown source, strand and quota counts with the debt, and per problem
-the verification provenance; a figure comes as its drawing (`svg_html`), not its source. Chapter and release bodies are served exactly as the domain
-built them (a release verbatim); these classes document them and the schema tests hold the
-two together. `extra="allow"` keeps a field the domain adds later from being called invalid.
+the verification provenance; a figure comes as its drawing (`svg_html`), not its source.
+Chapter and release bodies are served as the domain gives them to readers
+(`reading.reader_view`); these classes document them and the schema tests hold the two
+together. `extra="allow"` keeps a field the domain adds later from being called invalid.
 """
 
 from datetime import datetime

@@ -28,6 +28,7 @@ from curriculum.models.course import (
 )
 
 from ..answers import answer_figures, answer_lint, default_digits
+from ..documents import exported_form
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepared
@@ -36,6 +37,7 @@ from ..snapshots import rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
 from .errors import ChapterFileError
+from .extent import extent_errors
 
 CHAPTER_FIELDS = (
     "number",
@@ -299,6 +301,8 @@ def _chapter_checked(
     clean["propositions"] = _propositions(c, doc)
     clean["problems"] = _problems(c, doc)
     _lengths(c, clean)
+    if not c.errors:
+        c.errors += extent_errors(exported_form(clean), where="top level")
     if not c.errors:
         _rendered_size(c, clean)
     if c.errors:
