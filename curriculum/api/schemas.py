@@ -206,6 +206,7 @@ class PropositionOut(PropositionIn):
 
 class SolutionOut(SolutionIn):
     steps_html: str
+    answer_html: str = Field(description="The answer as the page prints it, a table.")
 
 
 class Verification(Open):

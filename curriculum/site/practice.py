@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from curriculum.api.throttling import PracticeCheckThrottle
+from curriculum.domain.answer_tables import answer_table
 from curriculum.domain.practice import (
     AnswerInvalid,
     NotPractisable,
@@ -23,8 +24,6 @@ from curriculum.domain.practice import (
     practice_for_reader,
     solution_for_instance,
 )
-
-from .present import answer_table
 
 THROTTLE = PracticeCheckThrottle()
 

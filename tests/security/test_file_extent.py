@@ -7,6 +7,7 @@ import tracemalloc
 
 import pytest
 import yaml
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from curriculum.admin import RowsJSONField
@@ -19,7 +20,7 @@ from curriculum.domain.chapter_files import (
     json_document,
     load_yaml,
 )
-from curriculum.models import Chapter
+from curriculum.models import Chapter, Solution
 from tests.conftest import problem, sketch
 
 HEAD = "code: II.7\nbook: II\ntitle: Bombs\nmaturity: M0\nstate: draft\n"
@@ -196,3 +197,25 @@ def test_a_chapter_holding_the_most_numbers_allowed_exports_and_imports_again(bo
     file_import(text=chapter_export(code="II.7"))
     assert chapter_source(code="II.7") == source
     assert yaml.safe_load(chapter_export(code="II.7")) == source
+
+
+def test_a_chapter_stored_before_the_limits_is_refused_as_a_file_and_served_as_json(
+    books, alice_token, capsys
+):
+    chapter_import(document=sketch("II.7"))
+    big = [[0.5] * 1000] * 300  # 300,000 numbers, as amplified files once stored
+    Solution.objects.filter(problem__chapter__code="II.7", problem__key="p2").update(answer=big)
+    client = Client()
+    as_yaml = client.get("/api/v1/chapters/II.7/source", HTTP_ACCEPT="application/yaml",
+                         **alice_token)
+    assert as_yaml.status_code == 422
+    assert as_yaml.json()["errors"] == [
+        "problems[1].solution.answer: holds 300,000 numbers, each alias (*name) counted where it"
+        " stands; at most 200,000 (LIMIT_CHAPTER_NUMBERS)",
+        "chapter: stored before these limits; read it as JSON or mend it in admin",
+    ]
+    as_json = client.get("/api/v1/chapters/II.7/source", **alice_token)
+    assert as_json.status_code == 200 and as_json.json()["problems"][1]["solution"]["answer"]
+    with pytest.raises(CommandError) as refused:
+        call_command("export_chapter", "II.7")
+    assert "LIMIT_CHAPTER_NUMBERS" in str(refused.value)

@@ -17,6 +17,7 @@ from .importing import (
     files_import,
     import_order,
     is_book_document,
+    source_text,
     source_version,
 )
 from .json_form import json_document
@@ -40,6 +41,7 @@ __all__ = [
     "is_book_document",
     "json_document",
     "load_yaml",
+    "source_text",
     "source_version",
     "validate_book",
     "validate_books",

@@ -33,7 +33,7 @@ from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepared
 from ..placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
-from ..snapshots import rendered_size
+from ..snapshots import page_markup, rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
 from .errors import ChapterFileError
@@ -323,7 +323,12 @@ def _rendered_size(c: _Checker, clean: dict) -> None:
     """Refused whole when its page would be over the cap: the size readers would download."""
     figures = [(figure["svg"], figure["alt"]) for figure in clean["figures"]]
     svgs = {svg for svg, _ in figures}
-    size = rendered_size([t for t in _texts(clean) if t not in svgs], figures)
+    size = rendered_size(
+        texts=[t for t in _texts(clean) if t not in svgs],
+        figures=figures,
+        answers=[p["solution"]["answer"] for p in clean["problems"] if p["solution"]],
+        markup=page_markup(clean),
+    )
     limit = settings.LIMIT_CHAPTER_HTML_BYTES
     if size > limit:
         c.error(
