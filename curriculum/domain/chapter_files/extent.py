@@ -167,10 +167,8 @@ class _Measure:
             for name, child, child_place, _ in _parts(value, place):
                 part = self.extent(child, child_place)
                 if over(part):
-                    label = f"[{name}]" if isinstance(value, list) else f"{name}"
-                    path = label if path == where else (
-                        f"{path}{label}" if label.startswith("[") else f"{path}.{label}"
-                    )
+                    step = f"[{name}]" if isinstance(value, list) else f".{name}"
+                    path = step.lstrip(".") if path == where else path + step
                     value, place, extent = child, child_place, part
                     break
             else:
@@ -194,8 +192,8 @@ def _parts(value: dict | list, place: Place) -> Iterator[tuple[Any, Any, Place, 
         line = max(1 + entries, 2)
         for key, child in value.items():
             written = _key(key, entries)
-            kind = "item" if _complex(key) else "value"  # "? key" indents a list beneath it
-            yield key, child, (kind, entries, entries + written + 2), line + written + 2
+            under = "item" if _complex(key) else "value"  # "? key" indents a list beneath it
+            yield key, child, (under, entries, entries + written + 2), line + written + 2
     else:
         items = {"root": 0, "value": indent}.get(kind, indent + STEP)  # "- " at a key's indent
         line = max(1 + items, 2)
