@@ -61,9 +61,7 @@ def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
     answers were rendered with it (format 1) gets its answer tables, under the cap, here."""
     if snapshot["format"] < 2:
         snapshot = copy.deepcopy(snapshot)
-        for problem in snapshot["problems"]:
-            if "solution" in problem:
-                problem["solution"]["answer_html"] = answer_html(problem["solution"]["answer"])
+        _render_answers(snapshot)
         _within_cap(snapshot)
     figures = [{k: v for k, v in figure.items() if k != "svg"} for figure in snapshot["figures"]]
     return {**snapshot, "format": SNAPSHOT_FORMAT, "figures": figures}
@@ -170,10 +168,14 @@ def _render(snapshot: dict[str, Any]) -> None:
         row["symbol_html"] = html
     for figure in snapshot["figures"]:
         figure["svg_html"] = svg_inline(figure["svg"], alt=figure["alt"])
+    _render_answers(snapshot)
+    _within_cap(snapshot)
+
+
+def _render_answers(snapshot: dict[str, Any]) -> None:
     for problem in snapshot["problems"]:
         if "solution" in problem:
             problem["solution"]["answer_html"] = answer_html(problem["solution"]["answer"])
-    _within_cap(snapshot)
 
 
 def _rendered(snapshot: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
