@@ -242,7 +242,10 @@ LIMIT_SVG_BYTES = env.int("LIMIT_SVG_BYTES", 512 * 1024)  # one figure's source
 LIMIT_YAML_DEPTH = env.int("LIMIT_YAML_DEPTH", 40)  # nested mappings and lists in a file
 LIMIT_JSON_DEPTH = env.int("LIMIT_JSON_DEPTH", 40)  # nested objects and arrays in an API body
 LIMIT_API_BODY_BYTES = env.int("LIMIT_API_BODY_BYTES", 2 * 1024 * 1024)  # 413 beyond
+# One chapter or book file, and what a chapter stores written out as its export (each alias
+# counted where it stands): whatever is stored can be exported and imported again.
 LIMIT_CHAPTER_FILE_BYTES = env.int("LIMIT_CHAPTER_FILE_BYTES", 2 * 1024 * 1024)
+LIMIT_CHAPTER_NUMBERS = env.int("LIMIT_CHAPTER_NUMBERS", 200_000)  # in a chapter, aliases too
 LIMIT_FORMULA_EXPAND = env.int("LIMIT_FORMULA_EXPAND", 1000)  # KaTeX maxExpand (macro uses)
 LIMIT_FORMULA_TOKENS = env.int("LIMIT_FORMULA_TOKENS", 20_000)  # what its macros produce
 LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's TeX

@@ -2,9 +2,10 @@
 
 The reader shape is the chapter file format (content-format.md) plus what is derived:
 `*_html` beside each Markdown source, strand and quota counts with the debt, and per problem
-the verification provenance. Chapter and release bodies are served exactly as the domain
-built them (a release verbatim); these classes document them and the schema tests hold the
-two together. `extra="allow"` keeps a field the domain adds later from being called invalid.
+the verification provenance; a figure comes as its drawing (`svg_html`), not its source.
+Chapter and release bodies are served as the domain gives them to readers
+(`reading.reader_view`); these classes document them and the schema tests hold the two
+together. `extra="allow"` keeps a field the domain adds later from being called invalid.
 """
 
 from datetime import datetime
@@ -183,8 +184,18 @@ class StrandsOut(Open):
     practice: StrandOut
 
 
-class FigureOut(FigureIn):
+class FigureOut(Open):
+    """A figure as readers get it: drawn, never as its author's source (GET .../source has it)."""
+
+    label: str
+    caption: str
     caption_html: str
+    alt: str
+    svg_html: str = Field(
+        description="The drawing rebuilt from an allowlist of SVG elements and attributes: no "
+        "scripts, handlers, styles or external references. Empty when it is left out (too "
+        "large, not a drawing): alt stands in for it."
+    )
 
 
 class NotationOut(NotationIn):
@@ -199,6 +210,7 @@ class PropositionOut(PropositionIn):
 
 class SolutionOut(SolutionIn):
     steps_html: str
+    answer_html: str = Field(description="The answer as the page prints it, a table.")
 
 
 class Verification(Open):

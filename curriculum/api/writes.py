@@ -18,13 +18,13 @@ from curriculum.domain.chapter_files import (
     ChapterFileError,
     chapter_import,
     chapter_source,
-    dump_yaml,
     json_document,
     load_yaml,
+    source_text,
     source_version,
 )
 from curriculum.domain.gate import ChapterPublish
-from curriculum.domain.reading import NotVisible, ReaderView
+from curriculum.domain.reading import NotVisible, reader_view
 from curriculum.domain.verification import chapter_verify
 from curriculum.models import Chapter
 
@@ -111,6 +111,8 @@ def chapter_source_read(request, code: str = CODE):
     """The working copy as its file says it, unpublished parts included: what PUT accepts.
 
     YAML exactly as `export_chapter` writes it when Accept asks for application/yaml, else JSON.
+    A chapter stored before the limits on a file is 422 as YAML (it could not be imported
+    again); its JSON is still served.
     """
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
@@ -118,7 +120,7 @@ def chapter_source_read(request, code: str = CODE):
     version = source_version(code=chapter.code, document=document)
     response = get_conditional_response(request, etag=version)
     if response is None and _is_yaml(request.headers.get("Accept", "")):
-        text = dump_yaml(document)
+        text = source_text(document=document)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     elif response is None:
         response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
@@ -202,7 +204,7 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     action = ChapterPublish(_chapter(code), caller(request).user, _versions(if_match))
     release = action.execute()
     return json_response(
-        reader_body(ReaderView(code, release.snapshot, release, release.number)), status=201
+        reader_body(reader_view(code, release.snapshot, release, release.number)), status=201
     )
 
 

@@ -70,9 +70,9 @@ def _problem(problem) -> dict[str, Any]:
         "operation": problem.operation,
         "inputs": problem.inputs,
         "ask": problem.ask,
-        "tolerance": {"rtol": problem.rtol, "atol": problem.atol}
-        if problem.digits is None
-        else {"digits": problem.digits},
+        "tolerance": tolerance_document(
+            rtol=problem.rtol, atol=problem.atol, digits=problem.digits
+        ),
     }
     solution = getattr(problem, "solution", None)
     if solution is not None:
@@ -82,3 +82,21 @@ def _problem(problem) -> dict[str, Any]:
             "published": solution.published,
         }
     return document
+
+
+def tolerance_document(*, rtol: float, atol: float, digits: int | None) -> dict[str, Any]:
+    """A tolerance as a file writes it: significant figures, or rtol and atol."""
+    return {"rtol": rtol, "atol": atol} if digits is None else {"digits": digits}
+
+
+def exported_form(clean: dict[str, Any]) -> dict[str, Any]:
+    """A validated chapter document (`chapter_checked`) as its export will write it once
+    stored: what must fit a chapter file to be imported again."""
+    problems = []
+    for problem in clean["problems"]:
+        exported = {key: value for key, value in problem.items() if key != "lint"}
+        exported["tolerance"] = tolerance_document(**problem["tolerance"])
+        if exported["solution"] is None:
+            del exported["solution"]
+        problems.append(exported)
+    return clean | {"problems": problems}

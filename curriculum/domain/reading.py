@@ -35,7 +35,7 @@ from curriculum.queries import Prepared
 from .counting import chapter_counts
 from .markup import RENDER_VERSION
 from .selectors import chapters_with_counted_parts, chapters_with_parts
-from .snapshots import SNAPSHOT_FORMAT, chapter_snapshot
+from .snapshots import SNAPSHOT_FORMAT, chapter_snapshot, snapshot_for_readers
 
 WORKING_COPY_CACHE_SECONDS = 24 * 3600
 
@@ -50,6 +50,13 @@ class ReaderView:
     snapshot: dict[str, Any]
     release: Release | None  # None: the working copy is shown
     latest_release: int | None
+
+
+def reader_view(
+    code: str, snapshot: dict[str, Any], release: Release | None, latest: int | None
+) -> ReaderView:
+    """The one way a snapshot leaves for a reader, staff included: as readers are given it."""
+    return ReaderView(code, snapshot_for_readers(snapshot), release, latest)
 
 
 @dataclass(frozen=True)
@@ -123,20 +130,20 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
         if chapter is None:
             raise NotVisible
         latest = chapter.releases.aggregate(n=Max("number"))["n"]
-        return ReaderView(code, chapter_snapshot(chapter, include_unpublished=True), None, latest)
+        return reader_view(code, chapter_snapshot(chapter, include_unpublished=True), None, latest)
     releases = Release.objects.filter(chapter__code=code)
     if not staff:
         releases = releases.exclude(chapter__state=Chapter.State.DRAFT)
     release = releases.order_by("-number").first()
     if release is not None:
-        return ReaderView(code, release.snapshot, release, release.number)
+        return reader_view(code, release.snapshot, release, release.number)
     freshness = chapter_freshness(code=code, staff=staff)
     key = f"working:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}"
-    snapshot = cache.get(key)
-    if snapshot is None:
-        snapshot = chapter_snapshot(chapters_with_parts().get(code=code))
-        cache.set(key, snapshot, timeout=WORKING_COPY_CACHE_SECONDS)
-    return ReaderView(code, snapshot, None, None)
+    view = cache.get(key)
+    if view is None:
+        view = reader_view(code, chapter_snapshot(chapters_with_parts().get(code=code)), None, None)
+        cache.set(key, view, timeout=WORKING_COPY_CACHE_SECONDS)
+    return view
 
 
 BODY_CACHE_SECONDS = 7 * 24 * 3600
@@ -168,7 +175,7 @@ def release_for_reader(*, code: str, number: int, staff: bool = False) -> Reader
     if release is None:
         raise NotVisible
     latest = Release.objects.filter(chapter__code=code).aggregate(n=Max("number"))["n"]
-    return ReaderView(code, release.snapshot, release, latest)
+    return reader_view(code, release.snapshot, release, latest)
 
 
 def releases_for_reader(*, code: str, staff: bool = False) -> list[Release]:

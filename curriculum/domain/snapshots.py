@@ -4,7 +4,9 @@ A release stores exactly this; the working copy of an in-progress chapter is bui
 way. Unpublished items, proofs and solutions are left out unless a staff preview asks for them.
 """
 
+import copy
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +14,7 @@ from django.utils.html import format_html
 
 from curriculum.models import Chapter, Solution
 
+from .answer_tables import answer_html
 from .counting import ChapterCounts, chapter_counts
 from .documents import chapter_document
 from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
@@ -20,7 +23,7 @@ from .placeholders import placeholders_expand
 from .svg import svg_inline
 from .verification import verdict_state
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2  # 2: answers rendered (answer_html); readers get figures without source
 ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
 
 
@@ -48,6 +51,20 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
     }
     _render(snapshot)
     return snapshot
+
+
+def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What readers and API clients are given of a snapshot: each figure as drawn (`svg_html`,
+    rebuilt from the allowlist), never the author's source, whose scripts and handlers would
+    run in a client that embeds it. A release keeps the source (staff diff releases with it),
+    so every release, made before this or after, is given out through here; one made before
+    answers were rendered with it (format 1) gets its answer tables, under the cap, here."""
+    if snapshot["format"] < 2:
+        snapshot = copy.deepcopy(snapshot)
+        _render_answers(snapshot)
+        _within_cap(snapshot)
+    figures = [{k: v for k, v in figure.items() if k != "svg"} for figure in snapshot["figures"]]
+    return {**snapshot, "format": SNAPSHOT_FORMAT, "figures": figures}
 
 
 def _entry_title(link: Any) -> str:
@@ -151,16 +168,57 @@ def _render(snapshot: dict[str, Any]) -> None:
         row["symbol_html"] = html
     for figure in snapshot["figures"]:
         figure["svg_html"] = svg_inline(figure["svg"], alt=figure["alt"])
-    _within_cap(snapshot, slots)
+    _render_answers(snapshot)
+    _within_cap(snapshot)
 
 
-def _within_cap(snapshot: dict[str, Any], slots: list) -> None:
-    """Saving refuses a chapter whose rendering is over the cap; one saved before the cap is
-    shown with its largest texts left out (each with a note) until the rest fits."""
+def _render_answers(snapshot: dict[str, Any]) -> None:
+    for problem in snapshot["problems"]:
+        if "solution" in problem:
+            problem["solution"]["answer_html"] = answer_html(problem["solution"]["answer"])
+
+
+def _rendered(snapshot: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Every (holder, key) whose value is HTML the page shows."""
+    for holder, key in _markdown_slots(snapshot):
+        yield holder, f"{key}_html"
+    for row in snapshot["notation"]:
+        yield row, "symbol_html"
+    for figure in snapshot["figures"]:
+        yield figure, "svg_html"
+    for problem in snapshot["problems"]:
+        if "solution" in problem:
+            yield problem["solution"], "answer_html"
+
+
+PAGE_MARKUP = {
+    "items": 160,
+    "figures": 400,
+    "apparatus": 600,
+    "notation": 120,
+    "propositions": 450,
+    "problems": 1200,
+}
+"""Bytes, at most, the chapter page wraps around each part it lists beside that part's own HTML
+and texts (a problem's heading, verification, practice link and contents entry; an entry's
+title): counted against the cap, so many small parts cannot grow a page past it
+(tests/security/test_page_cap.py holds the templates to these)."""
+
+
+def page_markup(document: dict[str, Any]) -> int:
+    """What PAGE_MARKUP adds up to for a document's (or a snapshot's) parts."""
+    items = sum(len(strand.get("items", [])) for strand in document["strands"].values())
+    listed = sum(PAGE_MARKUP[key] * len(document[key]) for key in PAGE_MARKUP if key != "items")
+    return PAGE_MARKUP["items"] * items + listed
+
+
+def _within_cap(snapshot: dict[str, Any]) -> None:
+    """Saving refuses a chapter whose page would be over the cap; one saved before the cap is
+    shown with its largest parts left out (each with a note) until the rest fits."""
     limit = settings.LIMIT_CHAPTER_HTML_BYTES
-    shown = [(holder, f"{key}_html") for holder, key in slots]
-    shown += [(figure, "svg_html") for figure in snapshot["figures"]]
+    shown = list(_rendered(snapshot))
     total = sum(len(holder[key].encode()) for holder, key in shown)
+    total += page_markup(snapshot)
     note = format_html(
         '<p class="too-large">Left out: this chapter renders to more than {} bytes '
         "(LIMIT_CHAPTER_HTML_BYTES).</p>",
@@ -173,7 +231,11 @@ def _within_cap(snapshot: dict[str, Any], slots: list) -> None:
         holder[key] = note
 
 
-def rendered_size(texts: list[str], figures: list[tuple[str, str]]) -> int:
-    """Bytes of HTML these texts and (svg, alt) figures render to: what the cap measures."""
+def rendered_size(
+    *, texts: list[str], figures: list[tuple[str, str]], answers: list[Any], markup: int
+) -> int:
+    """Bytes of HTML these texts, (svg, alt) figures and answers render to, with the page's
+    `markup` around them: what the cap measures of a page."""
     html = render_many(texts) + [svg_inline(svg, alt=alt) for svg, alt in figures]
-    return sum(len(part.encode()) for part in html)
+    html += [answer_html(answer) for answer in answers]
+    return sum(len(part.encode()) for part in html) + markup

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from curriculum.clients import PRACTICE_CHECKS, client_admit
+from curriculum.domain.answer_tables import answer_table
 from curriculum.domain.answers import checked_as
 from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.practice import (
@@ -28,8 +29,6 @@ from curriculum.domain.practice import (
     practice_for_reader,
     solution_for_instance,
 )
-
-from .present import answer_table
 
 
 def _address(practice: Practice, instance: int | None, **extra: str) -> str:

@@ -1,14 +1,12 @@
-"""Shaping snapshot values for templates: progress fractions, answers as tables, dates.
+"""Shaping snapshot values for templates: progress fractions, dates, the contents.
 
 Nothing here decides what a chapter owes or shows; that is the domain's. These only turn
 numbers the snapshot already holds into what a template can print without logic.
 """
 
 from datetime import datetime
-from numbers import Real
 from typing import Any
 
-from curriculum.domain.placeholders import SHOWN_DIGITS
 from curriculum.domain.practice import practisable
 
 APPARATUS_SENTENCE = (
@@ -28,23 +26,6 @@ def progress(done: int, target: int) -> dict[str, int] | None:
     return {"value": min(done, target), "max": target}
 
 
-def number(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return str(value)
-    return f"{value:.{SHOWN_DIGITS}g}"
-
-
-def answer_table(answer: Any) -> dict[str, Any]:
-    """A scalar, a vector, a matrix or named values, as rows of printed numbers."""
-    if isinstance(answer, dict):
-        return {"shape": "named", "rows": [[name, number(v)] for name, v in answer.items()]}
-    if isinstance(answer, list) and answer and all(isinstance(r, list) for r in answer):
-        return {"shape": "matrix", "rows": [[number(v) for v in row] for row in answer]}
-    if isinstance(answer, list):
-        return {"shape": "vector", "rows": [[number(v) for v in answer]]}
-    return {"shape": "scalar", "rows": [[number(answer)]]}
-
-
 def when(iso: str | None) -> datetime | None:
     return datetime.fromisoformat(iso) if iso else None
 
@@ -56,9 +37,6 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
     problems = [
         {
             **problem,
-            "answer_table": answer_table(problem["solution"]["answer"])
-            if "solution" in problem
-            else None,
             "verified_at": when((problem.get("verification") or {}).get("decided_at")),
             "practisable": practisable(problem),
         }

@@ -7,7 +7,10 @@ a newer working copy of a released chapter. Every endpoint is walked with every 
 
 import itertools
 
-from tests.api.conftest import SECRETS
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.models import Chapter, Release
+from tests.api.conftest import SECRETS, released
+from tests.conftest import sketch, verify_now
 
 CODES = ["0.LA.01", "0.MC.07", "II.3", "II.4", "II.7", "II.8", "II.9"]
 MATURITIES = [None, "M0", "M1", "M2", "M3", "M4"]
@@ -70,3 +73,43 @@ def test_staff_do_see_what_was_hidden(client, every_kind, erin_token):
     assert all(SECRETS[k] in preview for k in ("item", "proof", "steps", "answer"))
     working = client.get("/api/v1/chapters/II.9?preview=true", **erin_token).content.decode()
     assert SECRETS["working"] in working
+
+
+HOSTILE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" onload="alert(1)">'
+    "<script>alert(2)</script>"
+    '<image href="http://evil.test/x.png" width="5" height="5"/>'
+    '<rect width="4" height="4"/></svg>'
+)
+HOSTILE = ("onload", "alert(", "<script", "<image", "evil.test")
+
+
+def test_readers_get_only_the_sanitised_figure_never_the_authors_svg(client, books, erin,
+                                                                      erin_token):
+    figure = {"label": "1", "caption": "A square.", "alt": "a square", "svg": HOSTILE_SVG}
+    chapter_import(document=sketch("II.8", figures=[figure]))  # in progress: a working copy
+    chapter = released("II.9", erin, figures=[figure])
+    # a release keeps the chapter whole, the author's source too (staff diff releases with it),
+    # as every release made before readers were given only the drawing does
+    assert Release.objects.get(chapter=chapter).snapshot["figures"][0]["svg"] == HOSTILE_SVG
+    chapter_import(document=sketch("II.10", figures=[figure]))
+    verify_now(Chapter.objects.get(code="II.10"))
+    served = {
+        "working copy": client.get("/api/v1/chapters/II.8"),
+        "staff read": client.get("/api/v1/chapters/II.8", **erin_token),
+        "staff preview": client.get("/api/v1/chapters/II.8?preview=true", **erin_token),
+        "release": client.get("/api/v1/chapters/II.9"),
+        "release by number": client.get("/api/v1/chapters/II.9/releases/1"),
+        "publish answer": client.post("/api/v1/chapters/II.10/publish", **erin_token),
+        "page": client.get("/chapters/II.9/"),
+    }
+    for where, response in served.items():
+        assert response.status_code in (200, 201), where
+        text = response.content.decode()
+        assert "<rect" in text, where  # the drawing is there, rebuilt from the allowlist
+        assert not [h for h in HOSTILE if h in text], where
+        if where != "page":
+            [shown] = response.json()["figures"]
+            assert "svg" not in shown and shown["svg_html"].startswith("<svg"), where
+    source = client.get("/api/v1/chapters/II.9/source", **erin_token).json()
+    assert source["figures"][0]["svg"] == HOSTILE_SVG  # the author's own, for staff only

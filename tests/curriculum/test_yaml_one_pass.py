@@ -97,11 +97,15 @@ def test_files_beyond_the_one_pass_read_as_the_loader_reads_them(text):
     assert outcome(load_yaml, text) == outcome(yaml_form.pyyaml_load, text)
 
 
-def test_too_many_values_are_refused_as_before(monkeypatch):
-    monkeypatch.setattr(yaml_form, "MAX_VALUES", 10)
-    text = yaml.safe_dump({"a": list(range(20))})
-    assert outcome(load_yaml, text) == outcome(yaml_form.pyyaml_load, text)
-    assert "expands to more than 10 values" in outcome(load_yaml, text)[1][0]
+def test_a_file_over_the_numbers_limit_is_refused_whichever_way_it_is_read(settings):
+    settings.LIMIT_CHAPTER_NUMBERS = 10
+    plain, aliased = yaml.safe_dump({"a": list(range(11))}), "a: &x [1, 2]\nb: [*x, *x, *x]\n"
+    aliased += "c: [*x, *x, *x]\n"  # no part over the limit: the file is
+    for text in (plain, aliased):
+        [error] = outcome(load_yaml, text)[1]
+        assert error.endswith("; at most 10 (LIMIT_CHAPTER_NUMBERS)"), error
+    assert outcome(load_yaml, plain)[1][0].startswith("a: holds 11 numbers")
+    assert outcome(load_yaml, aliased)[1][0].startswith("file: holds 14 numbers")
 
 
 def test_the_seed_files_are_read_in_the_one_pass():

@@ -12,10 +12,10 @@ from django.core.cache import cache
 from django.test import Client
 
 import attention
+from curriculum.domain.answer_tables import number
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter
-from curriculum.site.present import number
 from tests.conftest import problem, sketch, verify_now
 
 SCORES = {"generate": "normal", "shape": [2, 3], "seed": 7}

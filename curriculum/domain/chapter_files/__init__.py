@@ -16,6 +16,7 @@ from .importing import (
     files_import,
     import_order,
     is_book_document,
+    source_text,
 )
 from .json_form import json_document
 from .validation import chapter_checked, validate_book, validate_books
@@ -38,6 +39,7 @@ __all__ = [
     "is_book_document",
     "json_document",
     "load_yaml",
+    "source_text",
     "source_version",
     "validate_book",
     "validate_books",

@@ -25,6 +25,7 @@ from ..editing import book_save, chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..working_copy import SourceChanged, chapter_source, working_copy_require
 from .errors import ChapterFileError
+from .extent import extent_errors
 from .validation import CHAPTER_FIELDS, chapter_checked, kind_of, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
@@ -235,4 +236,13 @@ def files_import(*, dry_run: bool) -> Iterator[Callable[..., ImportResult]]:
 
 
 def chapter_export(*, code: str) -> str:
-    return dump_yaml(chapter_source(code=code))
+    return source_text(document=chapter_source(code=code))
+
+
+def source_text(*, document: dict[str, Any]) -> str:
+    """A stored chapter as its file, refused (ChapterFileError) for one stored before the limits
+    that bound a file: it could not be imported again, and writing it out would take minutes."""
+    if errors := extent_errors(document, where="chapter"):
+        stored_before = "chapter: stored before these limits; read it as JSON or mend it in admin"
+        raise ChapterFileError([*errors, stored_before])
+    return dump_yaml(document)

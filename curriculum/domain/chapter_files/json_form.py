@@ -1,5 +1,5 @@
-"""Chapter documents as API JSON bodies: nesting is bounded before the parser (which recurses)
-sees them."""
+"""Chapter documents as API JSON bodies and admin's JSON boxes: nesting is bounded before the
+parser (which recurses) sees them, and what they hold as chapter files are."""
 
 import json
 import re
@@ -9,6 +9,7 @@ from django.conf import settings
 
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
+from .extent import extent_check
 
 # Possessive: a long string is one step, not one backtracking frame per character (~100 bytes).
 JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
@@ -43,6 +44,7 @@ def json_document(body: bytes) -> Any:
         raise ChapterFileError(
             ["body: text holds a lone surrogate (such as \\ud800), which is not a character"]
         )
+    extent_check(document, where="body")
     return document
 
 

@@ -29,15 +29,17 @@ from curriculum.models.course import (
 
 from ..answers import answer_figures, answer_lint, default_digits
 from ..chapter_parts import document_parts, parts_refusal
+from ..documents import exported_form
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import math_errors, math_prepared
 from ..placeholders import SHOWN_DIGITS, placeholder_errors
-from ..snapshots import rendered_size
+from ..snapshots import page_markup, rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
 from ..work_budget import work_refusal
 from .errors import ChapterFileError
+from .extent import extent_errors
 
 CHAPTER_FIELDS = (
     "number",
@@ -304,6 +306,8 @@ def _chapter_checked(
     clean["problems"] = _problems(c, doc)
     _lengths(c, clean)
     if not c.errors:
+        c.errors += extent_errors(exported_form(clean), where="top level")
+    if not c.errors:
         _rendered_size(c, clean)
     if c.errors:
         raise ChapterFileError(c.errors)
@@ -323,7 +327,12 @@ def _rendered_size(c: _Checker, clean: dict) -> None:
     """Refused whole when its page would be over the cap: the size readers would download."""
     figures = [(figure["svg"], figure["alt"]) for figure in clean["figures"]]
     svgs = {svg for svg, _ in figures}
-    size = rendered_size([t for t in _texts(clean) if t not in svgs], figures)
+    size = rendered_size(
+        texts=[t for t in _texts(clean) if t not in svgs],
+        figures=figures,
+        answers=[p["solution"]["answer"] for p in clean["problems"] if p["solution"]],
+        markup=page_markup(clean),
+    )
     limit = settings.LIMIT_CHAPTER_HTML_BYTES
     if size > limit:
         c.error(

@@ -1,5 +1,6 @@
-"""Chapter files as YAML text: read safely (YAML 1.2 numbers, no duplicate keys, no alias
-bombs) and written in one canonical form, so export then import then export is stable."""
+"""Chapter files as YAML text: read safely (YAML 1.2 numbers, no duplicate keys, no merge keys,
+aliases counted where they stand) and written in one canonical form, so export then import then
+export is stable."""
 
 import re
 from typing import Any
@@ -9,8 +10,9 @@ from django.conf import settings
 
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
+from .extent import WIDTH, extent_check
 
-MAX_VALUES = 5_000_000  # in one file, counting each use of an alias
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class _TooDeep(yaml.YAMLError):
@@ -43,12 +45,19 @@ def _depth_check(text: str) -> None:
 class _Loader(_FAST):  # type: ignore[misc,valid-type]
     """YAML 1.1 reads 1e-6 as a string; authors mean a number, as YAML 1.2 says.
 
-    A key given twice would silently lose one of its values, so it is refused.
+    A key given twice would silently lose one of its values, so it is refused, and so is a
+    merge key (`<<: *name`): YAML 1.2 has none, and merging mappings that merge mappings doubles
+    PyYAML's work at each level.
     """
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == MERGE_TAG:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a merge key (<<) is not read (YAML 1.2 has none): write the "
+                    "keys out, or give the whole value as an alias (*name)", key_node.start_mark,
+                )
             if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: no key of the format is
                 raise yaml.constructor.ConstructorError(  # a list or a mapping
                     None, None, "a key must be a plain name, not a list or mapping",
@@ -141,13 +150,12 @@ _NO_KEY = object()
 
 
 def _read(text: str) -> Any:
-    """The document built straight from libyaml's events in one pass that also bounds depth and
-    counts values: composing nodes and constructing from them cost about four times the parse.
+    """The document built straight from libyaml's events in one pass that also bounds depth:
+    composing nodes and constructing from them cost about four times the parse.
 
     It reads mappings, lists and untagged text, numbers, booleans and nulls, as `_Loader` reads
     them; anything else (anchors and aliases, tags, merge keys, keys that are lists or mappings
-    or given twice, dates, several documents, an error, too deep, too many values) raises
-    `_Unusual`.
+    or given twice, dates, several documents, an error, too deep) raises `_Unusual`.
     """
     loader = _Loader(text)
     try:
@@ -165,7 +173,7 @@ def _built(loader: Any) -> Any:
     scalars: dict[str, Any] = {}  # each plain scalar resolved and constructed once
     open_: list[Any] = []  # the lists and mappings being read, innermost last
     keys: list[Any] = []  # for each, the key awaiting its value (_NO_KEY: none, or a list)
-    root, count = _NO_KEY, 0
+    root = _NO_KEY
     while True:
         event = get()
         kind = type(event)
@@ -203,7 +211,6 @@ def _built(loader: Any) -> Any:
             parent = open_[-1]
             if type(parent) is list:
                 parent.append(value)
-                count += 1
             elif keys[-1] is _NO_KEY:  # this value is a key
                 if container or value in parent:
                     raise _Unusual
@@ -211,11 +218,8 @@ def _built(loader: Any) -> Any:
             else:
                 parent[keys[-1]] = value
                 keys[-1] = _NO_KEY
-                count += 1
         else:
-            root, count = value, count + 1
-        if count > MAX_VALUES:
-            raise _Unusual
+            root = value
         if container:
             open_.append(value)
             keys.append(_NO_KEY)
@@ -234,19 +238,21 @@ def load_yaml(text: str) -> Any:
         )
     with collection_paused():
         try:
-            return _read(text)
+            document = _read(text)
         except _Unusual:
-            return pyyaml_load(text)
+            document = pyyaml_load(text)
+        extent_check(document, where="file")
+    return document
 
 
 def pyyaml_load(text: str) -> Any:
-    """The file through PyYAML's loader, bounded in depth and size: what the one pass leaves
-    to it, with the errors authors have always seen."""
+    """The file through PyYAML's loader, bounded in depth: what the one pass leaves to it, with
+    the errors authors have always seen. Its aliases are the same value wherever they stand, so
+    building it expands nothing, and what they stand for is counted (`load_yaml`) before
+    anything walks it."""
     try:
         _depth_check(text)
         document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-        _bounded(document)
-        return document
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
@@ -254,24 +260,10 @@ def pyyaml_load(text: str) -> Any:
         raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
     except ValueError as error:  # a constructor's: a date that does not exist, a huge integer
         raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
-
-
-def _bounded(document: Any) -> None:
-    """Aliases (`*name`) let a few lines stand for billions of values; refuse such a file before
-    anything walks it."""
-    stack, count = [document], 0
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > MAX_VALUES:
-            raise ChapterFileError(
-                [f"file: expands to more than {MAX_VALUES:,} values (through aliases, *name)"]
-            )
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+    return document
 
 
 def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=sort_keys, allow_unicode=True, width=100)
+    return yaml.dump(
+        document, Dumper=_Dumper, sort_keys=sort_keys, allow_unicode=True, width=WIDTH
+    )

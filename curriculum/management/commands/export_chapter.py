@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from curriculum.domain.chapter_files import chapter_export
+from curriculum.domain.chapter_files import ChapterFileError, chapter_export
 from curriculum.models import Chapter
 
 
@@ -17,3 +17,5 @@ class Command(BaseCommand):
             self.stdout.write(chapter_export(code=code), ending="")
         except Chapter.DoesNotExist as error:
             raise CommandError(f"no chapter {code}") from error
+        except ChapterFileError as refusal:
+            raise CommandError("\n".join(refusal.errors)) from refusal

@@ -1,0 +1,32 @@
+"""An answer as readers see it printed: a scalar, a vector, a matrix or named values, as rows of
+numbers at the shown precision, in the one table (`site/_answer.html`) that chapter pages and
+practice share. A chapter's answer tables are rendered with its snapshot, so the rendered cap
+counts them as it counts its texts."""
+
+from numbers import Real
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from .placeholders import SHOWN_DIGITS
+
+
+def number(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return str(value)
+    return f"{value:.{SHOWN_DIGITS}g}"
+
+
+def answer_table(answer: Any) -> dict[str, Any]:
+    """A scalar, a vector, a matrix or named values, as rows of printed numbers."""
+    if isinstance(answer, dict):
+        return {"shape": "named", "rows": [[name, number(v)] for name, v in answer.items()]}
+    if isinstance(answer, list) and answer and all(isinstance(r, list) for r in answer):
+        return {"shape": "matrix", "rows": [[number(v) for v in row] for row in answer]}
+    if isinstance(answer, list):
+        return {"shape": "vector", "rows": [[number(v) for v in answer]]}
+    return {"shape": "scalar", "rows": [[number(answer)]]}
+
+
+def answer_html(answer: Any) -> str:
+    return render_to_string("site/_answer.html", {"t": answer_table(answer)})
