@@ -59,3 +59,10 @@ def test_a_value_repeated_by_aliases_is_measured_wherever_it_stands():
     extent = document_extent(document)
     assert extent.numbers == 60
     assert max(written(document)) <= extent.size
+
+
+def test_blank_lines_of_a_block_text_are_measured_as_written_unindented():
+    document = {"items": [{"body": "a\n" + "\n" * 10_000 + "b\n"}]}
+    as_yaml, as_json = written(document)
+    assert as_yaml < 10_100 < as_json  # YAML's `|` block indents no blank line; JSON writes \n
+    assert document_extent(document).size < 1.15 * as_json

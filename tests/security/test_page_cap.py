@@ -23,6 +23,7 @@ LEFT_OUT = b"Left out: this chapter renders to more than 100000 bytes"
 @pytest.fixture(autouse=True)
 def small_cap(settings):
     settings.LIMIT_CHAPTER_HTML_BYTES = CAP
+    settings.LIMIT_CHAPTER_PARTS = 10_000  # the page's cap, not the count of parts, refuses here
     settings.API_ANON_RATE = "100000/min"
 
 

@@ -260,10 +260,10 @@ def _text(text: str, place: Place) -> int:
     if kind == "flow":  # inside brackets a text keeps to one line, but for these breaks
         return quoted + len(_RAW_BREAKS.findall(text)) * (STEP * settings.LIMIT_YAML_DEPTH + 1)
     inner = indent + STEP  # where a text's further lines start
-    if "\n" in text:  # a `|` block, every line indented, unless double quotes escape them all
-        if _NOT_LITERAL.search(text):
+    if "\n" in text:  # a `|` block, every line but a blank one indented, unless double
+        if _NOT_LITERAL.search(text):  # quotes escape them all
             return quoted + _folds(column, quoted, inner)
-        lines = len(_BREAKS.findall(text)) + 1
+        lines = sum(1 for line in _BREAKS.split(text) if line)
         return max(6 + len(text.encode("utf-8", "surrogatepass")) + lines * inner, quoted)
     lines = len(_RAW_BREAKS.findall(text))  # single quotes break the line at these
     return quoted + lines * (inner + 1) + _folds(column, quoted, inner)
