@@ -58,8 +58,8 @@ def test_a_chapter_missing_from_the_database_is_imported_again(db, capsys):
 @pytest.fixture
 def no_worker(settings):
     """The embedded default: no broker, tasks run in the process that sends them."""
+    before = app.conf.task_always_eager  # read first: Celery reads settings once, on first use
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    before = app.conf.task_always_eager
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = before

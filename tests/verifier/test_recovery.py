@@ -196,8 +196,8 @@ def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(idle_broker, b
 
 def test_identical_problems_get_the_same_verdict_under_load(idle_broker, books, tmp_path,
                                                            short_limits):
-    """Load, made exact: the pool child is stopped three quarters of the time, as on a machine
-    four times busier, so every run outlasts the task's soft time limit on the clock. Each
+    """Load, made exact: the pool child is stopped nine tenths of the time, as on a machine
+    ten times busier, so every run outlasts the task's soft time limit on the clock. Each
     check's own run, counted in CPU time, is what a time limit judges: none is out of time,
     and once the load is gone all three are verified alike."""
     ids = heavy_problems(3)
@@ -209,10 +209,10 @@ def test_identical_problems_get_the_same_verdict_under_load(idle_broker, books, 
         while loaded.is_set():
             for child in worker.children():
                 os.kill(child, signal.SIGSTOP)
-            time.sleep(0.3)
+            time.sleep(0.45)
             for child in worker.children():
                 os.kill(child, signal.SIGCONT)
-            time.sleep(0.1)
+            time.sleep(0.05)
 
     loader = threading.Thread(target=load)
     loader.start()
