@@ -10,7 +10,7 @@ from attention.backward import (
 )
 from attention.block import ACTIVATIONS, feed_forward, transformer_block
 from attention.budget import EngineOverTime, cpu_budget
-from attention.compare import Comparison, compare
+from attention.compare import Comparison, compare, inputs_scale
 from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
 from attention.cost import (
     BACKWARD_TERM_NAMES,
@@ -86,6 +86,7 @@ __all__ = [
     "attention_head",
     "check",
     "compare",
+    "inputs_scale",
     "cpu_budget",
     "evaluate",
     "evaluation_work",

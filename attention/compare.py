@@ -67,9 +67,11 @@ def _shape(shape: tuple[int, ...]) -> str:
 MIN_FIGURES = 3
 """No tolerance is looser than half a unit in an entry's third significant figure."""
 
-ZERO_SHARE, ZERO_FLOOR = 1e-9, 1e-12
-"""An entry of the engine's value within max(ZERO_SHARE x the output's largest |entry|,
-ZERO_FLOOR) of 0 is 0 (float noise), and must be answered within that bound."""
+ZERO_SHARE = 2.0**-40
+"""An entry of the engine's value within ZERO_SHARE x the largest number the problem holds (its
+value's entries and its inputs) of 0 is float noise, an exact 0, and must be answered within
+that bound: some four thousand units in the last place of that number, what the rounding of
+sums of as many terms leaves. Nothing else is taken as 0, whatever its scale."""
 
 ROUNDING = 1 + 1e-9
 """Half a unit is computed in floats: an answer exactly half a unit away is not refused."""
@@ -82,13 +84,32 @@ def half_unit(value: np.ndarray, figures: int) -> np.ndarray:
     return 0.5 * 10.0 ** (magnitude - figures + 1) * ROUNDING
 
 
-def zero_bound(value: np.ndarray) -> float:
-    """How close to 0 an entry of ``value`` is taken as an exact 0, from the output's scale."""
-    return max(ZERO_SHARE * float(np.max(np.abs(value), initial=0.0)), ZERO_FLOOR)
+def zero_bound(value: np.ndarray, scale: float = 0.0) -> float:
+    """How close to 0 an entry of ``value`` is taken as an exact 0: ZERO_SHARE of the largest
+    of its entries and ``scale`` (the inputs', ``inputs_scale``)."""
+    return ZERO_SHARE * max(float(np.max(np.abs(value), initial=0.0)), scale)
+
+
+def inputs_scale(inputs: object) -> float:
+    """The largest |number| among a problem's inputs, a generated input counting as its largest
+    parameter (scale, 1 unless given; mean, low, high): what an exact 0 of the value is computed
+    from, so its float noise is measured against it."""
+    if isinstance(inputs, Mapping):
+        if "generate" in inputs:
+            given = [inputs.get("scale", 1.0), *(inputs.get(k) for k in ("mean", "low", "high"))]
+            return max(inputs_scale(number) for number in given)
+        return max((inputs_scale(v) for v in inputs.values()), default=0.0)
+    if isinstance(inputs, (list, tuple)):
+        return max((inputs_scale(v) for v in inputs), default=0.0)
+    if isinstance(inputs, (int, float)) and not isinstance(inputs, bool):
+        magnitude = abs(float(inputs))
+        return magnitude if math.isfinite(magnitude) else 0.0
+    return 0.0
 
 
 def _allowed(
-    got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None
+    got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None,
+    zero: float,
 ) -> np.ndarray:
     """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in
     its MIN_FIGURES-th figure; an exact 0 within the zero bound."""
@@ -96,7 +117,6 @@ def _allowed(
         allowed = np.minimum(atol + rtol * np.abs(expected), half_unit(got, MIN_FIGURES))
     else:
         allowed = half_unit(got, max(digits, MIN_FIGURES))
-    zero = zero_bound(got)
     return np.where(np.abs(got) <= zero, zero, allowed)
 
 
@@ -145,7 +165,13 @@ def _refusal(
 
 
 def _compare_arrays(
-    value: object, expected: np.ndarray, rtol: float, atol: float, label: str, digits: int | None
+    value: object,
+    expected: np.ndarray,
+    rtol: float,
+    atol: float,
+    label: str,
+    digits: int | None,
+    scale: float,
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
@@ -173,8 +199,9 @@ def _compare_arrays(
         bad = counts != expected
         rule: Callable[[float, float], str] = _counted
     else:
-        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits))
-        rule = partial(_rule_words, zero=zero_bound(got), rtol=rtol, atol=atol, digits=digits)
+        zero = zero_bound(got, scale)
+        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits, zero))
+        rule = partial(_rule_words, zero=zero, rtol=rtol, atol=atol, digits=digits)
     ok = not bad.any()
     message = "" if ok else _refusal(prefix, bad, got, expected, rule)
     return Comparison(ok, float(diff.max()), rel, message)
@@ -186,13 +213,15 @@ def compare(
     rtol: float = 1e-6,
     atol: float = 1e-9,
     digits: int | None = None,
+    scale: float = 0.0,
 ) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
     Entry by entry, ``e`` against the engine's ``v``: ``|v - e| <= atol + rtol * |e|`` (numpy's
     isclose), or with ``digits`` within half a unit in the ``digits``-th significant figure of
     ``v``; never looser than half a unit in its MIN_FIGURES-th figure, whatever was stated. An
-    entry within ``zero_bound`` of 0 must be answered within that bound, and integer values
+    entry within ``zero_bound`` of 0 (``scale``: the inputs', ``inputs_scale``) must be
+    answered within that bound, and integer values
     (counts) exactly. Mappings are compared key by key and a missing or extra key is a
     mismatch. The message names the first entry refused and the rule that refused it. The
     relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when
@@ -220,7 +249,7 @@ def compare(
         worst_abs = math.inf if not ok else 0.0
         worst_rel = math.inf if not ok else 0.0
         for key in sorted(set(wanted) & set(got)):
-            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits)
+            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits, scale)
             ok &= part.ok
             worst_abs = max(worst_abs, part.max_abs_error)
             worst_rel = max(worst_rel, part.max_rel_error)
@@ -235,7 +264,7 @@ def compare(
             "the answer is a number or array but the engine's value names values "
             f"({_names(value)})",
         )
-    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits)
+    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits, scale)
 
 
 NAMES_SHOWN = 5

@@ -26,6 +26,14 @@ def tolerance_of(problem: Problem) -> dict[str, Any]:
     return {"rtol": problem.rtol, "atol": problem.atol}
 
 
+def answer_compare(*, problem: Problem, value: Any, answer: Any) -> "attention.Comparison":
+    """The engine's value against an answer, to the problem's tolerance, an exact 0 judged
+    against the scale of the problem's own inputs: the one comparison verdicts and practice
+    checks make."""
+    scale = attention.inputs_scale(problem.inputs)
+    return attention.compare(value, answer, **tolerance_of(problem), scale=scale)
+
+
 def tolerance_text(problem: Problem) -> str:
     """The tolerance as an author writes it in a file."""
     return ", ".join(f"{key}={value:g}" for key, value in tolerance_of(problem).items())
@@ -110,7 +118,7 @@ def answer_check(
         return CheckResult(False, message, shape, shown)
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask, instance)
-        result = attention.compare(value, answer, **tolerance_of(problem))
+        result = answer_compare(problem=problem, value=value, answer=answer)
     except attention.EngineInputError as error:
         return CheckResult(False, str(error), shape, shown)
     refused = f"not the engine's value {checked_as(problem)}"  # which tolerance, not how far

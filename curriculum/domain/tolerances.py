@@ -36,13 +36,24 @@ def _nonzero_entries(answer: Any) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0)
 
 
+def _has_numbers(answer: Any) -> bool:
+    values = answer.values() if isinstance(answer, Mapping) else [answer]
+    for value in values:
+        try:
+            if np.asarray(value, dtype=np.float64).size:
+                return True
+        except (TypeError, ValueError, OverflowError):
+            continue
+    return False
+
+
 def atol_bound(answer: Any, rtol: float) -> float | None:
     """The widest atol (to 3 figures, rounded down) that with ``rtol`` keeps every nonzero
-    entry of ``answer`` within half a unit in its third significant figure; None when it has
-    none (its zeros are held to the engine's zero bound, whatever atol says)."""
+    entry of ``answer`` within half a unit in its third significant figure; 0 for an answer of
+    zeros alone (they are exact: a wider atol would say otherwise); None for no numbers."""
     entries = _nonzero_entries(answer)
     if not entries.size:
-        return None
+        return 0.0 if _has_numbers(answer) else None
     widest = np.min(half_unit(entries, MIN_FIGURES) - min(rtol, MAX_RTOL) * np.abs(entries))
     unit = 10.0 ** (math.floor(math.log10(widest)) - 2)  # widest > 0: rtol is at most MAX_RTOL
     return float(f"{math.floor(widest / unit) * unit:.3g}")

@@ -27,7 +27,7 @@ from django.utils import timezone
 import attention
 from curriculum.models import Chapter, Problem, Solution, Verdict
 
-from .answers import instances_error, tolerance_of
+from .answers import answer_compare, instances_error
 from .locks import chapter_lock, chapters_lock
 from .rows import ROWS, one_statement, rows_upsert
 from .tolerances import tolerance_problems
@@ -503,7 +503,7 @@ def _engine_verdict(problem: Problem, answer: Any) -> dict:
     try:
         with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
             value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
-            result = attention.compare(value, answer, **tolerance_of(problem))
+            result = answer_compare(problem=problem, value=value, answer=answer)
             unsound = instances_error(problem=problem)
         if unsound:
             return fields | {"status": Status.ERROR, "message": unsound}

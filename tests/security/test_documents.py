@@ -135,6 +135,14 @@ def test_a_tolerance_that_accepts_anything_is_refused_with_its_path(books):
     assert "at most 0.000499 for this answer" in errors[1]  # 0.0005 less rtol x 0.5
 
 
+def test_an_answer_of_zeros_takes_no_atol(books):
+    document = sketch("II.7")
+    document["problems"][1]["solution"]["answer"] = [[0.0, 0.0]]
+    document["problems"][1]["tolerance"] = {"rtol": 0.0, "atol": 1000.0}
+    [error] = refused(document)
+    assert error.startswith("problems[1].tolerance.atol: at most 0 for this answer, got 1000")
+
+
 def test_a_wide_tolerance_is_refused_by_admin_checks_and_the_database(chapter):
     problem = Problem.objects.filter(chapter=chapter).first()
     problem.rtol = 1e308
