@@ -2,13 +2,16 @@
 a chapter grows only within LIMIT_CHAPTER_PARTS, so its page can always post and save it; list
 actions run only on listed rows; releases are never edited."""
 
+from contextlib import ExitStack
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.forms.models import BaseInlineFormSet
+from django.http import HttpResponseRedirect
 
 from curriculum.domain.chapter_parts import chapter_parts, parts_refusal
-from curriculum.domain.markup import math_prepared
+from curriculum.domain.markup import TooManyFormulas, math_prepared
 from curriculum.models.fields import lf
 
 
@@ -20,7 +23,12 @@ class TypesetOnce:
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         # as the forms will check them: line ends as stored, and stripped
         texts = [lf(text).strip() for _, values in request.POST.lists() for text in values]
-        with math_prepared(texts):
+        with ExitStack() as typeset:
+            try:
+                typeset.enter_context(math_prepared(texts))
+            except TooManyFormulas as error:  # refused before KaTeX runs
+                messages.error(request, f"Nothing was saved: this save {error}.")
+                return HttpResponseRedirect(request.get_full_path())
             return super().changeform_view(request, object_id, form_url, extra_context)
 
 

@@ -37,6 +37,12 @@ class Limit:
         return int(count), int(multiple or 1) * SECONDS[unit]
 
 
+    def refusal(self) -> str:
+        """What a client past the rate is told: the rate and the setting that names it."""
+        count, seconds = self.rate()
+        return f"at most {count} per {seconds} s from one client address ({self.setting})"
+
+
 ANONYMOUS_READS = Limit("anon", "API_ANON_RATE")
 PRACTICE_CHECKS = Limit("practice", "PRACTICE_CHECK_RATE")  # the site's form and the API's
 

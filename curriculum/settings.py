@@ -255,6 +255,10 @@ LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
 # A chapter's strand items, figures, apparatus links, notation rows, propositions and problems
 # together: admin's chapter page shows and saves all of them as one form, within the timeout.
 LIMIT_CHAPTER_PARTS = env.int("LIMIT_CHAPTER_PARTS", 300)
+# What placeholders ({{ inputs.x }}) typeset: matrix entries in one text and in a chapter
+LIMIT_CHAPTER_FORMULAS = env.int("LIMIT_CHAPTER_FORMULAS", 20_000)  # $...$ in a chapter or save
+LIMIT_TEXT_TYPESET_ENTRIES = env.int("LIMIT_TEXT_TYPESET_ENTRIES", 1200)
+LIMIT_CHAPTER_TYPESET_ENTRIES = env.int("LIMIT_CHAPTER_TYPESET_ENTRIES", 12_000)
 # Derived, not set: admin posts a chapter as one form, which must take a chapter at the limits
 # above. A part's row posts at most 8 fields (a strand item, figure or proposition, with its id,
 # chapter and delete box) and the page under 100 of its own (the chapter's fields, each list's

@@ -12,6 +12,7 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
+from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS
 from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
 from curriculum.domain.gate import PublishOutdated, PublishRefused
 from curriculum.domain.reading import PROCESS_BODIES, NotVisible
@@ -121,6 +122,9 @@ def http_error(request, exc: HttpError):
     body that could not be read says why."""
     cause = exc.__cause__
     errors = cause.errors if isinstance(cause, ChapterFileError) else []
+    if exc.status_code == 429:
+        limit = PRACTICE_CHECKS if request.path.endswith("/check") else ANONYMOUS_READS
+        errors = [limit.refusal()]
     return _error(request, exc.status_code, exc.message, errors)
 
 

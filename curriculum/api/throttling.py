@@ -4,7 +4,7 @@ with the site's practice form), both read on each request."""
 
 from functools import wraps
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from ninja.errors import AuthenticationError
 from ninja.throttling import BaseThrottle
 
@@ -50,7 +50,8 @@ def throttled_as_anonymous_reads(view):
     def throttled(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not _identified(request) and not client_admit(request, ANONYMOUS_READS):
             retry = str(ANONYMOUS_READS.rate()[1])
-            return HttpResponse(status=429, headers={"Retry-After": retry})
+            body = {"detail": "Too many requests.", "errors": [ANONYMOUS_READS.refusal()]}
+            return JsonResponse(body, status=429, headers={"Retry-After": retry})
         return view(request, *args, **kwargs)
 
     return throttled

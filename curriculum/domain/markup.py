@@ -136,6 +136,17 @@ ALLOWED_ATTRIBUTES = {
 }
 
 
+class TooManyFormulas(ValueError):
+    """More formulas than one chapter or save may typeset (LIMIT_CHAPTER_FORMULAS)."""
+
+    def __init__(self, count: int) -> None:
+        limit = settings.LIMIT_CHAPTER_FORMULAS
+        super().__init__(
+            f"holds {count:,} formulas; at most {limit:,} (LIMIT_CHAPTER_FORMULAS): split the "
+            "chapter"
+        )
+
+
 class MathUnavailable(RuntimeError):
     """KaTeX could not be run (node missing, or scripts/install-katex.sh not yet run)."""
 
@@ -399,7 +410,8 @@ def render(source: str) -> str:
 
 @contextmanager
 def math_prepared(sources: list[str]) -> Iterator[None]:
-    """Parse each text once and typeset every formula in one KaTeX run; keep all of it at hand
+    """Parse each text once and typeset every formula in one KaTeX run (TooManyFormulas past
+    LIMIT_CHAPTER_FORMULAS, counted where they stand); keep all of it at hand
     for the checks and renders made inside the block: a cache may keep fewer (local memory culls
     past 300 entries), and a miss there costs a KaTeX process per text."""
     marked = [source for source in dict.fromkeys(sources) if "$" in source]
@@ -410,6 +422,8 @@ def math_prepared(sources: list[str]) -> Iterator[None]:
         for source, tokens in parsed.items()
     )
     batch = [formula for each in found.values() for formula in each]
+    if len(batch) > settings.LIMIT_CHAPTER_FORMULAS:  # before KaTeX spends a second on them
+        raise TooManyFormulas(len(batch))
     token = _PREPARED.set(_Prepared(typeset(batch), found, parsed))
     try:
         yield

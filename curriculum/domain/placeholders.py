@@ -11,9 +11,11 @@ inside ``$...$`` or ``$$...$$``. This module needs only the engine, so models ma
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 
 import attention
 
@@ -103,6 +105,26 @@ class TooLarge(ValueError):
         self.size = size
 
 
+@dataclass
+class Room:
+    """Entries a chapter's placeholders may still typeset (LIMIT_CHAPTER_TYPESET_ENTRIES): a
+    placeholder is small to write and large to typeset, so what they expand to is counted
+    where a chapter is checked, and a chapter stored before the limit is shown within it."""
+
+    used: int = 0
+    reported: bool = False
+
+    def take(self, entries: int) -> bool:
+        if self.used + entries > settings.LIMIT_CHAPTER_TYPESET_ENTRIES:
+            return False
+        self.used += entries
+        return True
+
+
+def _entries(value: Any) -> int:
+    return int(np.size(np.asarray(value, dtype=object)))
+
+
 def _choices(values: _Values, kind: str) -> str:
     if kind == "inputs":
         names = list(values.raw) if isinstance(values.raw, Mapping) else []
@@ -112,11 +134,14 @@ def _choices(values: _Values, kind: str) -> str:
     return ", ".join(map(str, names)) or "none"
 
 
-def placeholder_errors(text: str, *, operation: Any, inputs: Any) -> list[str]:
-    """Each placeholder in the text that cannot be shown, and why."""
+def placeholder_errors(
+    text: str, *, operation: Any, inputs: Any, room: Room | None = None
+) -> list[str]:
+    """Each placeholder in the text that cannot be shown, and why; and whether the text, or the
+    chapter whose `room` it takes from, would typeset more entries than its limit."""
     if "{{" not in text:
         return []
-    values, errors = _Values(operation, inputs, 0), []
+    values, errors, entries = _Values(operation, inputs, 0), [], 0
     for match in BRACES.finditer(text):
         found = PLACEHOLDER.fullmatch(match.group())
         if found is None:
@@ -139,27 +164,47 @@ def placeholder_errors(text: str, *, operation: Any, inputs: Any) -> list[str]:
         except TooLarge as error:
             errors.append(f"{match.group()}: {error}")
             continue
-        if (size := np.size(np.asarray(value, dtype=object))) > MAX_TYPESET_ENTRIES:
+        if (size := _entries(value)) > MAX_TYPESET_ENTRIES:
             errors.append(f"{match.group()}: {TooLarge(size)}")
+        entries += size
+    limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
+    if entries > limit:
+        errors.append(
+            f"its placeholders typeset {entries:,} entries; at most {limit:,} in one text "
+            "(LIMIT_TEXT_TYPESET_ENTRIES)"
+        )
+    elif room is not None and not room.take(entries) and not room.reported:
+        room.reported = True
+        errors.append(
+            f"the chapter's placeholders would typeset more than "
+            f"{settings.LIMIT_CHAPTER_TYPESET_ENTRIES:,} entries (LIMIT_CHAPTER_TYPESET_ENTRIES)"
+        )
     return errors
 
 
-def placeholders_expand(text: str, *, operation: Any, inputs: Any, instance: int = 0) -> str:
+def placeholders_expand(
+    text: str, *, operation: Any, inputs: Any, instance: int = 0, room: Room | None = None
+) -> str:
     """The text with each placeholder replaced by its TeX at ``instance`` (0: the author's).
 
-    One that cannot be shown (validation reports it) is left as written.
+    One that cannot be shown (validation reports it), or past the text's or the chapter's
+    `room` for typeset entries (a chapter stored before those limits), is left as written.
     """
     if "{{" not in text:
         return text
     values = _Values(operation, inputs, instance)
+    room = room or Room()
+    left = [settings.LIMIT_TEXT_TYPESET_ENTRIES]
 
     def replace(match: re.Match[str]) -> str:
         try:
             value = values.get(match["kind"], match["name"])
         except (KeyError, attention.EngineInputError, TooLarge):
             return match.group()
-        if np.size(np.asarray(value, dtype=object)) > MAX_TYPESET_ENTRIES:
+        size = _entries(value)
+        if size > MAX_TYPESET_ENTRIES or size > left[0] or not room.take(size):
             return match.group()
+        left[0] -= size
         digits = match["digits"]
         if digits is None:
             return to_tex(value, SHOWN_DIGITS if match["kind"] == "outputs" else None)

@@ -19,7 +19,7 @@ from .counting import ChapterCounts, chapter_counts
 from .documents import chapter_document
 from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
 from .markup import render_many
-from .placeholders import placeholders_expand
+from .placeholders import Room, placeholders_expand
 from .svg import svg_inline
 from .verification import verdict_state
 
@@ -145,9 +145,9 @@ def _markdown_slots(snapshot: dict[str, Any]):
 
 def _shown(snapshot: dict[str, Any]) -> dict[int, str]:
     """A problem's texts with their placeholders ({{ inputs.x }}) typeset from its data."""
-    shown = {}
+    shown, room = {}, Room()
     for problem in snapshot["problems"]:
-        data = {"operation": problem["operation"], "inputs": problem["inputs"]}
+        data = {"operation": problem["operation"], "inputs": problem["inputs"], "room": room}
         shown[id(problem)] = placeholders_expand(problem["statement"] or "", **data)
         if "solution" in problem:
             steps = problem["solution"]["steps"] or ""

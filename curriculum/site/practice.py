@@ -66,7 +66,8 @@ def _check(request: HttpRequest, practice: Practice, instance: int) -> HttpRespo
             practice,
             instance,
             status=429,
-            error="too many answers checked from your address; wait a minute and try again",
+            error="too many answers checked from your address (PRACTICE_CHECK_RATE); wait a minute "
+            "and try again",
         )
     text = request.POST.get("answer", "")
     try:
@@ -101,10 +102,13 @@ def _page(
                 instance=instance,
                 allow=lambda: client_admit(request, PRACTICE_CHECKS),
             )
-            engine_answer = answer_table(value)
+            engine_answer = answer_table(value, bounded=True)
         except EngineThrottled:
             status = 429
-            error = "too many solutions computed from your address; wait a minute and try again"
+            error = (
+                "too many solutions computed from your address (PRACTICE_CHECK_RATE); wait a "
+                "minute and try again"
+            )
     context = {
         "practice": practice,
         "problem": practice.problem,
@@ -114,9 +118,14 @@ def _page(
         "instance": instance,
         "error": error,
         "outcome": outcome,
-        "inputs": [(name, answer_table(value)) for name, value in practice.inputs(instance).items()]
+        "inputs": [
+            (name, answer_table(value, bounded=True))
+            for name, value in practice.inputs(instance).items()
+        ]
         if instance
         else [],
+        "inputs_url": f"/api/v1/chapters/{practice.code}/problems/{practice.problem['key']}"
+        f"/instances/{instance}",
         "asked": practice.problem["ask"].get("output", ""),
         "checked": checked_as(practice.model()),
         "solution_url": _address(practice, instance, solution="1") + "#solution"

@@ -7,7 +7,7 @@ the importer writes.
 import math
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +32,8 @@ from ..chapter_parts import document_parts, parts_refusal
 from ..documents import exported_form
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
-from ..markup import math_errors, math_prepared
-from ..placeholders import SHOWN_DIGITS, placeholder_errors
+from ..markup import TooManyFormulas, math_errors, math_prepared
+from ..placeholders import SHOWN_DIGITS, Room, placeholder_errors
 from ..snapshots import page_markup, rendered_size
 from ..svg import svg_errors
 from ..tolerances import tolerance_problems
@@ -99,6 +99,7 @@ class _Checker:
     errors: list[str] = field(default_factory=list)
     # paths already reported missing or not a mapping: what is inside them is not reported again
     settled: set[str] = field(default_factory=set)
+    typeset: Room = field(default_factory=Room)  # what the chapter's placeholders expand to
 
     def error(self, path: str, message: str) -> None:
         if any(path == p or path.startswith((f"{p}.", f"{p}[")) for p in self.settled):
@@ -250,7 +251,11 @@ def chapter_checked(
         raise ChapterFileError(c.errors)
     if refusal := parts_refusal(parts=document_parts(doc)):  # before any part costs a check
         raise ChapterFileError([f"top level: the chapter {refusal}"])
-    with math_prepared(_texts(doc)):
+    with ExitStack() as typeset:
+        try:
+            typeset.enter_context(math_prepared(_texts(doc)))
+        except TooManyFormulas as error:
+            raise ChapterFileError([f"top level: the chapter {error}"]) from error
         yield _chapter_checked(c, doc, known_books, known_entries, released)
 
 
@@ -556,7 +561,7 @@ def _placeholders(c: _Checker, clean: dict, path: str) -> None:
         texts.append(("solution.steps", clean["solution"]["steps"] or ""))
     for where, text in texts:
         for message in placeholder_errors(
-            text, operation=clean["operation"], inputs=clean["inputs"]
+            text, operation=clean["operation"], inputs=clean["inputs"], room=c.typeset
         ):
             c.error(f"{path}.{where}", message)
 

@@ -257,6 +257,8 @@ def pyyaml_load(text: str) -> Any:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
         problem = getattr(error, "problem", None) or str(error)
+        if "nesting depth" in problem:  # libyaml's own bound, far past ours: name ours
+            problem = f"nested more than {settings.LIMIT_YAML_DEPTH} deep (LIMIT_YAML_DEPTH)"
         raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
     except ValueError as error:  # a constructor's: a date that does not exist, a huge integer
         raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
