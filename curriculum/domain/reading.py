@@ -18,7 +18,6 @@ from django.db.models import (
     F,
     Max,
     OuterRef,
-    Q,
     QuerySet,
     StringAgg,
     Subquery,
@@ -73,10 +72,7 @@ def _freshness(code: str) -> QuerySet[Any, Any]:
         .annotate(
             latest=Max("releases__number"),
             released_at=Max("releases__created_at"),
-            leaned=Max(
-                "apparatus_links__entry__updated_at",
-                filter=~Q(apparatus_links__entry__state=Chapter.State.DRAFT),
-            ),
+            leaned=Max("apparatus_links__entry__updated_at"),
         )
         .values("state", "updated_at", "latest", "released_at", "leaned", "book__title")
     )
@@ -89,9 +85,9 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     """One cheap query that decides visibility and names the version a reader would get.
 
     The working copy's version moves with every edit (`updated_at` is touched by every writer,
-    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
-    entry is not shown to anyone reading the chapter, so editing it moves nothing. Its SQL is
-    built once (a 304 is this query alone).
+    verdicts included), with every Book 0 entry it leans on, drafts too (withdrawing one is an
+    edit of it, and the page must drop it), and with its book's title. Its SQL is built once
+    (a 304 is this query alone).
     """
     row = _FRESHNESS.first(code=code)
     if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
