@@ -3,14 +3,17 @@ the API's throttles and the site's practice form.
 
 A client is its address: REMOTE_ADDR, or behind NUM_PROXIES proxies that each append the
 address they saw to X-Forwarded-For, the NUM_PROXIES-th entry from the right (what a client
-wrote before those entries is never believed). A rate is an atomic counter in the shared cache
-per client: `cache.add` opens a window of the rate's period, `cache.incr` counts in it, so
-concurrent requests can never read the same count (a history read, then written, let a burst
-through at twice the rate).
+wrote before those entries is never believed). A rate is a counter in the shared cache per
+client and window: `cache.add` opens the window's count, `cache.incr` counts in it. On Redis
+(production's cache, settings.CACHES) both are atomic and the count keeps its window's expiry,
+so concurrent requests never read the same count (a history read, then written, let a burst
+through at twice the rate). Django's database cache, used only where there is no Redis at
+all, counts with a read and a write: requests at the same instant may be counted once.
 """
 
 import ipaddress
 import re
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -66,17 +69,21 @@ def client_address(request: HttpRequest) -> str | None:
 
 
 def client_admit(request: HttpRequest, limit: Limit) -> bool:
-    """Count this request against the client's window; False past the rate."""
+    """Count this request against the client's window; False past the rate.
+
+    A window opens with the client's first request and lasts the rate's period; its count is
+    kept under the window's start, so a count never outlives its window, whatever a cache does
+    to an entry's expiry (Django's database cache sets it anew on every incr)."""
     count, seconds = limit.rate()
-    key = f"rate:{limit.scope}:{client_address(request) or 'unknown'}"
-    for _ in range(2):  # the window may end between the two calls: then open the next one
-        if cache.add(key, 1, seconds):
-            return count >= 1
-        try:
-            counted = cache.incr(key)
-        except ValueError:
-            continue
-        if counted == 1:  # incr remade a window that ended after add looked: give it its period
-            cache.touch(key, seconds)
-        return counted <= count
-    return False
+    client = f"rate:{limit.scope}:{client_address(request) or 'unknown'}"
+    opened = cache.get(f"{client}:opened")
+    if opened is None:  # of two requests opening it at once, one start is kept: both read it
+        cache.add(f"{client}:opened", time.time(), seconds)
+        opened = cache.get(f"{client}:opened", time.time())
+    key = f"{client}:{opened!r}"
+    if cache.add(key, 1, seconds + 1):
+        return count >= 1
+    try:
+        return cache.incr(key) <= count
+    except ValueError:  # gone between the two calls: the window has ended
+        return cache.add(key, 1, seconds + 1) and count >= 1

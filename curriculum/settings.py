@@ -185,21 +185,31 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Throttles and cached bodies must be shared by every web process: Redis with CACHE_URL; else,
-# in production (several gunicorn workers), a database table (`make serve` creates it; each set
-# is one upsert, curriculum/cache.py); the embedded default's single process keeps them in memory.
+# Throttles and cached bodies must be shared by every web process. In production that is Django's
+# Redis cache: CACHE_URL, else the Redis the broker is (keys apart under their prefix), where a
+# throttle's count is one atomic INCR; with no Redis at all, Django's database cache (`make serve`
+# creates its table), whose counts are a read and a write. The embedded default's single process
+# keeps them in memory.
+_REDIS = env.str("CACHE_URL", "") or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
+)
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env.str("CACHE_URL")}
-        if env.str("CACHE_URL", "")
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-        if DEBUG
-        else {"BACKEND": "curriculum.cache.UpsertDatabaseCache", "LOCATION": "curriculum_cache"}
+        {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        if DEBUG and not env.str("CACHE_URL", "")
+        else {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _REDIS,
+            "KEY_PREFIX": "cache",
+        }
+        if _REDIS
+        else {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "curriculum_cache",
+            "OPTIONS": {"MAX_ENTRIES": env.int("CACHE_MAX_ENTRIES", 100_000)},
+        }
     )
 }
-
-# Each process keeps its own copies of chapter bodies and list pages (their keys name their
-# version, so no process serves another's stale bytes): at most this many bytes per process.
 LOCAL_BODY_CACHE_BYTES = env.int("LOCAL_BODY_CACHE_BYTES", 32 * 1024 * 1024)
 
 # Content-Security-Policy (Django's built-in): everything from this origin, nothing inline.

@@ -31,7 +31,7 @@ if [ -z "${GUNICORN_BIND:-}" ]; then
 fi
 $BIN/python manage.py ensure_database
 $BIN/python manage.py migrate --noinput
-$BIN/python manage.py createcachetable  # the cache every gunicorn worker shares (no CACHE_URL)
+$BIN/python manage.py createcachetable  # the cache every gunicorn worker shares where there is no Redis
 $BIN/python manage.py collectstatic --noinput --verbosity 0
 mkdir -p var
 if [ -n "${CELERY_BROKER_URL:-}" ]; then

@@ -15,6 +15,7 @@ from django.core.cache import cache
 from django.db import connections
 from django.db.models import (
     CharField,
+    Count,
     F,
     Max,
     OuterRef,
@@ -67,18 +68,22 @@ class Freshness:
     last_modified: datetime
 
 
+_SHOWN_ENTRY = ~Q(apparatus_links__entry__state=Chapter.State.DRAFT)
+
+
 def _freshness(code: str) -> QuerySet[Any, Any]:
     return (
         Chapter.objects.filter(code=code)
         .annotate(
             latest=Max("releases__number"),
             released_at=Max("releases__created_at"),
-            leaned=Max(
-                "apparatus_links__entry__updated_at",
-                filter=~Q(apparatus_links__entry__state=Chapter.State.DRAFT),
-            ),
+            leaned=Max("apparatus_links__entry__updated_at", filter=_SHOWN_ENTRY),
+            shown_entries=Count("apparatus_links", filter=_SHOWN_ENTRY, distinct=True),
         )
-        .values("state", "updated_at", "latest", "released_at", "leaned", "book__title")
+        .values(
+            "state", "updated_at", "latest", "released_at", "leaned", "shown_entries",
+            "book__title",
+        )
     )
 
 
@@ -89,9 +94,10 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     """One cheap query that decides visibility and names the version a reader would get.
 
     The working copy's version moves with every edit (`updated_at` is touched by every writer,
-    verdicts included), with its Book 0 entries' titles, and with its book's title. A draft
-    entry is not shown to anyone reading the chapter, so editing it moves nothing. Its SQL is
-    built once (a 304 is this query alone).
+    verdicts included), with the Book 0 entries it shows (the newest edit among them and how
+    many there are, so withdrawing one moves it, while a draft's edits move nothing and so say
+    nothing of it), and with its book's title. Its SQL is built once (a 304 is this query
+    alone).
     """
     row = _FRESHNESS.first(code=code)
     if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
@@ -99,7 +105,10 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     if row["latest"]:
         return Freshness(f"{code}:r{row['latest']}", row["released_at"])
     stamps = [row["updated_at"]] + ([row["leaned"]] if row["leaned"] else [])
-    parts = f"{code}|{'|'.join(t.isoformat() for t in stamps)}|{row['book__title']}"
+    parts = (
+        f"{code}|{'|'.join(t.isoformat() for t in stamps)}|{row['shown_entries']}"
+        f"|{row['book__title']}"
+    )
     digest = hashlib.sha256(parts.encode()).hexdigest()[:16]
     return Freshness(f"{code}:w{digest}", max(stamps))
 

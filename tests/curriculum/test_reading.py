@@ -100,6 +100,17 @@ def test_apparatus_shows_released_titles_and_hides_draft_entries(books):
     assert [a["code"] for a in preview] == ["0.LA.01", "0.MC.07"]
 
 
+def test_a_withdrawn_entry_leaves_a_cached_working_copy_at_once(books):
+    chapter_import(document=sketch(apparatus=["0.LA.01", "0.MC.07"]))
+    Chapter.objects.get(code="0.MC.07").save()  # the newer of the two it leans on
+    assert len(chapter_for_reader(code="II.7").snapshot["apparatus"]) == 2  # now cached
+    older = Chapter.objects.get(code="0.LA.01")
+    older.state = "draft"  # withdrawn
+    older.save()
+    shown = chapter_for_reader(code="II.7").snapshot["apparatus"]
+    assert [a["code"] for a in shown] == ["0.MC.07"]
+
+
 def test_an_unpublished_solution_has_no_verdict_shown(books):
     doc = sketch()
     doc["problems"][1]["solution"]["published"] = False

@@ -4,11 +4,12 @@ run keeps what the first made. PostgreSQL-only SQL in a writer would break it at
 
 import os
 import sqlite3
+import subprocess
 
 import pytest
 
 from tests.deploy.test_serve import fetch, serving
-from tests.verifier.processes import free_port
+from tests.verifier.processes import ROOT, free_port
 
 pytestmark = pytest.mark.serve
 
@@ -40,3 +41,27 @@ def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(tmp_path):
     with sqlite3.connect(database) as db:
         [(title,)] = db.execute("SELECT title FROM curriculum_chapter WHERE code = 'II.4'")
     assert title == "Kept title"
+
+
+def test_make_serve_on_sqlite_caches_and_throttles(tmp_path):
+    """Production mode on the embedded database: Django's database cache is the shared cache,
+    so the anonymous rate holds across gunicorn's workers."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "CACHE_"))}
+    env |= {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "PORT": str(free_port()),
+            "DJANGO_DEBUG": "0", "DJANGO_ALLOWED_HOSTS": "127.0.0.1", "WEB_CONCURRENCY": "2",
+            "DJANGO_SECRET_KEY": "first-look-serve-secret-0123456789-abcdefghijklmnopqrstuv",
+            "API_ANON_RATE": "3/min"}
+    for command in (["migrate", "--noinput"], ["createcachetable"], ["seed"]):
+        subprocess.run([".venv/bin/python", "manage.py", *command], cwd=ROOT, env=env,
+                       check=True, capture_output=True, timeout=300)
+    log = tmp_path / "serve.log"
+    with serving("scripts/serve.sh", env, log) as (base, _):
+        statuses = [fetch(base + "/api/v1/books")[0] for _ in range(6)]
+        assert fetch(base + "/chapters/II.3/")[0] == 200
+    assert statuses == [200] * 3 + [429] * 3, statuses
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        [(kept,)] = db.execute("SELECT count(*) FROM curriculum_cache WHERE cache_key LIKE "
+                               "'%body:%'")
+    assert kept > 0  # the page's bytes are kept for every gunicorn worker
+    assert "Traceback" not in log.read_text(), log.read_text()
