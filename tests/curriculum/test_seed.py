@@ -70,6 +70,6 @@ def test_without_a_worker_seed_decides_the_verdicts_a_migration_asked_again(
 ):
     """Committed rows, as `make run` has them: a task run in-process closes no transaction."""
     call_command("seed")
-    Verdict.objects.update(status="pending")  # as 0011_tolerances_narrowed leaves them
+    Verdict.objects.update(status="pending")  # as 0011 and 0012 leave them
     call_command("seed")
     assert set(Verdict.objects.values_list("status", flat=True)) == {"verified"}

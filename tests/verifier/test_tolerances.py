@@ -153,3 +153,23 @@ def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(
         "cost": "mismatch",
         "right": "verified",
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_small_entry_answered_zero_under_the_old_zero_rule_is_decided_again(books):
+    inputs = {"q": [[0.0]], "k": [[0.0], [0.0]], "v": [[1e12, 1998.0], [1e12, 0.0]]}
+    wrong = {
+        "key": "small", "kind": "exercise", "variant": "small",
+        "statement": "Compute the output.", "operation": "scaled_dot_product_attention",
+        "inputs": inputs, "ask": {"output": "out"}, "tolerance": {"digits": 6},
+        "solution": {"steps": "Mean of v.", "answer": [[1e12, 999.0]], "published": True},
+    }
+    [sid] = import_chapter([wrong])
+    migrate([("curriculum", "0011_tolerances_narrowed")])
+    Solution.objects.filter(pk=sid).update(answer=[[1e12, 0.0]])  # verified by 1e-9 x 1e12
+    stored_as_verified_before_the_rule(sid)
+
+    migrate()
+
+    assert Verdict.objects.get(solution_id=sid).status == "pending"
+    assert verify_solution(sid) == "mismatch"
