@@ -16,7 +16,7 @@ from attention.answers import answer_problems
 from curriculum.models import Problem
 
 from .placeholders import SHOWN_DIGITS
-from .tolerances import MIN_DIGITS
+from .tolerances import MIN_DIGITS, tolerance_words
 
 
 def tolerance_of(problem: Problem) -> dict[str, Any]:
@@ -90,9 +90,7 @@ def _dims(shape: tuple[int, ...] | None) -> str:
 def checked_as(problem: Problem) -> str:
     """How a reader's answer is compared, in words (the floor included: a tolerance stored or
     released before it is checked as the engine checks it)."""
-    if problem.digits is not None:
-        return f"to {max(problem.digits, MIN_DIGITS)} significant figures"
-    return f"within rtol {problem.rtol:g}, atol {problem.atol:g}"
+    return tolerance_words({"digits": problem.digits, "rtol": problem.rtol, "atol": problem.atol})
 
 
 def answer_check(

@@ -21,6 +21,7 @@ from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
 from .markup import render_many
 from .placeholders import Room, placeholders_expand
 from .svg import svg_inline
+from .tolerances import tolerance_words
 from .verification import verdict_state
 
 SNAPSHOT_FORMAT = 2  # 2: answers rendered (answer_html); readers get figures without source
@@ -64,7 +65,18 @@ def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
         _render_answers(snapshot)
         _within_cap(snapshot)
     figures = [{k: v for k, v in figure.items() if k != "svg"} for figure in snapshot["figures"]]
-    return {**snapshot, "format": SNAPSHOT_FORMAT, "figures": figures}
+    problems = [_with_words(problem) for problem in snapshot["problems"]]
+    return {**snapshot, "format": SNAPSHOT_FORMAT, "figures": figures, "problems": problems}
+
+
+def _with_words(problem: dict[str, Any]) -> dict[str, Any]:
+    """A problem whose verification says how it was checked: a release made before the words
+    were stored with it gets them from its tolerance."""
+    shown = problem.get("verification")
+    if not shown or "checked_as" in shown:
+        return problem
+    words = tolerance_words(problem["tolerance"])
+    return {**problem, "verification": {**shown, "checked_as": words}}
 
 
 def _entry_title(link: Any) -> str:
@@ -93,6 +105,7 @@ def _provenance(solution: Solution | None, problem: dict[str, Any]) -> dict[str,
         "max_abs_error": _finite(verdict.max_abs_error) if verdict else None,
         "max_rel_error": _finite(verdict.max_rel_error) if verdict else None,
         "tolerance": problem["tolerance"],
+        "checked_as": tolerance_words(problem["tolerance"]),
         "engine_version": verdict.engine_version if verdict else "",
         "decided_at": verdict.decided_at.isoformat() if verdict and verdict.decided_at else None,
     }

@@ -84,3 +84,12 @@ def tolerance_problems(
             "third significant figure"
         )
     return problems
+
+
+def tolerance_words(tolerance: Mapping[str, Any]) -> str:
+    """How an answer is compared, in words, from a tolerance as a file writes it ({digits} or
+    {rtol, atol}), the floor included: one stored or released before it reads as checked."""
+    if tolerance.get("digits") is not None:
+        return f"to {max(int(tolerance['digits']), MIN_DIGITS)} significant figures"
+    return f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g}"
+

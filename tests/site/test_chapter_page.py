@@ -5,7 +5,10 @@ import re
 import pytest
 from django.contrib.auth.models import User
 
-from curriculum.models import Chapter
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.gate import chapter_publish
+from curriculum.models import Chapter, Release
+from tests.conftest import sketch, verify_now
 
 SEED_LINES_IN_ORDER = [
     "Md. Asif Uddin",
@@ -93,6 +96,25 @@ def test_a_released_chapter_shows_its_release_and_verified_solutions(client, rel
     assert "Verified by the engine on" in text and "max error" in text
     assert "<details class=\"solution\">" in html
     assert "owes" not in text.split("Worked problems")[1].split("Exercises")[0]
+
+
+def test_each_verified_answer_says_how_it_was_checked_in_digits_mode_too(client, books, erin):
+    document = sketch("II.7")
+    document["problems"][1]["tolerance"] = {"digits": 4}
+    chapter_import(document=document)
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    text = visible_text(client.get("/chapters/II.7/").content.decode())
+    assert "rtol ," not in text and "atol ," not in text
+    assert "(checked to 4 significant figures, engine" in text
+    assert "(checked within rtol 1e-06, atol 1e-09, engine" in text
+    release = chapter_publish(chapter=chapter, user=erin)
+    for problem in release.snapshot["problems"]:  # as releases were stored before the words
+        if problem.get("verification"):
+            problem["verification"].pop("checked_as")
+    Release.objects.filter(pk=release.pk).update(snapshot=release.snapshot)
+    text = visible_text(client.get("/chapters/II.7/releases/1/").content.decode())
+    assert "(checked to 4 significant figures, engine" in text and "rtol ," not in text
 
 
 def test_an_earlier_release_stays_readable(client, released):
