@@ -16,6 +16,7 @@ from curriculum.domain.practice import (
     instance_parse,
     practice_for_reader,
 )
+from curriculum.models.problems import KEY_CHARS
 
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import CODE
@@ -24,7 +25,7 @@ from .throttling import AnonymousReadThrottle, PracticeCheckThrottle
 
 router = Router(tags=["practice"], auth=READ_AUTH)
 ERRORS = {**READ_ERRORS, 404: Error}
-KEY = Path(..., max_length=40, description="The problem's key within its chapter.")
+KEY = Path(..., max_length=KEY_CHARS, description="The problem's key within its chapter.")
 INSTANCE = Path(..., description="Instance number, from 1 to PRACTICE_INSTANCES.")
 
 

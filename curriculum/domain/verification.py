@@ -614,6 +614,12 @@ class VerdictRow:
     engine_value: Any  # only when it differs from the stated answer
     message: str
 
+    @property
+    def verified(self) -> bool:
+        """The one test every report applies: its answer verified for its current content (a
+        problem with no solution, a pending, stale, mismatched or failed check is not)."""
+        return self.state == Status.VERIFIED
+
 
 def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
     """Each problem, in chapter order, with its verdict for the current content.

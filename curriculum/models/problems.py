@@ -14,6 +14,9 @@ from .course import Chapter
 from .fields import LFTextField
 from .validators import validate_markdown
 
+KEY_CHARS = 50
+"""A problem's key (p1, attention-weights): as stored, and as every path that names one."""
+
 
 class Problem(models.Model):
     class Kind(models.TextChoices):
@@ -26,7 +29,7 @@ class Problem(models.Model):
         Chapter, on_delete=models.CASCADE, related_name="problems", db_index=False
     )
     key = models.SlugField(
-        max_length=50, db_index=False, help_text="Stable within the chapter: p1, p2, …"
+        max_length=KEY_CHARS, db_index=False, help_text="Stable within the chapter: p1, p2, …"
     )
     kind = models.CharField(
         max_length=10,

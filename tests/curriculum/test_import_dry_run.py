@@ -30,7 +30,7 @@ def test_a_right_chapter_prints_a_verified_row_per_problem(books, tmp_path, caps
 
 def test_a_wrong_answer_fails_the_dry_run_with_the_engines_value(books, tmp_path, capsys):
     document = sketch(problems=[problem("p1", "worked"), problem("p2", answer=[[0.4, 0.6]])])
-    with pytest.raises(CommandError, match="1 answers not verified"):
+    with pytest.raises(CommandError, match="1 answers not verified$"):
         call_command("import_chapter", write(tmp_path, document), "--dry-run")
     out = capsys.readouterr().out
     assert "p2            mismatch   max abs error 0.1  engine value [[0.5, 0.5]]" in out
@@ -65,7 +65,7 @@ def test_without_a_tolerance_an_answer_is_checked_at_the_figures_it_is_written_t
     if verdict == "verified":
         call_command("import_chapter", path, "--dry-run")
     else:
-        with pytest.raises(CommandError, match="1 answers not verified"):
+        with pytest.raises(CommandError, match="1 answers not verified$"):
             call_command("import_chapter", path, "--dry-run")
     assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["p1", verdict]
 
@@ -84,3 +84,16 @@ def test_an_answer_copied_from_the_engine_is_warned_about(books, tmp_path, capsy
                      answer=[[0.2689414213699951, 0.7310585786300049]])
     call_command("import_chapter", write(tmp_path, sketch(problems=[copied])))
     assert "carries 16 significant figures" in capsys.readouterr().err
+
+
+def test_a_problem_without_a_solution_fails_the_dry_run_as_verify_chapter_fails_it(
+    books, tmp_path, capsys
+):
+    """One definition of an answer that counts, for both reports."""
+    unsolved = problem("p2")
+    del unsolved["solution"]
+    document = sketch(problems=[problem("p1", "worked"), unsolved], maturity="M0",
+                      strands=sketch()["strands"] | {"mathematics": {"target": 0}})
+    with pytest.raises(CommandError, match="1 answers not verified$"):
+        call_command("import_chapter", write(tmp_path, document), "--dry-run")
+    assert "p2            unsolved" in capsys.readouterr().out

@@ -400,3 +400,20 @@ def test_the_api_refuses_a_malformed_answer_without_running_the_engine(
     assert response.status_code == status and engine_runs == []
     if status == 200:
         assert response.json()["ok"] is False and response.json()["expected_shape"] == [2, 3]
+
+
+def test_a_problem_key_as_long_as_the_model_allows_is_practised_through_the_api(
+    client, books, settings
+):
+    settings.API_ANON_RATE = "1000/min"
+    long_key = "k" * 50
+    chapter_import(document=sketch("II.7", problems=[
+        problem("p1", "worked", "softmax-row"),
+        problem("p2"),
+        problem(long_key, scores=SCORES, answer=engine(0)),
+    ]))
+    verify_now(Chapter.objects.get(code="II.7"))
+    read = client.get(f"/api/v1/chapters/II.7/problems/{long_key}/instances/1")
+    assert read.status_code == 200, read.content
+    too_long = client.get(f"/api/v1/chapters/II.7/problems/{long_key}k/instances/1")
+    assert too_long.status_code == 422

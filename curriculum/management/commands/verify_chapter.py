@@ -48,7 +48,7 @@ class Command(BaseCommand):
             self.stdout.write(verdict_line(row))
         if not decided:
             raise CommandError(f"timed out after {wait:g} s with verdicts still pending")
-        failed = [row.key for row in rows if row.state != "verified"]
+        failed = [row.key for row in rows if not row.verified]
         if failed:
             raise CommandError(f"{len(failed)} of {len(rows)} not verified: {', '.join(failed)}")
 
