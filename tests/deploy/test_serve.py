@@ -25,7 +25,7 @@ from tests.conftest import sketch
 from tests.security.test_documents import ARGUMENT_BOMB, DEF_BOMB
 from tests.site.conftest import release_ii3
 from tests.verifier.conftest import worker_database_url
-from tests.verifier.processes import ROOT, free_port, wait_for
+from tests.verifier.processes import ROOT, die_with_parent, free_port, wait_for
 
 pytestmark = [pytest.mark.serve, pytest.mark.django_db(transaction=True)]
 
@@ -71,7 +71,8 @@ def serving(script: str, env: dict[str, str], log: Path) -> Iterator[tuple[str, 
     address and process group; stop it however it went."""
     with log.open("a") as out:
         process = subprocess.Popen([script], cwd=ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   preexec_fn=die_with_parent)
     base = f"http://127.0.0.1:{env['PORT']}"
     try:
         wait_for(lambda: fetch(base + "/")[0] or process.poll() is not None, timeout=180,

@@ -3,6 +3,7 @@
 No pytest here, so bench/verify runs the same worker the tests do.
 """
 
+import ctypes
 import os
 import signal
 import socket
@@ -13,6 +14,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
+
+
+def die_with_parent() -> None:
+    """In a child, before it runs: SIGTERM it when the test process ends, however that ends
+    (an interrupted run, a killed pytest), so no worker or server outlives the run and holds
+    its test database. Linux's PR_SET_PDEATHSIG; elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+PR_SET_PDEATHSIG = 1
 
 
 def free_port() -> int:
@@ -73,7 +85,8 @@ class Worker:
         ]
         with self.log.open("w") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
+                                            stderr=subprocess.STDOUT, start_new_session=True,
+                                            preexec_fn=die_with_parent)
         wait_for(lambda: " ready." in self.log_text() or self.process.poll() is not None,
                  timeout=60, what=f"worker {self.name} to start")
         assert self.process.poll() is None, f"worker {self.name} died:\n{self.log_text()}"
@@ -134,7 +147,7 @@ class RedisServer:
         self.process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--dir", str(self.workdir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent,
         )
         wait_for(self._answers, timeout=10, what=f"redis on port {self.port}")
 
