@@ -277,6 +277,7 @@ LIMIT_CHAPTER_TYPESET_ENTRIES = env.int("LIMIT_CHAPTER_TYPESET_ENTRIES", 12_000)
 # row a line, cost under that), and each field's name and short value within 64.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 8 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
+LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one typed practice answer
 LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
 LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
 # The engine work one problem may ask of the verifier, estimated from its shapes before anything

@@ -12,10 +12,11 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
+from curriculum.bodies import PROCESS_BODIES
 from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS
 from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
 from curriculum.domain.gate import PublishOutdated, PublishRefused
-from curriculum.domain.reading import PROCESS_BODIES, NotVisible
+from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden
 
 from . import chapters, lists, operations, practice, search, writes  # noqa: F401  (writes: on chapters.router)

@@ -13,14 +13,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Router, Schema
 from ninja.pagination import LimitOffsetPagination, paginate
 
-from curriculum.domain.reading import (
-    PROCESS_BODIES,
-    Listing,
-    NotVisible,
-    books_listing,
-    chapters_listing,
-    listing_key,
-)
+from curriculum.bodies import PROCESS_BODIES, listing_key
+from curriculum.domain.reading import Listing, NotVisible, books_listing, chapters_listing
 
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import BOOK_FILTER, NUMERAL

@@ -20,7 +20,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
-from curriculum.domain.reading import Freshness, ReaderView, body_cached
+from curriculum.bodies import body_cached
+from curriculum.domain.reading import Freshness, ReaderView
 
 from .auth import Caller
 

@@ -25,7 +25,6 @@ from .markup import render
 from .placeholders import PLACEHOLDER, placeholders_expand
 from .reading import NotVisible, chapter_for_reader
 
-MAX_ANSWER_CHARS = 20_000
 NUMBER = re.compile(
     r"[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[-+]?[0-9]+)?|nan|inf|infinity)", re.ASCII | re.IGNORECASE
 )
@@ -114,8 +113,11 @@ def answer_parse(text: str) -> tuple[Any, bool]:
     text = text.strip()
     if not text:
         raise AnswerInvalid("type the answer: a number, a vector or a matrix")
-    if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerInvalid(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    if len(text) > settings.LIMIT_ANSWER_CHARS:
+        raise AnswerInvalid(
+            f"the answer is longer than {settings.LIMIT_ANSWER_CHARS} characters "
+            "(LIMIT_ANSWER_CHARS)"
+        )
     if text[0] in "[{":
         if json_too_deep(text.encode()):
             raise AnswerInvalid(f"the answer nests more than {settings.LIMIT_JSON_DEPTH} deep")

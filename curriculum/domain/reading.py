@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 from django.db.models import (
@@ -29,7 +28,6 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import MD5, Coalesce, Concat, Length
 
-from curriculum.cache import ProcessBytes
 from curriculum.models import Book, Chapter, Release
 from curriculum.queries import Prepared
 
@@ -153,29 +151,6 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
         view = reader_view(code, chapter_snapshot(chapters_with_parts().get(code=code)), None, None)
         cache.set(key, view, timeout=WORKING_COPY_CACHE_SECONDS)
     return view
-
-
-BODY_CACHE_SECONDS = 7 * 24 * 3600
-PROCESS_BODIES = ProcessBytes(settings.LOCAL_BODY_CACHE_BYTES)
-
-
-def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -> bytes:
-    """A response body (chapter JSON, a page) made once per version of what it shows, then read
-    from this process's copy, else the shared cache: a 200 costs the freshness query and a
-    memory read. `kind` names the form and whatever else the bytes depend on (a template's
-    version); the snapshot and render formats are in the key, so a deploy that changes them
-    never serves old bytes, and so is the time of the version, so a database made again
-    (release 1 anew) never meets an old release 1."""
-    stamp = freshness.last_modified.isoformat()
-    key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}:{stamp}"
-    body = PROCESS_BODIES.get(key)
-    if body is None:
-        body = cache.get(key)
-        if body is None:
-            body = make()
-            cache.set(key, body, timeout=BODY_CACHE_SECONDS)
-        PROCESS_BODIES.set(key, body)
-    return body
 
 
 def release_for_reader(*, code: str, number: int, staff: bool = False) -> ReaderView:
@@ -373,22 +348,3 @@ def course_version() -> str:
     a millisecond), no row read twice."""
     row = _COURSE.first()
     return (row or {}).get("digest") or "empty"
-
-
-def listing_key(kind: str) -> str:
-    """Where a list's bytes are kept for this version of the course: `kind` names the form, the
-    reader's kind (staff see drafts) and the parameters."""
-    return f"list:{kind}:{course_version()}"
-
-
-def listing_cached(*, kind: str, make: Callable[[], bytes]) -> bytes:
-    """A list's bytes (the home page, a book's page) made once per version of the course, then
-    served from this process's copy: the version query and a memory read. Only this process
-    keeps them (what a list shows is the code's too, the ladder's names; a deploy starts new
-    processes, empty)."""
-    key = listing_key(kind)
-    body = PROCESS_BODIES.get(key)
-    if body is None:
-        body = make()
-        PROCESS_BODIES.set(key, body)
-    return body

@@ -10,6 +10,7 @@ does.
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -78,7 +79,7 @@ def _check(request: HttpRequest, practice: Practice, instance: int) -> HttpRespo
     request.session[_session_key(practice)] = {
         **outcome,
         "instance": instance,
-        "answer": text[:2000],
+        "answer": text[: settings.LIMIT_ANSWER_CHARS],  # what a check reads at most
     }
     return HttpResponseRedirect(_address(practice, instance) + "#result", status=303)
 

@@ -11,17 +11,16 @@ from django.shortcuts import render
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
+from curriculum.bodies import body_cached, listing_cached
 from curriculum.domain.markup import RENDER_VERSION
 from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.reading import (
     Freshness,
     NotVisible,
     ReaderView,
-    body_cached,
     books_for_reader,
     chapter_for_reader,
     chapter_freshness,
-    listing_cached,
     release_for_reader,
     release_freshness,
 )

@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
-from curriculum.cache import ProcessBytes
+from curriculum.bodies import ProcessBytes
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from curriculum.bodies import PROCESS_BODIES
 from curriculum.domain.chapter_files import chapter_export, chapter_import, load_yaml
 from curriculum.domain.editing import chapter_withdraw
 from curriculum.domain.gate import chapter_publish
-from curriculum.domain.reading import PROCESS_BODIES
 from curriculum.models import Book, Chapter
 from tests.conftest import sketch, verify_now
 
