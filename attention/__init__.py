@@ -10,7 +10,7 @@ from attention.backward import (
 )
 from attention.block import ACTIVATIONS, feed_forward, transformer_block
 from attention.budget import EngineOverTime, cpu_budget
-from attention.compare import Comparison, compare, inputs_scale
+from attention.compare import Comparison, compare
 from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
 from attention.cost import (
     BACKWARD_TERM_NAMES,
@@ -26,6 +26,7 @@ from attention.generated import expand_inputs, instances_problem, is_generated
 from attention.grouped import grouped_query_attention
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.losses import cross_entropy
+from attention.noise import noise_bounds
 from attention.norms import layer_norm, rms_norm
 from attention.positions import rope, sinusoidal_positions
 from attention.registry import (
@@ -86,7 +87,7 @@ __all__ = [
     "attention_head",
     "check",
     "compare",
-    "inputs_scale",
+    "noise_bounds",
     "cpu_budget",
     "evaluate",
     "evaluation_work",

@@ -68,10 +68,8 @@ MIN_FIGURES = 3
 """No tolerance is looser than half a unit in an entry's third significant figure."""
 
 ZERO_SHARE = 2.0**-40
-"""An entry of the engine's value within ZERO_SHARE x the largest number the problem holds (its
-value's entries and its inputs) of 0 is float noise, an exact 0, and must be answered within
-that bound: some four thousand units in the last place of that number, what the rounding of
-sums of as many terms leaves. Nothing else is taken as 0, whatever its scale."""
+"""How close an answer to an entry that is 0 must be: this share of its output's largest
+|entry| (an exact 0 answered 1e-30 beside 1 stands; 1e-6 does not)."""
 
 ROUNDING = 1 + 1e-9
 """Half a unit is computed in floats: an answer exactly half a unit away is not refused."""
@@ -84,32 +82,20 @@ def half_unit(value: np.ndarray, figures: int) -> np.ndarray:
     return 0.5 * 10.0 ** (magnitude - figures + 1) * ROUNDING
 
 
-def zero_bound(value: np.ndarray, scale: float = 0.0) -> float:
-    """How close to 0 an entry of ``value`` is taken as an exact 0: ZERO_SHARE of the largest
-    of its entries and ``scale`` (the inputs', ``inputs_scale``)."""
-    return ZERO_SHARE * max(float(np.max(np.abs(value), initial=0.0)), scale)
-
-
-def inputs_scale(inputs: object) -> float:
-    """The largest |number| among a problem's inputs, a generated input counting as its largest
-    parameter (scale, 1 unless given; mean, low, high): what an exact 0 of the value is computed
-    from, so its float noise is measured against it."""
-    if isinstance(inputs, Mapping):
-        if "generate" in inputs:
-            given = [inputs.get("scale", 1.0), *(inputs.get(k) for k in ("mean", "low", "high"))]
-            return max(inputs_scale(number) for number in given)
-        return max((inputs_scale(v) for v in inputs.values()), default=0.0)
-    if isinstance(inputs, (list, tuple)):
-        return max((inputs_scale(v) for v in inputs), default=0.0)
-    if isinstance(inputs, (int, float)) and not isinstance(inputs, bool):
-        magnitude = abs(float(inputs))
-        return magnitude if math.isfinite(magnitude) else 0.0
-    return 0.0
+def zero_bound(value: np.ndarray, zero: object = None) -> np.ndarray:
+    """Each entry's bound within which it is an exact 0 and must be answered so: ``zero`` as
+    the engine's `noise_bounds` made it, or by default only an entry that is exactly 0."""
+    if zero is not None:
+        bound = np.asarray(zero, dtype=np.float64)
+        if bound.shape == value.shape:
+            return bound
+    scale = float(np.max(np.abs(value), initial=0.0))
+    return np.where(value == 0, ZERO_SHARE * scale, 0.0)
 
 
 def _allowed(
     got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None,
-    zero: float,
+    zero: np.ndarray,
 ) -> np.ndarray:
     """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in
     its MIN_FIGURES-th figure; an exact 0 within the zero bound."""
@@ -117,14 +103,19 @@ def _allowed(
         allowed = np.minimum(atol + rtol * np.abs(expected), half_unit(got, MIN_FIGURES))
     else:
         allowed = half_unit(got, max(digits, MIN_FIGURES))
-    return np.where(np.abs(got) <= zero, zero, allowed)
+    return np.where(_is_zero(got, zero), zero, allowed)
+
+
+def _is_zero(got: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    return (got == 0) | ((zero > 0) & (np.abs(got) <= zero))
 
 
 def _rule_words(
-    v: float, e: float, zero: float, rtol: float, atol: float, digits: int | None
+    v: float, e: float, zero: float, *, rtol: float, atol: float, digits: int | None
 ) -> str:
-    """Which rule refused ``e`` for ``v``, in words (after a colon, or after a space)."""
-    if abs(v) <= zero:
+    """Which rule refused ``e`` for ``v`` (``zero``: the entry's bound), in words (after a
+    colon, or after a space)."""
+    if v == 0 or (zero > 0 and abs(v) <= zero):
         return ": an entry that is exactly 0 must be answered 0"
     if digits is not None:
         return f" to {max(digits, MIN_FIGURES)} significant figures"
@@ -133,7 +124,7 @@ def _rule_words(
     return f" to {MIN_FIGURES} significant figures"
 
 
-def _counted(v: float, e: float) -> str:
+def _counted(v: float, e: float, zero: float) -> str:
     return ": a count is compared exactly"
 
 
@@ -154,12 +145,14 @@ def _refusal(
     bad: np.ndarray,
     got: np.ndarray,
     expected: np.ndarray,
-    rule: Callable[[float, float], str],
+    rule: Callable[[float, float, float], str],
+    zero: np.ndarray,
 ) -> str:
     """The first entry refused, which rule refused it, and how many more were."""
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     v, e = float(got[first]), float(expected[first])
-    text = f"{prefix}{_entry(first)}{_number(e, v)} is not {_number(v, e)}{rule(v, e)}"
+    words = rule(v, e, float(zero[first]))
+    text = f"{prefix}{_entry(first)}{_number(e, v)} is not {_number(v, e)}{words}"
     more = int(bad.sum()) - 1
     return text + (f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else "")
 
@@ -171,7 +164,7 @@ def _compare_arrays(
     atol: float,
     label: str,
     digits: int | None,
-    scale: float,
+    zero: object,
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
@@ -195,15 +188,15 @@ def _compare_arrays(
     nonzero = expected != 0
     with np.errstate(over="ignore"):  # over a subnormal expected value: inf, said as such
         rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
+    bounds = zero_bound(got, zero)
     if counts.dtype.kind in "iu":  # counts and sizes: exact, whatever the tolerance
         bad = counts != expected
-        rule: Callable[[float, float], str] = _counted
+        rule: Callable[[float, float, float], str] = _counted
     else:
-        zero = zero_bound(got, scale)
-        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits, zero))
-        rule = partial(_rule_words, zero=zero, rtol=rtol, atol=atol, digits=digits)
+        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits, bounds))
+        rule = partial(_rule_words, rtol=rtol, atol=atol, digits=digits)
     ok = not bad.any()
-    message = "" if ok else _refusal(prefix, bad, got, expected, rule)
+    message = "" if ok else _refusal(prefix, bad, got, expected, rule, bounds)
     return Comparison(ok, float(diff.max()), rel, message)
 
 
@@ -213,15 +206,15 @@ def compare(
     rtol: float = 1e-6,
     atol: float = 1e-9,
     digits: int | None = None,
-    scale: float = 0.0,
+    zero: object = None,
 ) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
     Entry by entry, ``e`` against the engine's ``v``: ``|v - e| <= atol + rtol * |e|`` (numpy's
     isclose), or with ``digits`` within half a unit in the ``digits``-th significant figure of
     ``v``; never looser than half a unit in its MIN_FIGURES-th figure, whatever was stated. An
-    entry within ``zero_bound`` of 0 (``scale``: the inputs', ``inputs_scale``) must be
-    answered within that bound, and integer values
+    entry the engine's ``noise_bounds`` (``zero``; by default, an entry exactly 0) finds to
+    be 0 must be answered within its bound, and integer values
     (counts) exactly. Mappings are compared key by key and a missing or extra key is a
     mismatch. The message names the first entry refused and the rule that refused it. The
     relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when
@@ -249,7 +242,8 @@ def compare(
         worst_abs = math.inf if not ok else 0.0
         worst_rel = math.inf if not ok else 0.0
         for key in sorted(set(wanted) & set(got)):
-            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits, scale)
+            bound = zero.get(key) if isinstance(zero, Mapping) else None
+            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits, bound)
             ok &= part.ok
             worst_abs = max(worst_abs, part.max_abs_error)
             worst_rel = max(worst_rel, part.max_rel_error)
@@ -264,7 +258,7 @@ def compare(
             "the answer is a number or array but the engine's value names values "
             f"({_names(value)})",
         )
-    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits, scale)
+    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits, zero)
 
 
 NAMES_SHOWN = 5

@@ -26,12 +26,14 @@ def tolerance_of(problem: Problem) -> dict[str, Any]:
     return {"rtol": problem.rtol, "atol": problem.atol}
 
 
-def answer_compare(*, problem: Problem, value: Any, answer: Any) -> "attention.Comparison":
-    """The engine's value against an answer, to the problem's tolerance, an exact 0 judged
-    against the scale of the problem's own inputs: the one comparison verdicts and practice
-    checks make."""
-    scale = attention.inputs_scale(problem.inputs)
-    return attention.compare(value, answer, **tolerance_of(problem), scale=scale)
+def answer_compare(
+    *, problem: Problem, value: Any, answer: Any, instance: int = 0
+) -> "attention.Comparison":
+    """The engine's value against an answer, to the problem's tolerance, an entry taken as 0
+    only where the engine finds it float noise (`attention.noise_bounds`): the one comparison
+    verdicts and practice checks make."""
+    zero = attention.noise_bounds(problem.operation, problem.inputs, problem.ask, value, instance)
+    return attention.compare(value, answer, **tolerance_of(problem), zero=zero)
 
 
 def tolerance_text(problem: Problem) -> str:
@@ -116,7 +118,7 @@ def answer_check(
         return CheckResult(False, message, shape, shown)
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask, instance)
-        result = answer_compare(problem=problem, value=value, answer=answer)
+        result = answer_compare(problem=problem, value=value, answer=answer, instance=instance)
     except attention.EngineInputError as error:
         return CheckResult(False, str(error), shape, shown)
     refused = f"not the engine's value {checked_as(problem)}"  # which tolerance, not how far

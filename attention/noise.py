@@ -1,0 +1,91 @@
+"""Which entries of the engine's value are float noise, an exact 0 computed inexactly.
+
+An entry is noise only where the computation itself cannot tell it from 0: run again on inputs
+moved by a relative PERTURBATION (a few hundred units in the last place), it moves by as much
+as it measures. An entry that is exactly 0 is noise; so is 1e-17 left where a mathematically
+exact 0 was summed. An entry computed apart from larger ones (0.3 beside 1e12 in another
+column, 1e-13 from inputs that small) barely moves and is a number to answer, whatever its size
+beside the rest. The second run is made only when the value has an entry small enough beside
+its largest to be in doubt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from attention.compare import ZERO_SHARE
+from attention.errors import EngineInputError
+from attention.generated import expand_inputs
+from attention.registry import evaluate
+
+PERTURBATION = 2.0**-44
+"""How far each float input is moved, relatively, with a random sign: well above rounding
+(2^-52), well below any difference an answer is judged by."""
+
+MOVED = 4.0
+"""An entry within MOVED x how far the perturbation moved it of 0 is noise."""
+
+IN_DOUBT = 2.0**-20
+"""Only an entry below this share of its output's largest |entry| may be noise."""
+
+def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0) -> Any:
+    """For each entry of ``value`` (the engine's, an array or a mapping of named arrays): how
+    close to 0 it is taken as 0, or 0.0 where it is a number to answer."""
+    arrays = value if isinstance(value, Mapping) else {"": value}
+    floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
+    doubtful = any(_in_doubt(v).any() for k, v in floats.items() if not _counts(arrays[k]))
+    moved = _moved(operation, inputs, ask, instance) if doubtful else None
+    bounds = {}
+    for key, got in floats.items():
+        scale = float(np.max(np.abs(got), initial=0.0))
+        bound = np.where(got == 0, ZERO_SHARE * scale, 0.0)
+        if moved is not None and not _counts(arrays[key]):
+            other = np.asarray(moved[key] if isinstance(moved, Mapping) else moved, np.float64)
+            if other.shape == got.shape:
+                shift = MOVED * np.abs(got - other)
+                noise = _in_doubt(got) & (np.abs(got) <= shift)
+                bound = np.where(noise, np.maximum(shift, ZERO_SHARE * scale), bound)
+        bounds[key] = bound
+    return bounds if isinstance(value, Mapping) else bounds[""]
+
+
+def _counts(value: Any) -> bool:
+    return np.asarray(value).dtype.kind in "iub"
+
+
+def _in_doubt(got: np.ndarray) -> np.ndarray:
+    scale = float(np.max(np.abs(got), initial=0.0))
+    return (got != 0) & (np.abs(got) <= IN_DOUBT * scale)
+
+
+def _moved(operation: Any, inputs: Any, ask: Any, instance: int) -> Any:
+    """The value again, every list of numbers moved by PERTURBATION with random signs (lists of
+    whole numbers too, as the tensors they are; where the operation refuses that, as for class
+    indices, only lists of floats); None where even that is refused."""
+    given = expand_inputs(inputs, instance) if isinstance(inputs, Mapping) else None
+    if given is None:
+        return None
+    for kinds in ("iuf", "f"):
+        rng = np.random.default_rng(20240)
+        moved = {name: _move(v, kinds, rng) for name, v in given.items()}
+        try:
+            return evaluate(operation, moved, ask, 0)
+        except EngineInputError:
+            continue
+    return None
+
+
+def _move(node: Any, kinds: str, rng: np.random.Generator) -> Any:
+    if not isinstance(node, (list, tuple, np.ndarray)):
+        return node  # a scalar is a count or a setting (heads, eps): kept
+    try:
+        array = np.asarray(node)
+    except ValueError:  # ragged: the engine says so on its own run
+        return node
+    if array.dtype.kind not in kinds or array.dtype.kind == "b":
+        return node
+    signs = rng.choice((-1.0, 1.0), size=array.shape)
+    return (array.astype(np.float64) * (1.0 + PERTURBATION * signs)).tolist()
