@@ -14,3 +14,6 @@ class CurriculumConfig(AppConfig):
 
     def ready(self):
         post_migrate.connect(_ensure_roles, sender=self)
+        # Celery's registry of this process: the domain sends tasks by name, and a registered
+        # task runs in-process when there is no broker, with its own options (time limits).
+        import curriculum.tasks  # noqa: F401

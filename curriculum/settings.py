@@ -158,7 +158,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": env.float("VERIFY_BROKER_SOCKET_TIMEOUT", 1.5),
     "max_retries": 1,
     # Redis keeps a list per priority and a worker takes from the first that holds a task:
-    # a check's level (curriculum/domain/verification_dispatch.py) is its priority, 0 first.
+    # a check's level (curriculum/domain/verification/dispatch.py) is its priority, 0 first.
     "priority_steps": list(range(10)),
 }
 # The engine's own run of one check (instance 0 and every reader instance) may use this much CPU

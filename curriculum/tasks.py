@@ -1,4 +1,5 @@
-"""Celery tasks: thin callers of the verification service; retries live here."""
+"""Celery tasks: thin callers of the verification service; retries and the task's soft time
+limit (an interruption of the worker's turn, `Slice`) live here. The domain sends them by name."""
 
 from datetime import timedelta
 
@@ -7,8 +8,13 @@ from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError
 
-from curriculum.domain.verification import verdict_decide, verdicts_decide, verdicts_sweep
-from curriculum.domain.verification_dispatch import Slice, verdict_enqueue_now
+from curriculum.domain.verification import (
+    Slice,
+    verdict_decide,
+    verdict_enqueue_now,
+    verdicts_decide,
+    verdicts_sweep,
+)
 
 
 class Checks(Task):
@@ -32,6 +38,9 @@ def _checks(name: str, args, kwargs) -> list:
     return [(args[0], args[1] if len(args) > 1 else None)]
 
 
+INTERRUPT = (SoftTimeLimitExceeded,)
+"""What ends a task's turn inside a check: the check is handed on, not decided."""
+
 RELIABLY = {
     "base": Checks,
     "acks_late": True,
@@ -46,7 +55,8 @@ RELIABLY = {
 @shared_task(**RELIABLY)
 def verify_solution(solution_id: int, checked: str | None = None) -> str | None:
     """Decide one solution's verdict for the fingerprint `checked` (None: whatever is pending)."""
-    return verdict_decide(solution_id=solution_id, checked=checked)
+    run = Slice.of_task(interrupt=INTERRUPT)
+    return verdict_decide(solution_id=solution_id, checked=checked, run=run)
 
 
 @shared_task(**RELIABLY)
@@ -54,7 +64,7 @@ def verify_batch(checks: list[tuple[int, str]], level: int = 0) -> int:
     """Decide many checks (solution id, fingerprint) together, for one slice of the worker's
     time; what the slice does not reach goes on at the next level. Returns how many were
     written."""
-    run = Slice.of_task(level)
+    run = Slice.of_task(level, interrupt=INTERRUPT)
     return len(verdicts_decide(checks=[(sid, checked) for sid, checked in checks], run=run))
 
 

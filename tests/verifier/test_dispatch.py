@@ -8,8 +8,7 @@ import pytest
 from django.utils import timezone
 
 from curriculum.celery import app
-from curriculum.domain.verification import verdict_request, verdicts_decide, verdicts_sweep
-from curriculum.domain.verification_dispatch import Slice
+from curriculum.domain.verification import Slice, verdict_request, verdicts_decide, verdicts_sweep
 from curriculum.models import Solution, Verdict
 
 from .conftest import WORKER_ENV, decided, import_chapter, uniform_problem, worker_database_url

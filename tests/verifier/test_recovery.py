@@ -245,19 +245,19 @@ def silent_broker():
 
 SAVE = """
 import time
-from curriculum.domain import verification_dispatch
+from curriculum.domain.verification import dispatch
 from curriculum.domain.chapter_files import file_import
 text = open({path!r}).read()
 file_import(text=text, dry_run=True)  # KaTeX's Node process starts here, outside the measure
 waited = []
-send = verification_dispatch._send
+send = dispatch._send
 def timed(*args):
     started = time.monotonic()
     try:
         return send(*args)
     finally:
         waited.append(time.monotonic() - started)
-verification_dispatch._send = timed
+dispatch._send = timed
 file_import(text=text)
 print(f"waited on the broker {{sum(waited):.3f}} s in {{len(waited)}} sends")
 """

@@ -16,6 +16,10 @@ a task; within a level, in order of arrival):
 
 Levels stop at LAST_LEVEL, where tasks wait in order of arrival. A batch carries at most
 VERIFY_BATCH_SIZE checks, so what a slice hands on is one bounded message.
+
+Tasks are sent by name (the adapter, curriculum/tasks.py, defines them and imports the domain,
+never the reverse): a registered task is run as its own `apply_async` would (in-process when
+there is no broker, with its time limits); an unregistered one is sent by name alone.
 """
 
 import logging
@@ -23,10 +27,12 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
+
+from curriculum.celery import app
 
 logger = logging.getLogger(__name__)
 
@@ -67,11 +73,23 @@ def _send(send: Callable[[], Any], what: str) -> bool:
     return True
 
 
+VERIFY_SOLUTION = "curriculum.tasks.verify_solution"
+VERIFY_BATCH = "curriculum.tasks.verify_batch"
+
+
+def _task(name: str, args: tuple, kwargs: dict | None = None, *, level: int) -> Callable[[], Any]:
+    """Sending the task called `name` at `level`, as its own `apply_async` would send it."""
+    return app.signature(name, args, kwargs or {}, priority=_priority(level)).apply_async
+
+
+def verdict_enqueue(*, solution_id: int, checked: str) -> None:
+    """After commit, so the worker never reads content older than what asked for the check."""
+    transaction.on_commit(lambda: verdict_enqueue_now(solution_id=solution_id, checked=checked))
+
+
 def verdict_enqueue_now(*, solution_id: int, checked: str | None, level: int = 0) -> bool:
     """One check, alone in its task: a single save gets its verdict without waiting on others."""
-    from curriculum.tasks import verify_solution
-
-    send = partial(verify_solution.apply_async, (solution_id, checked), priority=_priority(level))
+    send = _task(VERIFY_SOLUTION, (solution_id, checked), level=level)
     return _send(send, f"solution {solution_id}")
 
 
@@ -84,14 +102,12 @@ def backlog_level(waiting: int) -> int:
 def verdicts_enqueue_now(*, checks: list[tuple[int, str]], level: int = 0) -> int:
     """Many checks, VERIFY_BATCH_SIZE to a task, the k-th batch at `level` + k; returns how many
     checks were sent."""
-    from curriculum.tasks import verify_batch
-
     size = max(settings.VERIFY_BATCH_SIZE, 1)
     sent = 0
     for number, start in enumerate(range(0, len(checks), size)):
         batch = checks[start : start + size]
         at = min(level + number, LAST_LEVEL)
-        send = partial(verify_batch.apply_async, (batch,), {"level": at}, priority=_priority(at))
+        send = _task(VERIFY_BATCH, (batch,), {"level": at}, level=at)
         sent += len(batch) * _send(send, f"{len(batch)} solutions from {batch[0][0]}")
     return sent
 
@@ -100,7 +116,10 @@ def verdicts_enqueue_now(*, checks: list[tuple[int, str]], level: int = 0) -> in
 class Slice:
     """One task's turn on a worker: it starts checks until `seconds` have passed (always at
     least one), and what it did not reach, or what the task's soft time limit interrupted, is
-    handed on at the next level. Nothing here decides a verdict: it is only scheduling."""
+    handed on at the next level. Nothing here decides a verdict: it is only scheduling.
+
+    `interrupt` names what ends the turn from outside the check it is in (the task's soft time
+    limit, given by the task): that check is handed on, not decided."""
 
     level: int = 0
     seconds: float = math.inf
@@ -108,13 +127,14 @@ class Slice:
     started: int = 0
     interrupted: bool = False
     left: list[tuple[int, str]] = field(default_factory=list)
+    interrupt: tuple[type[BaseException], ...] = ()
 
     @classmethod
-    def of_task(cls, level: int = 0) -> "Slice":
+    def of_task(cls, level: int = 0, *, interrupt: tuple[type[BaseException], ...] = ()) -> "Slice":
         """A worker's turn; tasks run in-process (no broker) have no queue to share."""
         if settings.CELERY_TASK_ALWAYS_EAGER:
-            return cls(level=level)
-        return cls(level=level, seconds=settings.VERIFY_SLICE_SECONDS)
+            return cls(level=level, interrupt=interrupt)
+        return cls(level=level, seconds=settings.VERIFY_SLICE_SECONDS, interrupt=interrupt)
 
     def open(self) -> bool:
         """Whether another check may start in this turn."""

@@ -1,0 +1,245 @@
+"""Deciding: the engine's word on each pending check, written only while the fingerprint it
+checked is still the one pending (compare-and-set), so a run that raced an edit, or ran twice,
+changes nothing.
+"""
+
+import json
+import logging
+import math
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+import attention
+from curriculum.models import Problem, Solution, Verdict
+
+from ..answers import answer_compare, instances_error
+from ..locks import chapters_lock
+from ..rows import ROWS, one_statement
+from ..tolerances import tolerance_problems
+from ..work_budget import work_refusal
+from .dispatch import Slice
+from .fingerprints import CHECKED, checkable, fingerprint
+from .state import DECIDED, Status, chapters_touch, column_type
+
+logger = logging.getLogger(__name__)
+
+
+def jsonable(value):
+    """An engine value (numpy arrays and scalars, in dicts) as JSON stores it."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
+def verdict_decide(
+    *, solution_id: int, checked: str | None = None, run: Slice | None = None
+) -> str | None:
+    """Recompute one pending solution with the engine and record the verdict.
+
+    `checked` is the fingerprint the check was requested for: a task sent before an edit finds
+    another fingerprint pending and does nothing (the edit sent its own). Returns the status
+    written, or None when there was nothing to decide (already decided, deleted, or edited).
+    """
+    return verdicts_decide(checks=[(solution_id, checked)], run=run).get(solution_id)
+
+
+def verdicts_decide(
+    *, checks: list[tuple[int, str | None]], run: Slice | None = None
+) -> dict[int, str]:
+    """Decide a batch of checks (solution id, fingerprint or None); the statuses written.
+
+    Each is decided as `verdict_decide` would: only while that fingerprint is still the one
+    pending, for the content found now, whose own fingerprint the verdict records (a forced
+    request leaves the row's fingerprint as it was, and content may have changed under it).
+    Checks already tried once (their run was killed) are tried one at a time, so a problem that
+    kills its worker takes no other verdict down with it. A worker's task passes its `run`
+    (`Slice`): what the slice does not reach is handed on, never decided here.
+    """
+    run = run or Slice()
+    wanted = dict(checks)
+    due = []
+    batch = (
+        checkable()
+        .select_related("verdict")
+        .only(*CHECKED, "verdict__status", "verdict__fingerprint", "verdict__attempts")
+    )
+    for solution in batch.filter(pk__in=wanted):
+        verdict = getattr(solution, "verdict", None)
+        if verdict is None or verdict.status != Status.PENDING:
+            continue
+        if wanted[solution.pk] not in (None, verdict.fingerprint):
+            continue  # asked for before a later request, which sent its own check
+        due.append((solution, verdict.fingerprint))
+    decided: dict[int, str] = {}
+    first = [d for d in due if d[0].verdict.attempts == 0]
+    if first:
+        decided |= _decide_together(first, run)
+    for again in (d for d in due if d[0].verdict.attempts > 0):
+        decided |= _decide_together([again], run)
+    run.hand_on()
+    return decided
+
+
+def _decide_together(due: list[tuple[Solution, str]], run: Slice) -> dict[int, str]:
+    """Count the attempt, run the engine on each outside any transaction, then write every
+    verdict still pending for the fingerprint requested in one transaction (chapters locked
+    first). What `run` does not reach, and a check the task's soft time limit interrupts (the
+    task's clock, not the check's own run), is left to `run` with its attempt taken back."""
+    if not run.open():
+        run.leave([(solution.pk, requested) for solution, requested in due])
+        return {}
+    chapter_of = {solution.pk: solution.problem.chapter_id for solution, _ in due}
+    _attempts_add(chapter_of, 1)
+    fields: dict[int, dict] = {}
+    left: list[tuple[int, str]] = []
+    for solution, requested in due:
+        if not run.open():
+            left.append((solution.pk, requested))
+        elif solution.verdict.attempts >= settings.VERIFY_MAX_ATTEMPTS:
+            fields[solution.pk] = _gave_up(solution.verdict.attempts)
+        else:
+            run.started += 1
+            started = time.perf_counter()
+            try:
+                verdict = _engine_verdict(solution.problem, solution.answer, run.interrupt)
+                fields[solution.pk] = verdict
+            except run.interrupt:
+                run.interrupted = True
+                left.append((solution.pk, requested))
+                continue
+            fields[solution.pk]["duration_ms"] = (time.perf_counter() - started) * 1000
+    fingerprints = {
+        solution.pk: (requested, fingerprint(solution.problem, solution))
+        for solution, requested in due
+        if solution.pk in fields
+    }
+    written = _verdicts_write(fingerprints, fields, chapter_of)
+    if left:
+        _attempts_add({sid: chapter_of[sid] for sid, _ in left}, -1)
+        run.leave(left)
+    return written
+
+
+def _attempts_add(chapter_of: dict[int, int], step: int) -> None:
+    """Count (1) or take back (-1) a run of these pending checks, their chapters locked first."""
+    with transaction.atomic():
+        chapters_lock(chapter_ids=chapter_of.values())
+        Verdict.objects.filter(solution_id__in=chapter_of, status=Status.PENDING).update(
+            attempts=F("attempts") + step
+        )
+
+
+def _gave_up(runs: int) -> dict[str, Any]:
+    return {
+        "status": Status.ERROR,
+        "engine_version": attention.ENGINE_VERSION,
+        "message": (
+            f"the engine never finished in {runs} runs: each ended with its worker (killed, or "
+            f"past the task's hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s)"
+        ),
+    }
+
+
+def _verdicts_write(
+    checked: dict[int, tuple[str, str]], fields: dict[int, dict], chapter_of: dict[int, int]
+) -> dict[int, str]:
+    """Compare-and-set per verdict, all in one transaction; each chapter touched once.
+    `checked` holds each solution's fingerprint requested and that of the content checked."""
+    if not fields:
+        return {}
+    now = timezone.now()
+    with transaction.atomic():
+        # the chapter rows before the verdict rows, in the order every writer takes them, so a
+        # decision never deadlocks with a save, an import or a re-verification of the chapter
+        chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})
+        written = _compare_and_set(checked, {sid: DECIDED | v for sid, v in fields.items()}, now)
+        chapters_touch({chapter_of[solution_id] for solution_id in written})
+    return written
+
+
+def _compare_and_set(
+    checked: dict[int, tuple[str, str]], fields: dict[int, dict], now
+) -> dict[int, str]:
+    """Write each verdict, with the fingerprint of what was checked, only while the one
+    requested is still pending: one UPDATE for the whole batch; returns the statuses written."""
+    if not one_statement():
+        return {
+            sid: values["status"]
+            for sid, values in fields.items()
+            if Verdict.objects.filter(
+                solution_id=sid, status=Status.PENDING, fingerprint=checked[sid][0]
+            ).update(**values | {"fingerprint": checked[sid][1], "decided_at": now})
+        }
+    names = [name for name in DECIDED if name != "decided_at"]
+    q = connection.ops.quote_name
+    columns = ", ".join(f"{q(name)} = d.{name}" for name in ("fingerprint", *names))
+    record = ", ".join(f"{name} {column_type(name)}" for name in names)
+    sql = (
+        f"UPDATE {q(Verdict._meta.db_table)} AS v SET {q('decided_at')} = %s, {columns} "
+        f"FROM {ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}) "
+        "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.requested "
+        "RETURNING v.solution_id, v.status"
+    )
+    rows = [
+        {"solution_id": sid, "requested": checked[sid][0], "fingerprint": checked[sid][1]}
+        | {name: values[name] for name in names}
+        for sid, values in fields.items()
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [now, json.dumps(rows), Status.PENDING])
+        return dict(cursor.fetchall())
+
+
+def _engine_verdict(
+    problem: Problem, answer: Any, interrupt: tuple[type[BaseException], ...]
+) -> dict:
+    """The engine's word on one answer; bad input of any kind is an error verdict, not a crash,
+    but an `interrupt` (the task's soft time limit) is left to the caller's turn."""
+    fields: dict = {"engine_version": attention.ENGINE_VERSION}
+    loose = tolerance_problems(
+        rtol=problem.rtol, atol=problem.atol, digits=problem.digits, answer=answer
+    )
+    if loose:  # stored before the bound existed: never called right
+        reasons = "; ".join(f"{key}: {message}" for key, message in loose.items())
+        return fields | {"status": Status.ERROR, "message": f"tolerance too wide: {reasons}"}
+    too_much = work_refusal(operation=problem.operation, inputs=problem.inputs)
+    if too_much and not attention.check(problem.operation, problem.inputs, problem.ask):
+        return fields | {"status": Status.ERROR, "message": too_much}
+    try:
+        with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
+            value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
+            result = answer_compare(problem=problem, value=value, answer=answer)
+            unsound = instances_error(problem=problem)
+        if unsound:
+            return fields | {"status": Status.ERROR, "message": unsound}
+    except attention.EngineInputError as error:
+        return fields | {"status": Status.ERROR, "message": str(error)}
+    except attention.EngineOverTime as over:  # the run's own CPU time, whatever the load
+        return fields | {"status": Status.ERROR, "message": f"{over} (VERIFY_ENGINE_SECONDS)"}
+    except interrupt:
+        raise  # the task's clock, not this check's: the caller sends it again
+    except Exception as error:  # noqa: BLE001 - the time limit, memory, an engine fault
+        logger.exception("engine failed on %s", problem)
+        return fields | {
+            "status": Status.ERROR,
+            "message": f"the engine failed: {type(error).__name__}: {error}",
+        }
+    return fields | {
+        "status": Status.VERIFIED if result.ok else Status.MISMATCH,
+        "max_abs_error": _finite_or_none(result.max_abs_error),
+        "max_rel_error": _finite_or_none(result.max_rel_error),
+        "engine_value": jsonable(value),
+        "message": result.message,
+    }
+
+
+def _finite_or_none(number: float) -> float | None:
+    """A shape mismatch has no meaningful error size (the engine says inf); store none."""
+    return number if math.isfinite(number) else None
