@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -165,24 +165,3 @@ def expand_inputs(inputs: Mapping[str, Any], instance: int = 0) -> dict[str, Any
     if problems:
         raise EngineInputError(problems)
     return expanded
-
-
-def instances_problem(
-    operation: str, inputs: Mapping[str, Any], ask: Mapping[str, Any], instances: Iterable[int]
-) -> str:
-    """Why one of these instances cannot be computed, naming the first that fails; "" if none.
-
-    A generated problem is sound only when every reader instance is: a draw can make a value
-    overflow, or, with other inputs, fail a check that instance 0 passed.
-    """
-    from attention.registry import evaluate  # the registry imports this module
-
-    for instance in instances:
-        try:
-            value = evaluate(operation, inputs, ask, instance=instance)
-        except EngineInputError as error:
-            return f"instance {instance}: {error}"
-        numbers = value.values() if isinstance(value, dict) else [value]
-        if not all(np.all(np.isfinite(np.asarray(n, dtype=np.float64))) for n in numbers):
-            return f"instance {instance}: the engine's value is not finite (NaN or infinity)"
-    return ""
