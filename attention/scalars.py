@@ -7,30 +7,34 @@ cannot stand in for 1.
 from __future__ import annotations
 
 import math
+from typing import Any, TypeGuard
 
 import numpy as np
 
 
-def is_bool(value: object) -> bool:
+def is_bool(value: object) -> TypeGuard[bool | np.bool_]:
     """A Python or numpy boolean."""
     return isinstance(value, (bool, np.bool_))
 
 
-def is_integer(value: object) -> bool:
+def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
     """A Python or numpy integer that is not a boolean."""
     return isinstance(value, (int, np.integer)) and not is_bool(value)
 
 
-def is_number(value: object) -> bool:
+Number = int | float | np.integer[Any] | np.floating[Any]
+
+
+def is_number(value: object) -> TypeGuard[Number]:
     """A Python or numpy integer or float that is not a boolean (it may be NaN or infinite)."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not is_bool(value)
 
 
-def is_finite_number(value: object) -> bool:
+def is_finite_number(value: object) -> TypeGuard[Number]:
     """A number that is neither NaN nor infinite (an integer past float range is not)."""
     if not is_number(value):
         return False
     try:
-        return math.isfinite(value)  # type: ignore[arg-type]
+        return math.isfinite(value)
     except OverflowError:
         return False

@@ -162,7 +162,7 @@ _RANKS = {
 
 
 def _positive_float(value: object) -> float | None:
-    return float(value) if is_finite_number(value) and value > 0 else None  # type: ignore[operator, arg-type]
+    return float(value) if is_finite_number(value) and value > 0 else None
 
 
 def _convert_scalar(
