@@ -3,20 +3,13 @@ and one head of it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from attention.core import attention_head, checked_mha, scaled_dot_product_attention
 from attention.errors import InputProblem
-from attention.limits import (
-    MAX_BATCH,
-    MAX_ELEMENTS,
-    MAX_SEQ_LEN,
-    MAX_WIDTH,
-)
+from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.registry.convert import dims
-from attention.registry.operation import Axes, Example, Operation, Parameter
+from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
 from attention.registry.shapes import (
     MASK_INPUTS,
     MHA_WEIGHTS,
@@ -32,9 +25,7 @@ from attention.registry.shapes import (
 from attention.softmax import softmax
 
 
-def _plan_softmax(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_softmax(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     scores = values.get("scores")
     if scores is None:
@@ -60,13 +51,11 @@ def _plan_softmax(
     return {"out": axes}
 
 
-def _run_softmax(v: dict[str, Any]) -> dict[str, Any]:
+def _run_softmax(v: Values) -> Values:
     return {"out": softmax(v["scores"], v.get("mask"))}
 
 
-def plan_sdpa(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def plan_sdpa(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     q, k, v = (values.get(n) for n in ("q", "k", "v"))
     if q is None:
@@ -106,7 +95,7 @@ def plan_sdpa(
     }
 
 
-def _run_sdpa(v: dict[str, Any]) -> dict[str, Any]:
+def _run_sdpa(v: Values) -> Values:
     out, weights = scaled_dot_product_attention(
         v["q"], v["k"], v["v"], v.get("mask"), v.get("causal") or False
     )
@@ -158,9 +147,7 @@ SDPA = Operation(
 )
 
 
-def _plan_mha(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_mha(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     planned = self_attention(p)
     if planned is None:
@@ -175,7 +162,7 @@ def _plan_mha(
     }
 
 
-def _run_mha(v: dict[str, Any]) -> dict[str, Any]:
+def _run_mha(v: Values) -> Values:
     x, mask = v["x"], v.get("mask")
     seq = x.shape[-2]
     out, weights = checked_mha(
@@ -214,9 +201,7 @@ MHA = Operation(
 )
 
 
-def _plan_head(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_head(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     dims = x_dims(p)
     if dims is None:
@@ -245,7 +230,7 @@ def _plan_head(
     }
 
 
-def _run_head(v: dict[str, Any]) -> dict[str, Any]:
+def _run_head(v: Values) -> Values:
     return attention_head(
         v["x"],
         v["w_q"],

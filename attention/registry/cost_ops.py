@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from attention.cost import BACKWARD_TERM_NAMES, TERM_NAMES, attention_cost, cost_problems
 from attention.errors import InputProblem
-from attention.registry.operation import Axes, Example, Operation, Parameter
+from attention.registry.operation import Example, Operation, Outputs, Parameter, Values
 
 
-def _plan_cost(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_cost(values: Values, problems: list[InputProblem]) -> Outputs | None:
     # the outputs' shapes never depend on the inputs, so ask is checked even when inputs are bad
-    axes: dict[str, Axes | None] = {"flops": (), "params": (), "terms": None}
+    axes: Outputs = {"flops": (), "params": (), "terms": None}
     axes.update({term: () for term in TERM_NAMES})
     backward = values.get("backward", False)
     if backward:
@@ -38,7 +34,7 @@ def _plan_cost(
     return axes
 
 
-def _run_cost(v: dict[str, Any]) -> dict[str, Any]:
+def _run_cost(v: Values) -> Values:
     cost = attention_cost(
         v["seq_len"],
         v["width"],

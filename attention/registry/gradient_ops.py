@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from attention.backward import (
@@ -15,7 +13,7 @@ from attention.errors import InputProblem
 from attention.losses import cross_entropy
 from attention.registry.attention_ops import plan_sdpa
 from attention.registry.convert import dims
-from attention.registry.operation import Axes, Example, Operation, Parameter
+from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
 from attention.registry.shapes import (
     MASK_INPUTS,
     MHA_WEIGHTS,
@@ -29,9 +27,7 @@ from attention.registry.shapes import (
 )
 
 
-def _plan_softmax_backward(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_softmax_backward(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     y, g = values.get("y"), values.get("grad_y")
     if y is None or features_of(p, "y") is None or g is None:
@@ -42,7 +38,7 @@ def _plan_softmax_backward(
     return {"grad_scores": axes_of(y.shape)}
 
 
-def _run_softmax_backward(v: dict[str, Any]) -> dict[str, Any]:
+def _run_softmax_backward(v: Values) -> Values:
     return {"grad_scores": softmax_backward(v["y"], v["grad_y"])}
 
 
@@ -73,9 +69,7 @@ def _grad_out(p: Plan, shape: tuple[int, ...]) -> bool:
     return g is not None
 
 
-def _plan_sdpa_backward(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_sdpa_backward(values: Values, problems: list[InputProblem]) -> Outputs | None:
     axes = plan_sdpa(values, problems)
     if axes is None or problems:
         return None
@@ -92,7 +86,7 @@ def _plan_sdpa_backward(
     }
 
 
-def _run_sdpa_backward(v: dict[str, Any]) -> dict[str, Any]:
+def _run_sdpa_backward(v: Values) -> Values:
     dq, dk, dv = scaled_dot_product_attention_backward(
         v["q"], v["k"], v["v"], v["grad_out"], v.get("mask"), v.get("causal") or False
     )
@@ -122,9 +116,7 @@ SDPA_BACKWARD = Operation(
 )
 
 
-def _plan_mha_backward(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_mha_backward(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     planned = self_attention(p)
     if planned is None:
@@ -140,7 +132,7 @@ def _plan_mha_backward(
     }
 
 
-def _run_mha_backward(v: dict[str, Any]) -> dict[str, Any]:
+def _run_mha_backward(v: Values) -> Values:
     grads = multi_head_attention_backward(
         v["x"],
         v["w_q"],
@@ -184,9 +176,7 @@ MHA_BACKWARD = Operation(
 )
 
 
-def _plan_cross_entropy(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_cross_entropy(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     classes = features_of(p, "logits")
     targets = values.get("targets")
@@ -210,7 +200,7 @@ def _plan_cross_entropy(
     return {"loss": (), "grad": axes_of(logits.shape)}
 
 
-def _run_cross_entropy(v: dict[str, Any]) -> dict[str, Any]:
+def _run_cross_entropy(v: Values) -> Values:
     loss, grad = cross_entropy(v["logits"], v["targets"])
     return {"loss": loss, "grad": grad}
 

@@ -3,18 +3,12 @@ attention and decoding one token."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from attention.decode import attention_decode
 from attention.errors import InputProblem
 from attention.grouped import grouped_query_attention
-from attention.limits import (
-    MAX_BATCH,
-    MAX_SEQ_LEN,
-    MAX_WIDTH,
-)
+from attention.limits import MAX_BATCH, MAX_SEQ_LEN, MAX_WIDTH
 from attention.registry.convert import dims
-from attention.registry.operation import Axes, Example, Operation, Parameter
+from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
 from attention.registry.shapes import (
     MASK_INPUTS,
     MATRIX_X,
@@ -41,9 +35,7 @@ def _kv_heads(p: Plan, heads: int | None) -> int | None:
     return int(kv)
 
 
-def _plan_gqa(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_gqa(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     dims = x_dims(p)
     if dims is None:
@@ -66,7 +58,7 @@ def _plan_gqa(
     }
 
 
-def _run_gqa(v: dict[str, Any]) -> dict[str, Any]:
+def _run_gqa(v: Values) -> Values:
     out, weights = grouped_query_attention(
         v["x"],
         v["w_q"],
@@ -114,9 +106,7 @@ GQA = Operation(
 )
 
 
-def _plan_decode(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_decode(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     x = values.get("x")
     if x is None:
@@ -165,7 +155,7 @@ def _plan_decode(
     }
 
 
-def _run_decode(v: dict[str, Any]) -> dict[str, Any]:
+def _run_decode(v: Values) -> Values:
     out, weights, keys, values = attention_decode(
         v["x"],
         v["k_cache"],

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from attention.block import ACTIVATIONS, feed_forward, transformer_block
 from attention.errors import InputProblem
-from attention.limits import (
-    MAX_ELEMENTS,
-    MAX_FLOPS,
-    MAX_WIDTH,
-)
+from attention.limits import MAX_ELEMENTS, MAX_FLOPS, MAX_WIDTH
 from attention.norms import layer_norm, rms_norm
-from attention.registry.operation import Axes, Example, Operation, Parameter
+from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
 from attention.registry.shapes import (
     MASK_INPUTS,
     MATRIX_X,
@@ -30,9 +24,7 @@ from attention.registry.shapes import (
 _FEATURES = "a vector of d, (T, d) matrix or (B, T, d) array"
 
 
-def _plan_norm(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_norm(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     width = features_of(p, "x")
     if width is None:
@@ -41,11 +33,11 @@ def _plan_norm(
     return {"out": axes_of(values["x"].shape)} if ok else None
 
 
-def _run_layer_norm(v: dict[str, Any]) -> dict[str, Any]:
+def _run_layer_norm(v: Values) -> Values:
     return {"out": layer_norm(v["x"], v.get("gamma"), v.get("beta"), v.get("eps", 1e-5))}
 
 
-def _run_rms_norm(v: dict[str, Any]) -> dict[str, Any]:
+def _run_rms_norm(v: Values) -> Values:
     return {"out": rms_norm(v["x"], v.get("gamma"), v.get("eps", 1e-6))}
 
 
@@ -115,9 +107,7 @@ def _ffn_shapes(p: Plan, width: int, rows: int, out_width: int | None = None) ->
     return out_width if ok else None
 
 
-def _plan_ffn(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_ffn(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     width = features_of(p, "x")
     if width is None:
@@ -127,7 +117,7 @@ def _plan_ffn(
     return None if out_width is None else {"out": axes_of(x.shape[:-1] + (out_width,))}
 
 
-def _run_ffn(v: dict[str, Any]) -> dict[str, Any]:
+def _run_ffn(v: Values) -> Values:
     args = (v["x"], v["w_1"], v["b_1"], v["w_2"], v["b_2"], v.get("activation", "gelu"))
     return {"out": feed_forward(*args)}
 
@@ -162,9 +152,7 @@ FFN = Operation(
 )
 
 
-def _plan_block(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_block(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     planned = self_attention(p)
     if planned is None:
@@ -204,7 +192,7 @@ _BLOCK_ARGS = (
 )
 
 
-def _run_block(v: dict[str, Any]) -> dict[str, Any]:
+def _run_block(v: Values) -> Values:
     params = {name: v[name] for name in _BLOCK_ARGS}
     return transformer_block(
         **params,

@@ -18,6 +18,12 @@ SELECTORS: tuple[str, ...] = ("batch", "head", "row", "col")
 Axes = tuple[tuple[str, int], ...]
 """An output's axes as (selector name, length) pairs; ``None`` in place of Axes marks a mapping."""
 
+Outputs = dict[str, Axes | None]
+"""Each output's axes, by output name, as a plan returns them."""
+
+Values = dict[str, Any]
+"""Values by name: the converted inputs a plan reads and a run takes, or the outputs it returns."""
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -48,8 +54,8 @@ class Operation:
     description: str
     parameters: tuple[Parameter, ...]
     outputs: tuple[str, ...]
-    plan: Callable[[dict[str, Any], list[InputProblem]], dict[str, Axes | None] | None]
-    run: Callable[[dict[str, Any]], dict[str, Any]]
+    plan: Callable[[Values, list[InputProblem]], Outputs | None]
+    run: Callable[[Values], Values]
     example: Example | None = None
     hint: str = ""  # why an output may be unavailable, appended to that error
 

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from attention.errors import InputProblem
-from attention.limits import (
-    MAX_COST_DIMENSION,
-    MAX_SEQ_LEN,
-    MAX_WIDTH,
-)
+from attention.limits import MAX_COST_DIMENSION, MAX_SEQ_LEN, MAX_WIDTH
 from attention.positions import rope, sinusoidal_positions
-from attention.registry.operation import Axes, Example, Operation, Parameter
-from attention.registry.shapes import (
-    Plan,
-    axes_of,
-    x_dims,
-)
+from attention.registry.operation import Example, Operation, Outputs, Parameter, Values
+from attention.registry.shapes import Plan, axes_of, x_dims
 
 
-def _plan_sinusoidal(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_sinusoidal(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     seq, width = values.get("seq_len"), values.get("width")
     ok = True
@@ -36,7 +24,7 @@ def _plan_sinusoidal(
     return {"out": (("row", seq), ("col", width))}
 
 
-def _run_sinusoidal(v: dict[str, Any]) -> dict[str, Any]:
+def _run_sinusoidal(v: Values) -> Values:
     return {"out": sinusoidal_positions(v["seq_len"], v["width"], v.get("base", 10000.0))}
 
 
@@ -60,9 +48,7 @@ SINUSOIDAL = Operation(
 )
 
 
-def _plan_rope(
-    values: dict[str, Any], problems: list[InputProblem]
-) -> dict[str, Axes | None] | None:
+def _plan_rope(values: Values, problems: list[InputProblem]) -> Outputs | None:
     p = Plan(values, problems)
     offset = values.get("offset")
     if offset is not None and not 0 <= offset <= MAX_COST_DIMENSION:
@@ -76,7 +62,7 @@ def _plan_rope(
     return {"out": axes_of(values["x"].shape)}
 
 
-def _run_rope(v: dict[str, Any]) -> dict[str, Any]:
+def _run_rope(v: Values) -> Values:
     return {"out": rope(v["x"], v.get("base", 10000.0), v.get("offset", 0))}
 
 

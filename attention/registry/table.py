@@ -23,7 +23,7 @@ from attention.registry import (
     position_ops,
 )
 from attention.registry.convert import convert, describe
-from attention.registry.operation import SELECTORS, Axes, Operation
+from attention.registry.operation import SELECTORS, Operation, Outputs, Values
 from attention.scalars import is_bool
 
 OPERATIONS: dict[str, Operation] = {
@@ -52,7 +52,7 @@ OPERATIONS: dict[str, Operation] = {
 
 
 def _check_ask(
-    op: Operation, ask: object, axes: dict[str, Axes | None] | None, problems: list[InputProblem]
+    op: Operation, ask: object, axes: Outputs | None, problems: list[InputProblem]
 ) -> None:
     if not isinstance(ask, Mapping):
         problems.append(
@@ -111,15 +111,13 @@ def _check_ask(
             )
 
 
-Analysis = tuple[
-    list[InputProblem], Operation | None, dict[str, Any], dict[str, Axes | None] | None
-]
+Analysis = tuple[list[InputProblem], Operation | None, Values, Outputs | None]
 """Problems, the operation, the converted inputs and the outputs' axes of one request."""
 
 
 def _analyse(operation: object, inputs: object, ask: object, instance: int = 0) -> Analysis:
     problems: list[InputProblem] = []
-    values: dict[str, Any] = {}
+    values: Values = {}
     op = OPERATIONS.get(operation) if isinstance(operation, str) else None
     if op is None:
         problems.append(
@@ -194,9 +192,7 @@ def evaluate(
     return np.asarray(arr[index]) if index else arr
 
 
-def output_axes(
-    operation: object, inputs: object, instance: int = 0
-) -> dict[str, Axes | None] | None:
+def output_axes(operation: object, inputs: object, instance: int = 0) -> Outputs | None:
     """Each output's axes (selector name, length) for these inputs, None for a mapping output;
     None when the inputs do not fit the operation. What ``ask`` may select, to show an author."""
     problems, op, _, axes = _analyse(operation, inputs, {"output": ""}, instance)
