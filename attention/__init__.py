@@ -22,22 +22,20 @@ from attention.cost import (
 )
 from attention.decode import attention_decode
 from attention.errors import EngineInputError, InputProblem
-from attention.generated import expand_inputs, instances_problem, is_generated
+from attention.generated import expand_inputs, is_generated
 from attention.grouped import grouped_query_attention
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.losses import cross_entropy
 from attention.noise import noise_bounds
 from attention.norms import layer_norm, rms_norm
 from attention.positions import rope, sinusoidal_positions
-from attention.registry import (
-    KINDS,
+from attention.registry.convert import KINDS
+from attention.registry.operation import SELECTORS, Example, Operation, Parameter
+from attention.registry.table import (
     OPERATIONS,
-    SELECTORS,
-    Example,
-    Operation,
-    Parameter,
     check,
     evaluate,
+    instances_problem,
     output_axes,
     output_selectors,
 )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from attention.errors import fail
+from attention.scalars import is_bool, is_finite_number, is_integer, is_number
 from attention.softmax import as_float_array
 
 
@@ -39,18 +38,16 @@ def common_dtype(*arrays: np.ndarray | None) -> np.dtype:
 
 def positive_number(name: str, value: object) -> float:
     """A finite number above zero (eps, base)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, (int, float, np.integer, np.floating)
-    ):
+    if not is_number(value):
         raise fail(f"inputs.{name}", f"must be a positive number, got {value!r}")
-    if not math.isfinite(float(value)) or value <= 0:
+    if not is_finite_number(value) or value <= 0:
         raise fail(f"inputs.{name}", f"must be a positive finite number, got {value!r}")
     return float(value)
 
 
 def whole(name: str, value: object, low: int) -> int:
     """An integer no smaller than ``low`` (booleans refused)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not is_integer(value):
         raise fail(f"inputs.{name}", f"must be an integer, got {value!r}")
     if value < low:
         raise fail(f"inputs.{name}", f"must be at least {low}, got {int(value)}")
@@ -59,7 +56,7 @@ def whole(name: str, value: object, low: int) -> int:
 
 def flag(name: str, value: object) -> bool:
     """A boolean; other truthy values are refused so a typo cannot flip behaviour."""
-    if not isinstance(value, (bool, np.bool_)):
+    if not is_bool(value):
         raise fail(f"inputs.{name}", f"must be a boolean, got {value!r}")
     return bool(value)
 

@@ -10,6 +10,7 @@ from functools import partial
 import numpy as np
 
 from attention.errors import EngineInputError, InputProblem
+from attention.scalars import is_number
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,7 @@ def _numeric(expected: object, path: str) -> np.ndarray:
         elif isinstance(node, np.ndarray):
             if node.dtype.kind not in "iuf":
                 raise bad(node.dtype)
-        elif isinstance(node, (bool, np.bool_)) or not isinstance(
-            node, (int, float, np.integer, np.floating)
-        ):
+        elif not is_number(node):
             raise bad(node)
 
     walk(expected)

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from attention.errors import fail
+from attention.scalars import is_bool, is_integer
 from attention.softmax import (
     SMALL,
     all_finite,
@@ -181,7 +182,7 @@ def sdpa_inputs(
         )
     if k_arr.shape[-2] != v_arr.shape[-2]:
         raise fail("inputs.v", f"has {v_arr.shape[-2]} rows but k has {k_arr.shape[-2]}")
-    if not isinstance(causal, (bool, np.bool_)):
+    if not is_bool(causal):
         raise fail("inputs.causal", f"must be a boolean, got {causal!r}")
     rows, cols = q_arr.shape[-2], k_arr.shape[-2]
     try:
@@ -209,7 +210,7 @@ def _as(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 def _validate_heads(heads: object, width: int) -> int:
-    if isinstance(heads, (bool, np.bool_)) or not isinstance(heads, (int, np.integer)):
+    if not is_integer(heads):
         raise fail("inputs.heads", f"must be a positive integer, got {heads!r}")
     if heads < 1:
         raise fail("inputs.heads", f"must be a positive integer, got {heads}")
@@ -239,7 +240,7 @@ def _prepare_mask(
     mask: object | None, batched: bool, batch: int, seq: int, causal: object
 ) -> np.ndarray | None:
     """Return the mask as (B or 1, 1, T, T) so it broadcasts across heads."""
-    if not isinstance(causal, (bool, np.bool_)):
+    if not is_bool(causal):
         raise fail("inputs.causal", f"must be a boolean, got {causal!r}")
     if mask is None:
         return None
@@ -380,11 +381,7 @@ def attention_head(
         _prepare_weight(n, w, width, width) for n, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v))
     ]
     h = _validate_heads(heads, width)
-    if (
-        isinstance(head, (bool, np.bool_))
-        or not isinstance(head, (int, np.integer))
-        or not 0 <= head < h
-    ):
+    if not is_integer(head) or not 0 <= head < h:
         raise fail("inputs.head", f"must be an integer head index in 0..{h - 1}, got {head!r}")
     dk = width // h
     cols = slice(head * dk, (head + 1) * dk)

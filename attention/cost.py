@@ -39,10 +39,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-import numpy as np
-
 from attention.errors import EngineInputError, InputProblem
 from attention.limits import MAX_COST_DIMENSION
+from attention.scalars import is_bool, is_integer
 
 TERM_NAMES: tuple[str, ...] = (
     "q_projection",
@@ -104,7 +103,7 @@ class AttentionCost:
 
 
 def _positive_int(name: str, value: object, problems: list[InputProblem]) -> int | None:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not is_integer(value):
         problems.append(
             InputProblem(f"inputs.{name}", f"must be a positive integer, got {value!r}")
         )
@@ -136,13 +135,13 @@ def cost_problems(
     """Every reason the arguments cannot be counted (empty when they are fine)."""
     problems: list[InputProblem] = []
     kv = None if kv_heads is None else _positive_int("kv_heads", kv_heads, problems)
-    if not isinstance(backward, (bool, np.bool_)):
+    if not is_bool(backward):
         problems.append(InputProblem("inputs.backward", f"must be a boolean, got {backward!r}"))
     values = {
         n: _positive_int(n, v, problems)
         for n, v in (("seq_len", seq_len), ("width", width), ("heads", heads), ("batch", batch))
     }
-    if not isinstance(bias, (bool, np.bool_)):
+    if not is_bool(bias):
         problems.append(InputProblem("inputs.bias", f"must be a boolean, got {bias!r}"))
     w, h = values["width"], values["heads"]
     if w is not None and h is not None and w % h:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeGuard
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from attention.errors import EngineInputError, InputProblem
+from attention.scalars import is_finite_number, is_integer
 
 GENERATORS: dict[str, tuple[str, ...]] = {
     "normal": ("generate", "shape", "seed", "mean", "scale", "round"),
@@ -48,18 +49,6 @@ def is_generated(inputs: object) -> bool:
     return isinstance(inputs, Mapping) and any(is_generator(v) for v in inputs.values())
 
 
-def _whole(value: object) -> TypeGuard[int]:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _real(value: object) -> bool:
-    return (
-        isinstance(value, (int, float, np.integer, np.floating))
-        and not isinstance(value, (bool, np.bool_))
-        and math.isfinite(value)
-    )
-
-
 def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
     """Every problem with one generator mapping, each with its path (``inputs.x.shape``)."""
     path = f"inputs.{name}"
@@ -81,25 +70,25 @@ def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
         problems.append(InputProblem(f"{path}.{key}", message))
 
     shape = spec.get("shape")
-    if not isinstance(shape, list) or not all(_whole(n) and n >= 1 for n in shape):
+    if not isinstance(shape, list) or not all(is_integer(n) and n >= 1 for n in shape):
         add("shape", f"expected a list of positive whole numbers such as [3, 4], got {shape!r}")
     elif len(shape) > MAX_RANK:
         add("shape", f"has {len(shape)} axes; at most {MAX_RANK}")
     elif (size := math.prod(shape)) > MAX_GENERATED_ELEMENTS:
         add("shape", f"has {size} elements, more than the limit of {MAX_GENERATED_ELEMENTS}")
     seed = spec.get("seed")
-    if not (_whole(seed) and 0 <= seed <= MAX_SEED):
+    if not (is_integer(seed) and 0 <= seed <= MAX_SEED):
         add("seed", f"expected a whole number from 0 to {MAX_SEED}, got {seed!r}")
     rounding = spec.get("round", DEFAULT_ROUND)
-    if not (_whole(rounding) and 0 <= rounding <= MAX_ROUND):
+    if not (is_integer(rounding) and 0 <= rounding <= MAX_ROUND):
         add("round", f"expected a whole number of decimals from 0 to {MAX_ROUND}, got {rounding!r}")
     for key in ("mean", "scale", "low", "high"):
-        if key in spec and (not _real(spec[key]) or abs(spec[key]) > MAX_MAGNITUDE):
+        if key in spec and (not is_finite_number(spec[key]) or abs(spec[key]) > MAX_MAGNITUDE):
             add(
                 key,
                 f"expected a finite number of size at most {MAX_MAGNITUDE:g}, got {spec[key]!r}",
             )
-    if "scale" in spec and _real(spec["scale"]) and spec["scale"] <= 0:
+    if "scale" in spec and is_finite_number(spec["scale"]) and spec["scale"] <= 0:
         add("scale", f"must be positive, got {spec['scale']!r}")
     if kind == "uniform":
         bounds = [k for k in ("low", "high") if k in spec]
@@ -108,7 +97,11 @@ def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
         elif len(bounds) == 1:
             missing = "high" if bounds == ["low"] else "low"
             add(missing, f"is required with {bounds[0]}")
-        elif bounds and all(_real(spec[k]) for k in bounds) and spec["low"] >= spec["high"]:
+        elif (
+            bounds
+            and all(is_finite_number(spec[k]) for k in bounds)
+            and spec["low"] >= spec["high"]
+        ):
             add("high", f"must be greater than low ({spec['low']!r}), got {spec['high']!r}")
     return problems
 
@@ -139,7 +132,7 @@ def expand_checked(
 ) -> tuple[dict[str, Any], list[InputProblem]]:
     """Inputs with every valid generator replaced by its numbers at ``instance``, and the
     problems of the invalid ones (which are left as written)."""
-    if not _whole(instance) or instance < 0:
+    if not is_integer(instance) or instance < 0:
         return dict(inputs), [
             InputProblem("instance", f"must be a whole number >= 0: {instance!r}")
         ]
@@ -165,24 +158,3 @@ def expand_inputs(inputs: Mapping[str, Any], instance: int = 0) -> dict[str, Any
     if problems:
         raise EngineInputError(problems)
     return expanded
-
-
-def instances_problem(
-    operation: str, inputs: Mapping[str, Any], ask: Mapping[str, Any], instances: Iterable[int]
-) -> str:
-    """Why one of these instances cannot be computed, naming the first that fails; "" if none.
-
-    A generated problem is sound only when every reader instance is: a draw can make a value
-    overflow, or, with other inputs, fail a check that instance 0 passed.
-    """
-    from attention.registry import evaluate  # the registry imports this module
-
-    for instance in instances:
-        try:
-            value = evaluate(operation, inputs, ask, instance=instance)
-        except EngineInputError as error:
-            return f"instance {instance}: {error}"
-        numbers = value.values() if isinstance(value, dict) else [value]
-        if not all(np.all(np.isfinite(np.asarray(n, dtype=np.float64))) for n in numbers):
-            return f"instance {instance}: the engine's value is not finite (NaN or infinity)"
-    return ""

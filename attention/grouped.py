@@ -21,11 +21,12 @@ from attention.core import (
     attend,
 )
 from attention.errors import fail
+from attention.scalars import is_integer
 
 
 def validate_kv_heads(kv_heads: object, heads: int) -> int:
     """A positive integer dividing ``heads``."""
-    if isinstance(kv_heads, (bool, np.bool_)) or not isinstance(kv_heads, (int, np.integer)):
+    if not is_integer(kv_heads):
         raise fail("inputs.kv_heads", f"must be a positive integer, got {kv_heads!r}")
     if kv_heads < 1 or heads % kv_heads:
         raise fail(

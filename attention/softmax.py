@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from attention.errors import fail
+from attention.scalars import is_integer
 
 SMALL = 4096
 """Up to this many entries an array is "small": one call beats two cheaper ones."""
@@ -72,11 +73,7 @@ def softmax(scores: object, mask: object | None = None, axis: int = -1) -> np.nd
         raise fail("scores", "must have at least one axis")
     if not np.all(np.isfinite(arr)):
         raise fail("scores", "must be finite (no NaN or infinity)")
-    if (
-        isinstance(axis, bool)
-        or not isinstance(axis, (int, np.integer))
-        or not -arr.ndim <= axis < arr.ndim
-    ):
+    if not is_integer(axis) or not -arr.ndim <= axis < arr.ndim:
         raise fail("axis", f"must be an integer axis of a {arr.ndim}-d array, got {axis!r}")
     axis = int(axis) % arr.ndim
     work = np.moveaxis(arr, axis, -1).copy()

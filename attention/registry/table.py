@@ -1,0 +1,234 @@
+"""The table of every operation the verifier may name, and the requests made of it.
+
+``check`` never computes: it converts and inspects inputs, applies the size limits in
+``attention.limits`` and validates the ``ask`` selector, returning every problem at once.
+``evaluate`` runs ``check`` and only then computes, so bad or oversized input never reaches numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from attention.errors import EngineInputError, InputProblem
+from attention.generated import expand_checked, is_generator
+from attention.registry import (
+    attention_ops,
+    cost_ops,
+    gradient_ops,
+    kv_ops,
+    layer_ops,
+    position_ops,
+)
+from attention.registry.convert import convert, describe
+from attention.registry.operation import SELECTORS, Operation, Outputs, Values
+from attention.scalars import is_bool
+
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        attention_ops.SOFTMAX,
+        attention_ops.SDPA,
+        attention_ops.MHA,
+        attention_ops.HEAD,
+        cost_ops.COST,
+        layer_ops.LAYER_NORM,
+        layer_ops.RMS_NORM,
+        layer_ops.FFN,
+        position_ops.SINUSOIDAL,
+        position_ops.ROPE,
+        kv_ops.GQA,
+        kv_ops.DECODE,
+        gradient_ops.SOFTMAX_BACKWARD,
+        gradient_ops.SDPA_BACKWARD,
+        gradient_ops.MHA_BACKWARD,
+        gradient_ops.CROSS_ENTROPY,
+        layer_ops.BLOCK,
+    )
+}
+"""Every operation the verifier may name, by name, in the order the reference lists them."""
+
+
+def _check_ask(
+    op: Operation, ask: object, axes: Outputs | None, problems: list[InputProblem]
+) -> None:
+    if not isinstance(ask, Mapping):
+        problems.append(
+            InputProblem("ask", f"must be a mapping with an 'output' key, got {describe(ask)}")
+        )
+        return
+    for key in ask:
+        if key != "output" and key not in SELECTORS:
+            problems.append(
+                InputProblem(f"ask.{key}", f"unknown key; expected output, {', '.join(SELECTORS)}")
+            )
+    output = ask.get("output")
+    if output is None:
+        problems.append(InputProblem("ask.output", f"is required: one of {', '.join(op.outputs)}"))
+    elif not isinstance(output, str) or output not in op.outputs:
+        problems.append(
+            InputProblem(
+                "ask.output", f"unknown output {output!r}; expected one of {', '.join(op.outputs)}"
+            )
+        )
+        output = None
+    if axes is not None and output is not None and output not in axes:
+        problems.append(
+            InputProblem("ask.output", f"{output!r} is not computed for these inputs{op.hint}")
+        )
+        output = None
+    out_axes = None if axes is None or output is None else axes.get(output, ())
+    for name in SELECTORS:
+        if name not in ask:
+            continue
+        index = ask[name]
+        path = f"ask.{name}"
+        if is_bool(index) or not isinstance(index, (int, np.integer)):
+            problems.append(InputProblem(path, f"must be an integer index, got {describe(index)}"))
+            continue
+        if output is None or axes is None:
+            continue  # cannot tell which axes the output has
+        if out_axes is None:
+            problems.append(InputProblem(path, f"does not apply: output {output!r} is a mapping"))
+            continue
+        lengths = dict(out_axes)
+        if name not in lengths:
+            have = ", ".join(a for a, _ in out_axes) or "none, it is a scalar"
+            problems.append(
+                InputProblem(
+                    path, f"does not apply: output {output!r} has no {name} axis (its axes: {have})"
+                )
+            )
+        elif not 0 <= index < lengths[name]:
+            problems.append(
+                InputProblem(
+                    path,
+                    f"index {int(index)} is out of range: {output!r} has {lengths[name]} "
+                    f"along {name} (0..{lengths[name] - 1})",
+                )
+            )
+
+
+Analysis = tuple[list[InputProblem], Operation | None, Values, Outputs | None]
+"""Problems, the operation, the converted inputs and the outputs' axes of one request."""
+
+
+def _analyse(operation: object, inputs: object, ask: object, instance: int = 0) -> Analysis:
+    problems: list[InputProblem] = []
+    values: Values = {}
+    op = OPERATIONS.get(operation) if isinstance(operation, str) else None
+    if op is None:
+        problems.append(
+            InputProblem(
+                "operation",
+                f"unknown operation {operation!r}; expected one of {', '.join(OPERATIONS)}",
+            )
+        )
+        return problems, None, values, None
+    if not isinstance(inputs, Mapping):
+        problems.append(
+            InputProblem(
+                "inputs", f"must be a mapping of input names to values, got {describe(inputs)}"
+            )
+        )
+        _check_ask(op, ask, None, problems)
+        return problems, op, values, None
+    expanded, generator_problems = expand_checked(inputs, instance)  # generators become numbers
+    problems += generator_problems
+    names = [p.name for p in op.parameters]
+    for key in inputs:
+        if key not in names:
+            problems.append(
+                InputProblem(
+                    f"inputs.{key}", f"unknown input for {op.name}; expected {', '.join(names)}"
+                )
+            )
+    for param in op.parameters:
+        if param.name not in inputs:
+            if param.required:
+                problems.append(
+                    InputProblem(f"inputs.{param.name}", f"is required ({param.shape})")
+                )
+            continue
+        if is_generator(inputs[param.name]) and param.kind not in ("matrix", "vector_or_matrix"):
+            problems.append(
+                InputProblem(f"inputs.{param.name}", f"cannot be generated: {param.shape}")
+            )
+            continue
+        if is_generator(expanded[param.name]):
+            continue  # a bad generator mapping: its problems are reported above
+        value = convert(param, expanded[param.name], problems)
+        if value is not None:
+            values[param.name] = value
+    axes = op.plan(values, problems)
+    _check_ask(op, ask, axes, problems)
+    return problems, op, values, axes
+
+
+def check(operation: object, inputs: object, ask: object, instance: int = 0) -> list[InputProblem]:
+    """Every problem with a request, computing nothing; empty when ``evaluate`` will succeed.
+
+    Generated inputs (``attention.generated``) are drawn for ``instance``: 0 is the author's."""
+    return _analyse(operation, inputs, ask, instance)[0]
+
+
+def evaluate(
+    operation: object, inputs: object, ask: object, instance: int = 0
+) -> np.ndarray | dict[str, int]:
+    """Compute the asked output: an array (0-d for scalars) narrowed by the selectors, or for
+    ``terms`` a dict of term name to flops. Raises ``EngineInputError`` listing all problems."""
+    problems, op, values, axes = _analyse(operation, inputs, ask, instance)
+    if problems or op is None:
+        raise EngineInputError(problems)
+    assert isinstance(ask, Mapping) and axes is not None
+    result = op.run(values)[ask["output"]]
+    if isinstance(result, dict):
+        return {str(k): int(v) for k, v in result.items()}
+    arr = np.asarray(result)
+    labels = [name for name, _ in axes[ask["output"]] or ()]
+    index = tuple(int(ask[label]) if label in ask else slice(None) for label in labels)
+    return np.asarray(arr[index]) if index else arr
+
+
+def output_axes(operation: object, inputs: object, instance: int = 0) -> Outputs | None:
+    """Each output's axes (selector name, length) for these inputs, None for a mapping output;
+    None when the inputs do not fit the operation. What ``ask`` may select, to show an author."""
+    problems, op, _, axes = _analyse(operation, inputs, {"output": ""}, instance)
+    if op is None or any(not p.path.startswith("ask") for p in problems):
+        return None
+    return axes
+
+
+def output_selectors(
+    operation: str, inputs: Mapping[str, Any]
+) -> dict[str, tuple[str, ...] | None]:
+    """For valid ``inputs``, each output's selectors in order (None for a mapping output): the
+    ``ask`` keys that may narrow it, as the operations reference shows them."""
+    problems, _, _, axes = _analyse(operation, inputs, {"output": OPERATIONS[operation].outputs[0]})
+    if problems or axes is None:
+        raise EngineInputError(problems)
+    return {
+        name: None if shape is None else tuple(label for label, _ in shape)
+        for name, shape in axes.items()
+    }
+
+
+def instances_problem(
+    operation: str, inputs: Mapping[str, Any], ask: Mapping[str, Any], instances: Iterable[int]
+) -> str:
+    """Why one of these instances cannot be computed, naming the first that fails; "" if none.
+
+    A generated problem is sound only when every reader instance is: a draw can make a value
+    overflow, or, with other inputs, fail a check that instance 0 passed.
+    """
+    for instance in instances:
+        try:
+            value = evaluate(operation, inputs, ask, instance=instance)
+        except EngineInputError as error:
+            return f"instance {instance}: {error}"
+        numbers = value.values() if isinstance(value, dict) else [value]
+        if not all(np.all(np.isfinite(np.asarray(n, dtype=np.float64))) for n in numbers):
+            return f"instance {instance}: the engine's value is not finite (NaN or infinity)"
+    return ""
