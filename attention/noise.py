@@ -19,7 +19,7 @@ import numpy as np
 from attention.compare import ZERO_SHARE
 from attention.errors import EngineInputError
 from attention.generated import expand_inputs
-from attention.registry import evaluate
+from attention.registry.table import evaluate
 
 PERTURBATION = 2.0**-44
 """How far each float input is moved, relatively, with a random sign: well above rounding
