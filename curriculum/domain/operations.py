@@ -2,7 +2,8 @@
 
 One source serves the site page, admin and the API: every operation with its inputs and their
 shapes, its outputs with the ``ask`` selectors each accepts, and a worked example whose value
-the engine computes here (and the test suite checks against the example's stated answer).
+the engine computes here (and the test suite checks against the example's stated answer); and
+what a problem's ``ask`` may select for its saved inputs (`ask_help`).
 """
 
 from __future__ import annotations
@@ -110,3 +111,26 @@ def operations_reference() -> tuple[OperationDoc, ...]:
             )
         )
     return tuple(docs)
+
+
+def ask_help(operation: str | None = None, inputs: Any = None) -> str:
+    """What ask may select: the outputs, and each output's selectors for these inputs (all
+    selectors where no operation is known yet)."""
+    selectors = ", ".join(f'"{name}"' for name in SELECTORS)
+    general = (
+        f'JSON: {{"output": ...}} and optionally {selectors}, each a 0-based index along the '
+        "output's axis of that name."
+    )
+    if operation not in attention.OPERATIONS:
+        return general
+    axes = attention.output_axes(operation, inputs)
+    if axes is None:
+        outputs = ", ".join(attention.OPERATIONS[operation].outputs)
+        return f"{general} {operation} gives: {outputs}."
+    shown = "; ".join(
+        f"{name} (named values, no selectors)"
+        if dims is None
+        else f"{name}: " + (", ".join(f"{axis} 0..{n - 1}" for axis, n in dims) or "a number")
+        for name, dims in axes.items()
+    )
+    return f"{general} For these inputs {operation} gives {shown}."

@@ -151,6 +151,11 @@ class Chapter(models.Model):
     def __str__(self) -> str:
         return f"{self.code} {self.title}"
 
+    def take_number_from_code(self, code: str) -> None:
+        """Where the number is not asked (admin's chapter page), the code gives it: II.4 is
+        chapter 4; a code that ends in no number leaves the number as it is."""
+        self.number = number_from_code(code) or self.number
+
     def clean(self) -> None:
         if not re.match(CODE_RE, self.code or ""):
             raise ValidationError({"code": "a book numeral, a dot and a number (II.4), or 0.LA.01"})

@@ -182,12 +182,12 @@ def test_a_save_refused_under_the_lock_each_time_it_is_answered_opens_the_page_a
 ):
     """Should other writers slip in before the form's check twice running, the author gets the
     page as it now is and a message, never an error page."""
-    import curriculum.admin
+    import curriculum.admin.books_chapters
 
     def changed_again(**kwargs):
         raise SourceChanged("the working copy changed since that version was read")
 
-    monkeypatch.setattr(curriculum.admin, "working_copy_require", changed_again)
+    monkeypatch.setattr(curriculum.admin.books_chapters, "working_copy_require", changed_again)
     client, data = page
     answered = client.post(change_url(chapter), data, follow=True)
     assert answered.status_code == 200

@@ -10,7 +10,7 @@ import yaml
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from curriculum.admin import RowsJSONField
+from curriculum.admin.text_boxes import RowsJSONField
 from curriculum.domain.chapter_files import (
     ChapterFileError,
     chapter_export,

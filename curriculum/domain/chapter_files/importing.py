@@ -24,9 +24,10 @@ from ..collection import collection_paused
 from ..editing import book_save, chapter_save, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..working_copy import SourceChanged, chapter_source, working_copy_require
+from .checker import kind_of
 from .errors import ChapterFileError
 from .extent import extent_errors
-from .validation import CHAPTER_FIELDS, chapter_checked, kind_of, validate_books
+from .validation import CHAPTER_FIELDS, chapter_checked, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
 

@@ -1,10 +1,14 @@
 """Admin pages whose save lost a race: answered again, so the form says what changed.
 
+A form carries the version its page was opened on (`OpenedVersionForm`) and refuses a save over
+a newer one.
+
 A form's checks (the version a page was opened on, a book's numeral) run before any lock; the
 services check again under the chapter's or book's lock as they write. When another writer
 committed in between, a service refuses and the admin's transaction rolls back whole.
 """
 
+from django import forms
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 
@@ -31,3 +35,29 @@ class CheckedAgainWhenSaved:
                 continue
         self.message_user(request, CHANGED_WHILE_SAVING, messages.ERROR)
         return HttpResponseRedirect(request.get_full_path())
+
+
+class OpenedVersionForm(forms.ModelForm):
+    """Carries the version of what it was opened on; a save over a newer version is refused
+    with nothing written, so another writer's edit (the API, another tab) is never lost."""
+
+    opened_version = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    @staticmethod
+    def version_of(instance) -> str:
+        raise NotImplementedError
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.fields["opened_version"].initial = self.version_of(self.instance)
+
+    def clean(self):
+        cleaned = super().clean()
+        opened = cleaned.get("opened_version")
+        if self.instance.pk and opened and opened != self.version_of(self.instance):
+            raise forms.ValidationError(
+                "Someone changed this since you opened it; nothing was saved. Open it again to "
+                "see their changes, then make yours."
+            )
+        return cleaned

@@ -1,0 +1,6 @@
+"""Django admin: thin ModelAdmins, one module per model family, that call the domain services.
+
+Importing the package registers them all (Django's autodiscovery imports `curriculum.admin`).
+"""
+
+from . import books_chapters, problems, releases, tokens  # noqa: F401  (each registers its admin)

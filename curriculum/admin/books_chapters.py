@@ -1,0 +1,368 @@
+"""Books and chapters in admin: buttons that call the domain services, no rule of their own.
+
+Counts, debts and the gate come from `curriculum.domain`. The chapter page follows the seed
+page's order (claim, strands, figures, apparatus, notation, propositions, problems, releases)
+and opens with what the chapter still owes, so an author is told before trying; Publish asks for
+confirmation on its own page (the CSP allows no inline script).
+"""
+
+import base64
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Case, Max, Value, When
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
+
+from curriculum.domain.chapter_files import source_version
+from curriculum.domain.counting import chapter_counts
+from curriculum.domain.editing import book_save, chapter_save, chapter_withdraw, problem_delete
+from curriculum.domain.gate import (
+    CHANGED_SINCE_REVIEW,
+    PUBLISH_PERMISSION,
+    ChapterPublish,
+    PublishForbidden,
+    PublishOutdated,
+    PublishRefused,
+    publish_reasons,
+)
+from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
+from curriculum.domain.roles import Forbidden
+from curriculum.domain.selectors import chapters_with_parts
+from curriculum.domain.svg import svg_inline, svg_removals
+from curriculum.domain.working_copy import working_copy_require
+from curriculum.models import (
+    ApparatusLink,
+    Book,
+    Chapter,
+    Figure,
+    Notation,
+    Problem,
+    Proposition,
+    StrandItem,
+)
+from curriculum.models.course import APPARATUS_PREFIX
+
+from .conflicts import CheckedAgainWhenSaved, OpenedVersionForm
+from .releases import ReleaseInline
+from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce
+from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
+from .verdicts import verdict_badge
+
+
+@admin.register(Book)
+class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
+    list_display = ["numeral", "title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    search_fields = ["title", "numeral"]
+    refused_when_saved = (ValidationError,)  # Book.clean, again under the book's lock
+
+    def save_model(self, request, obj, form, change):
+        book_save(book=obj, user=request.user)
+
+
+class StrandItemInline(TextBoxes, admin.TabularInline):
+    model = StrandItem
+    formset = ChapterPartsFormSet
+    extra = 0
+    fields = ["strand", "title", "body", "published", "position"]
+    rows = {"body": 3}
+    verbose_name_plural = "strand items (a published item counts towards its strand)"
+
+    def get_queryset(self, request):
+        order = Case(*(When(strand=code, then=Value(i)) for i, code in enumerate(STRAND_CODES)))
+        return super().get_queryset(request).order_by(order, "position", "id")
+
+
+class FigureInline(TextBoxes, admin.StackedInline):
+    model = Figure
+    formset = ChapterPartsFormSet
+    extra = 0
+    fields = [("label", "position"), "caption", "alt", "svg", "drawing"]
+    readonly_fields = ["drawing"]
+    rows = {"caption": 2, "alt": 3, "svg": 14}
+    code = frozenset({"svg"})
+
+    @admin.display(description="as readers see it")
+    def drawing(self, figure):
+        shown = svg_inline(figure.svg or "", alt=figure.alt)
+        if not shown:
+            return "; ".join(svg_removals(figure.svg or "")) or "—"
+        encoded = base64.b64encode(shown.encode()).decode()
+        preview = format_html(
+            '<img class="figure-preview" src="data:image/svg+xml;base64,{}" alt="{}">',
+            encoded,
+            figure.alt,
+        )
+        removed = svg_removals(figure.svg)
+        if not removed:
+            return preview
+        return format_html(
+            '{}<p class="figure-removed">Left out for readers: {}</p>', preview, "; ".join(removed)
+        )
+
+
+class ApparatusLinkInline(admin.TabularInline):
+    model = ApparatusLink
+    formset = ChapterPartsFormSet
+    fk_name = "chapter"
+    extra = 0
+    fields = ["entry", "position"]
+    verbose_name = "apparatus link"
+    verbose_name_plural = "apparatus (links to Book 0 entries; a link, not a gate)"
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name != "entry":
+            return super().formfield_for_dbfield(db_field, request, **kwargs)
+        kwargs["queryset"] = Chapter.objects.filter(code__startswith=APPARATUS_PREFIX)
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        # Pick an entry; adding or deleting a Book 0 entry from here would surprise an author.
+        field.widget.can_add_related = field.widget.can_delete_related = False
+        return field
+
+
+class NotationInline(TextBoxes, admin.TabularInline):
+    model = Notation
+    formset = ChapterPartsFormSet
+    extra = 0
+    fields = ["symbol", "meaning", "position"]
+    rows = {"meaning": 1}
+    verbose_name_plural = "notation (rows in position order)"
+
+
+class PropositionInline(TextBoxes, admin.StackedInline):
+    model = Proposition
+    formset = ChapterPartsFormSet
+    extra = 0
+    fields = [("number", "proof_published"), "title", "statement", "proof"]
+    rows = {"statement": 4, "proof": 8}
+
+
+class ProblemInline(admin.TabularInline):
+    """A list: each problem, with its solution, is edited on its own page."""
+
+    model = Problem
+    extra = 0
+    fields = ["key", "kind", "variant", "operation", "verdict"]
+    readonly_fields = ["key", "kind", "variant", "operation", "verdict"]
+    show_change_link = True
+    verbose_name_plural = "problems (open one to edit it and its solution)"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("solution__verdict")
+
+    @admin.display(description="verdict")
+    def verdict(self, problem):
+        return verdict_badge(getattr(problem, "solution", None))
+
+
+def latest_release_number(chapter: Chapter) -> int:
+    """From ChapterAdmin's queryset annotation; 0 before the first release."""
+    return getattr(chapter, "latest", None) or 0
+
+
+class ChapterForm(OpenedVersionForm):
+    @staticmethod
+    def version_of(instance) -> str:
+        return source_version(code=instance.code)
+
+    def clean(self):
+        """Number is not asked: the code carries it (II.4 is chapter 4)."""
+        cleaned = super().clean()
+        if isinstance(code := cleaned.get("code"), str):
+            self.instance.take_number_from_code(code)
+        return cleaned
+
+
+@admin.register(Chapter)
+class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+    form = ChapterForm
+    list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
+    list_filter = ["book", "maturity", "state"]
+    search_fields = ["code", "title", "author"]
+    actions = ["withdraw"]
+    change_form_template = "admin/curriculum/chapter/change_form.html"
+    fieldsets = [
+        (
+            None,
+            {
+                "fields": [
+                    ("book", "code"),
+                    "title",
+                    "author",
+                    ("maturity", "spine", "state"),
+                    "opened_version",
+                ],
+                "description": "The code gives the number (II.4 is chapter 4). The maturity "
+                "level sets the problem quotas; state cannot be set to published here: Publish "
+                "makes a release, and an Editor withdraws a released chapter with the list's "
+                "Withdraw action. Once a chapter has a release, its code, book and number are "
+                "fixed.",
+            },
+        ),
+        ("The claim", {"fields": ["thesis", "summary"], "description": MARKDOWN_HELP}),
+        (
+            "The prose",
+            {"fields": ["before_you_start", "problem_statement"], "description": MARKDOWN_HELP},
+        ),
+        (
+            "Strand targets (mathematics follows the maturity level)",
+            {"fields": [("basics_target", "concept_target", "theory_target", "practice_target")]},
+        ),
+    ]
+    rows = {"thesis": 2, "summary": 2, "before_you_start": 6, "problem_statement": 6}
+    inlines = [
+        StrandItemInline,
+        FigureInline,
+        ApparatusLinkInline,
+        NotationInline,
+        PropositionInline,
+        ProblemInline,
+        ReleaseInline,
+    ]
+
+    class Media:
+        css = ADMIN_CSS
+
+    def get_queryset(self, request):
+        return chapters_with_parts().annotate(latest=Max("releases__number"))
+
+    def get_readonly_fields(self, request, obj=None):
+        """A released chapter's state moves only by Publish and Withdraw (an Editor's acts)."""
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and latest_release_number(obj):
+            fields.append("state")
+        return fields
+
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        if db_field.name == "state":
+            kwargs["choices"] = [
+                c for c in Chapter.State.choices if c[0] != Chapter.State.PUBLISHED
+            ]
+        return super().formfield_for_choice_field(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        # the page's version is checked again under the chapter lock, held until the admin's
+        # transaction commits, so the inlines saved next are covered too
+        if change and (opened := form.cleaned_data.get("opened_version")):
+            working_copy_require(chapter_id=obj.pk, versions=frozenset({opened}))
+        chapter_save(chapter=obj, user=request.user)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Problem:
+            return super().save_formset(request, form, formset, change)
+        formset.save(commit=False)  # the list edits nothing; it only deletes
+        for problem in formset.deleted_objects:
+            problem_delete(problem=problem, user=request.user)
+        return None
+
+    def has_publish_permission(self, request) -> bool:
+        return request.user.has_perm(PUBLISH_PERMISSION)
+
+    @admin.action(
+        description="Withdraw (back to draft; releases are kept)", permissions=["publish"]
+    )
+    def withdraw(self, request, queryset):
+        for chapter in queryset.order_by("pk"):
+            try:
+                chapter_withdraw(chapter=chapter, user=request.user)
+            except Forbidden as refusal:
+                self.message_user(request, f"{chapter.code}: {refusal}", messages.ERROR)
+                return
+        self.message_user(request, f"{queryset.count()} withdrawn: readers no longer see them.")
+
+    @admin.display(description="owes")
+    def owes(self, chapter):
+        return chapter_counts(chapter).owes
+
+    @admin.display(description="publish?")
+    def to_publish(self, chapter):
+        reasons = len(publish_reasons(chapter))
+        return "ready" if not reasons else f"{reasons} to fix"
+
+    @admin.display(description="latest release", ordering="latest")
+    def latest_release(self, chapter):
+        latest = latest_release_number(chapter)
+        return f"Release {latest}" if latest else "—"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        chapter = self.get_object(request, unquote(object_id))
+        if chapter is not None:
+            extra_context = {**(extra_context or {}), **self.status(chapter)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def status(self, chapter: Chapter) -> dict:
+        """What the top of the chapter page shows: the counts, the debt, what Publish needs."""
+        return {
+            "counts": chapter_counts(chapter),
+            "spine_sentence": SPINE_SENTENCES[chapter.spine],
+            "reasons": publish_reasons(chapter),
+            "next_release": latest_release_number(chapter) + 1,
+            "problem_add_url": reverse("admin:curriculum_problem_add")
+            + "?"
+            + urlencode({"chapter": chapter.pk}),
+        }
+
+    def get_urls(self):
+        publish = self.admin_site.admin_view(self.publish_view)
+        return [
+            path("<int:pk>/publish/", publish, name="curriculum_chapter_publish"),
+            *super().get_urls(),
+        ]
+
+    def publish_view(self, request, pk):
+        """GET asks for confirmation and says what will happen; POST runs the gate."""
+        chapter = get_object_or_404(self.get_queryset(request), pk=pk)
+        if not self.has_view_or_change_permission(request, chapter):
+            raise PermissionDenied
+        if request.method == "POST":
+            return HttpResponseRedirect(self.publish(request, chapter))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": chapter,
+            "title": f"Publish {chapter.code}?",
+            "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
+            "next_release": latest_release_number(chapter) + 1,
+            "reviewed": source_version(code=chapter.code),  # what Publish will release
+        }
+        return TemplateResponse(request, "admin/curriculum/chapter/publish_confirm.html", context)
+
+    def publish(self, request, chapter: Chapter) -> str:
+        """Publish the version the confirmation showed; where to go next."""
+        reviewed = request.POST.get("reviewed")
+        action = ChapterPublish(
+            chapter=chapter,
+            user=request.user,
+            reviewed=None if reviewed is None else frozenset({reviewed}),
+        )
+        try:
+            release = action.execute()
+        except PublishForbidden as refusal:
+            self.message_user(request, str(refusal), messages.ERROR)
+        except PublishOutdated:  # back to the confirmation, as the chapter is now
+            self.message_user(request, f"Not published: {CHANGED_SINCE_REVIEW}.", messages.ERROR)
+            return reverse("admin:curriculum_chapter_publish", args=[chapter.pk])
+        except PublishRefused as refusal:
+            self.message_user(
+                request,
+                format_html(
+                    "Publish refused. {} reasons:<ul>{}</ul>",
+                    len(refusal.reasons),
+                    format_html_join("", "<li>{}</li>", ((r,) for r in refusal.reasons)),
+                ),
+                messages.ERROR,
+            )
+        else:
+            self.message_user(
+                request, f"Published {chapter.code} as release {release.number}.", messages.SUCCESS
+            )
+        return reverse("admin:curriculum_chapter_change", args=[chapter.pk])

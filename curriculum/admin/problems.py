@@ -1,0 +1,177 @@
+"""Problems in admin: each edited with its solution on its own page, saved by one service call.
+
+What ask may select comes from the operations reference (`domain.operations.ask_help`); a new
+problem's key and position from `domain.problem_keys`.
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+import attention
+from curriculum.domain.answers import solution_lint
+from curriculum.domain.editing import (
+    problem_delete,
+    problem_save,
+    problem_unchanged_require,
+    problem_version,
+    solution_delete,
+)
+from curriculum.domain.operations import ask_help
+from curriculum.domain.problem_keys import next_problem
+from curriculum.domain.verification import solutions_verify
+from curriculum.models import Problem, Solution
+
+from .conflicts import CheckedAgainWhenSaved, OpenedVersionForm
+from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce
+from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
+from .verdicts import VerdictFilter, verdict_badge
+
+
+class SolutionInline(TextBoxes, admin.StackedInline):
+    model = Solution
+    extra = 1
+    max_num = 1
+    fields = ["steps", "answer", "published", "verification"]
+    readonly_fields = ["verification"]  # not "verdict": that name is the model's reverse relation
+    rows = {"steps": 10, "answer": 4}
+    code = frozenset({"answer"})
+
+    @admin.display(description="verdict")
+    def verification(self, solution):
+        if solution.pk is None:
+            return "—"
+        badge = verdict_badge(solution)
+        value = getattr(getattr(solution, "verdict", None), "engine_value", None)
+        return format_html("{}<br>engine value: <code>{}</code>", badge, value) if value else badge
+
+
+def operation_choices() -> list[tuple[str, str]]:
+    known = attention.OPERATIONS.items()
+    return [("", "---------")] + [(name, f"{name}: {op.description}") for name, op in known]
+
+
+class ProblemForm(ProblemAddsAPart, OpenedVersionForm):
+    @staticmethod
+    def version_of(instance) -> str:
+        return problem_version(instance)
+
+
+@admin.register(Problem)
+class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+    form = ProblemForm
+    list_display = ["__str__", "kind", "variant", "operation", "verdict"]
+    list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
+    search_fields = ["key", "variant", "chapter__code", "statement"]
+    list_select_related = ["chapter", "solution__verdict"]
+    fieldsets = [
+        (
+            None,
+            {
+                "fields": [
+                    ("chapter", "key", "position"),
+                    ("kind", "variant"),
+                    "statement",
+                    "opened_version",
+                ],
+                "description": f"Statement: {MARKDOWN_HELP}",
+            },
+        ),
+        (
+            "What the engine checks",
+            {
+                "fields": [
+                    "operation",
+                    "inputs",
+                    "ask",
+                    ("digits", "rtol", "atol"),
+                    "engine_operations",
+                ],
+                "description": "Inputs and ask are JSON; an input may be a generator such as "
+                '{"generate": "normal", "shape": [3, 4], "seed": 7}, and the statement and steps '
+                "may show it as {{ inputs.x }} (docs/content-format.md). Tolerance: digits "
+                "(significant figures), or empty digits and rtol/atol. Saving checks them against "
+                "the operation and marks the verdict pending until the verifier has run.",
+            },
+        ),
+    ]
+    readonly_fields = ["engine_operations"]
+    rows = {"statement": 6, "inputs": 10, "ask": 2}
+    code = frozenset({"inputs", "ask"})
+    inlines = [SolutionInline]
+    actions = ["verify_again"]
+
+    class Media:
+        css = ADMIN_CSS
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "operation":
+            kwargs["widget"] = forms.Select(choices=operation_choices())
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "ask" in form.base_fields:
+            form.base_fields["ask"].help_text = (
+                ask_help(obj.operation, obj.inputs) if obj else ask_help()
+            )
+        return form
+
+    def get_changeform_initial_data(self, request):
+        """From a chapter's "Add a problem" link: that chapter, and the next free key."""
+        initial = super().get_changeform_initial_data(request)
+        chapter = str(initial.get("chapter", ""))
+        if chapter.isdigit():
+            key, position = next_problem(chapter_id=int(chapter))
+            initial.setdefault("key", key)
+            initial.setdefault("position", position)
+        return initial
+
+    @admin.display(description="operations the engine knows")
+    def engine_operations(self, problem):
+        reference = reverse("site:operations")
+        return format_html(
+            "<p>Inputs, shapes, outputs, selectors and a worked example of each, in "
+            '<a href="{}" target="_blank">the operations reference</a>:</p><p>{}</p>',
+            reference,
+            format_html_join(
+                ", ",
+                '<a href="{}#{}" target="_blank"><code>{}</code></a>',
+                ((reference, name, name) for name in attention.OPERATIONS),
+            ),
+        )
+
+    @admin.display(description="verdict")
+    def verdict(self, problem):
+        return verdict_badge(getattr(problem, "solution", None))
+
+    def save_model(self, request, obj, form, change):
+        """Saved with its solution in save_related: one service call for both."""
+
+    def save_related(self, request, form, formsets, change):
+        (solutions,) = formsets  # the one inline: the solution
+        if change and (opened := form.cleaned_data.get("opened_version")):
+            problem_unchanged_require(problem_id=form.instance.pk, opened=opened)  # locked
+        changed = solutions.save(commit=False)
+        if solutions.deleted_objects:
+            solution_delete(problem=form.instance, user=request.user)
+        problem_save(
+            problem=form.instance, solution=changed[0] if changed else None, user=request.user
+        )
+        solution = Solution.objects.filter(problem=form.instance).first()
+        for warning in solution_lint(solution=solution) if solution else ():
+            self.message_user(request, f"Answer: {warning}.", messages.WARNING)
+
+    def delete_model(self, request, obj):
+        problem_delete(problem=obj, user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for problem in queryset:
+            problem_delete(problem=problem, user=request.user)
+
+    @admin.action(description="Verify again")
+    def verify_again(self, request, queryset):
+        solution_ids = Solution.objects.filter(problem__in=queryset).values_list("pk", flat=True)
+        count = solutions_verify(solution_ids=list(solution_ids))
+        self.message_user(request, f"{count} solutions sent to the verifier.")

@@ -1,0 +1,52 @@
+"""A solution's verdict as admin shows it (a badge) and lists it (a filter): the state is the
+domain's `verdict_state`, so a stale verdict is never shown or listed as verified."""
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from curriculum.domain.verification import verdict_state
+
+
+def verdict_badge(solution) -> str:
+    if solution is None:
+        return format_html('<span class="verdict verdict-none">no solution</span>')
+    state = verdict_state(solution)
+    return format_html(
+        '<strong class="verdict verdict-{}">{}</strong>{}{}',
+        state,
+        state,
+        verdict_detail(getattr(solution, "verdict", None), state),
+        "" if solution.published else " · unpublished",
+    )
+
+
+def verdict_detail(verdict, state: str) -> str:
+    if verdict is None:
+        return ""
+    if state == "error" or (state == "mismatch" and verdict.max_abs_error is None):
+        return f": {verdict.message}"  # a shape mismatch: the message names both shapes
+    if state in ("verified", "mismatch") and verdict.max_abs_error is not None:
+        rel = "" if verdict.max_rel_error is None else f", rel {verdict.max_rel_error:.2g}"
+        return f" (max abs {verdict.max_abs_error:.2g}{rel})"
+    return ""
+
+
+class VerdictFilter(admin.SimpleListFilter):
+    title = "verdict"
+    parameter_name = "verdict"
+
+    def lookups(self, request, model_admin):
+        return [(s, s) for s in ("pending", "verified", "mismatch", "error", "stale")] + [
+            ("none", "no solution")
+        ]
+
+    def queryset(self, request, queryset):
+        """The badge's state (`verdict_state`), so a stale verdict is never listed as verified."""
+        if self.value() == "none":
+            return queryset.filter(solution__isnull=True)
+        if self.value():
+            solved = queryset.filter(solution__isnull=False).select_related("solution__verdict")
+            return queryset.filter(
+                pk__in=[p.pk for p in solved if verdict_state(p.solution) == self.value()]
+            )
+        return queryset
