@@ -1,6 +1,8 @@
 // TeX to MathML for the curriculum site, one batch per process.
-// stdin:  {"limits": {"expand", "tokens", "chars", "html"}, "formulas": [{"tex", "display"}, ...]}
-// stdout: [{"html": "<span class=\"katex\"><math ...>"} | {"error": "KaTeX parse error: ..."}, ...]
+// stdin:  {"limits": {"expand", "tokens", "chars", "html"}, "total": bytes,
+//          "formulas": [{"tex", "display"}, ...]}
+// stdout: [{"html": "<span class=\"katex\"><math ...>"} | {"error": "KaTeX parse error: ..."}
+//          | {"unfinished": true} (past `total` bytes made by the batch), ...]
 // Nothing is trusted: \href, \url, \html* and friends are refused, and sizes are bounded: the
 // limits (curriculum/settings.py, LIMIT_FORMULA_*) cap macro expansions (KaTeX's maxExpand),
 // the tokens macros may produce (counted before they are built), the TeX and the MathML.
@@ -166,6 +168,13 @@ function describe(error) {
 const chunks = [];
 process.stdin.on("data", (chunk) => chunks.push(chunk));
 process.stdin.on("end", () => {
-  const { limits, formulas } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  process.stdout.write(JSON.stringify(formulas.map((formula) => typeset(formula, limits))));
+  const { limits, total, formulas } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  // once the batch has made `total` bytes (a page's cap), the rest are left unfinished
+  let made = 0;
+  process.stdout.write(JSON.stringify(formulas.map((formula) => {
+    if (total && made > total) return { unfinished: true };
+    const result = typeset(formula, limits);
+    made += result.html ? Buffer.byteLength(result.html) : 0;
+    return result;
+  })));
 });

@@ -147,6 +147,18 @@ class TooManyFormulas(ValueError):
         )
 
 
+class MathTooLarge(TooManyFormulas):
+    """Formulas that typeset to more than a page may hold, refused as soon as KaTeX has made
+    that much (LIMIT_CHAPTER_HTML_BYTES), the rest never typeset."""
+
+    def __init__(self) -> None:
+        ValueError.__init__(
+            self,
+            f"has formulas that render to more than {settings.LIMIT_CHAPTER_HTML_BYTES:,} bytes "
+            "of HTML (LIMIT_CHAPTER_HTML_BYTES)",
+        )
+
+
 class MathUnavailable(RuntimeError):
     """KaTeX could not be run (node missing, or scripts/install-katex.sh not yet run)."""
 
@@ -236,7 +248,8 @@ def _formula_key(formula: tuple[str, bool], version: str) -> str:
 def _katex(batch: list[tuple[str, bool]]) -> list[dict[str, str]]:
     """One node process typesets the whole batch: each result is {"html"} or {"error"}."""
     formulas = [{"tex": tex, "display": display} for tex, display in batch]
-    payload = json.dumps({"limits": _limits(), "formulas": formulas})
+    total = settings.LIMIT_CHAPTER_HTML_BYTES  # no page shows more: the rest is not typeset
+    payload = json.dumps({"limits": _limits(), "total": total, "formulas": formulas})
     try:
         done = subprocess.run(
             ["node", str(KATEX_DIR / "render.js")],
@@ -281,9 +294,16 @@ def typeset(batch: list[tuple[str, bool]]) -> dict[tuple[str, bool], dict[str, s
     missing = [formula for formula in wanted if keys[formula] not in found]
     if missing:
         fresh = dict(zip(missing, _katex(missing), strict=True))
-        cache.set_many({keys[f]: result for f, result in fresh.items()}, timeout=None)
-        found.update({keys[f]: result for f, result in fresh.items()})
+        done = {keys[f]: result for f, result in fresh.items() if "unfinished" not in result}
+        cache.set_many(done, timeout=None)
+        found.update(
+            {keys[f]: UNFINISHED if "unfinished" in r else r for f, r in fresh.items()}
+        )
     return {formula: found[keys[formula]] for formula in wanted}
+
+
+UNFINISHED = {"error": "KaTeX parse error: not typeset: the text's formulas render to more "
+              "than a page may hold (LIMIT_CHAPTER_HTML_BYTES)"}
 
 
 def _math_html(formula: tuple[str, bool], result: dict[str, str], *, block: bool) -> str:
@@ -424,7 +444,10 @@ def math_prepared(sources: list[str]) -> Iterator[None]:
     batch = [formula for each in found.values() for formula in each]
     if len(batch) > settings.LIMIT_CHAPTER_FORMULAS:  # before KaTeX spends a second on them
         raise TooManyFormulas(len(batch))
-    token = _PREPARED.set(_Prepared(typeset(batch), found, parsed))
+    results = typeset(batch)
+    if any(result is UNFINISHED for result in results.values()):
+        raise MathTooLarge()
+    token = _PREPARED.set(_Prepared(results, found, parsed))
     try:
         yield
     finally:

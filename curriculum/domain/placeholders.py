@@ -19,6 +19,8 @@ from django.conf import settings
 
 import attention
 
+from .markup import formulas
+
 SHOWN_DIGITS = 6
 """Significant figures a reader page shows of an answer or an output."""
 
@@ -122,6 +124,9 @@ class Room:
 
 
 def _entries(value: Any) -> int:
+    """The numbers a value typesets: each of an array's entries, each named value's."""
+    if isinstance(value, Mapping):
+        return sum(_entries(v) for v in value.values())
     return int(np.size(np.asarray(value, dtype=object)))
 
 
@@ -168,6 +173,8 @@ def placeholder_errors(
             errors.append(f"{match.group()}: {TooLarge(size)}")
         entries += size
     limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
+    if not errors and entries <= limit:
+        errors += _formulas_too_long(placeholders_expand(text, operation=operation, inputs=inputs))
     if entries > limit:
         errors.append(
             f"its placeholders typeset {entries:,} entries; at most {limit:,} in one text "
@@ -180,6 +187,19 @@ def placeholder_errors(
             f"{settings.LIMIT_CHAPTER_TYPESET_ENTRIES:,} entries (LIMIT_CHAPTER_TYPESET_ENTRIES)"
         )
     return errors
+
+
+def _formulas_too_long(expanded: str) -> list[str]:
+    """A formula that only its placeholders make too long for KaTeX (LIMIT_FORMULA_CHARS),
+    which readers would see as an error: said where the text is written."""
+    limit = settings.LIMIT_FORMULA_CHARS
+    longest = max((len(tex) for tex, _ in formulas(expanded)), default=0)
+    if longest <= limit:
+        return []
+    return [
+        f"a formula its placeholders fill is {longest:,} characters of TeX; at most {limit:,} "
+        "(LIMIT_FORMULA_CHARS)"
+    ]
 
 
 def placeholders_expand(

@@ -4,9 +4,9 @@ from curriculum.domain.tolerances import atol_bound
 
 
 def narrow_and_ask_again(apps, schema_editor):
-    """An exact 0 is now float noise of the problem's own scale (2^-40 of its largest input or
-    value), not 1e-9 of the output's largest entry or 1e-12: an answer of 0 for 999 beside 1e12
-    no longer stands. Answers of zeros alone take atol 0. Every decided verdict goes back to
+    """An entry is now taken as 0 only where the engine finds it float noise (its inputs moved,
+    it moves as much as it measures), not wherever it is below 1e-9 of the output's largest
+    entry or 1e-12: an answer of 0 for 999 beside 1e12 no longer stands. Answers of zeros alone take atol 0. Every decided verdict goes back to
     pending, as 0011 did: none stands until the worker decides it again."""
     Problem = apps.get_model("curriculum", "Problem")
     Verdict = apps.get_model("curriculum", "Verdict")

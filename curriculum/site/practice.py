@@ -137,4 +137,6 @@ def _page(
     }
     response = render(request, "site/practice.html", context, status=status)
     response["Cache-Control"] = "private, no-store"  # it can carry the reader's own answer
+    if status == 429:  # the rate's period: its window ends within it
+        response["Retry-After"] = str(PRACTICE_CHECKS.rate()[1])
     return response

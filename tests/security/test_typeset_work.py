@@ -97,3 +97,53 @@ def test_a_throttled_client_is_told_which_rate(settings, db):
     assert refused.json()["errors"] == [told]
     schema = client.get("/api/v1/openapi.json")
     assert schema.status_code == 429 and "(API_ANON_RATE)" in schema.json()["errors"][0]
+
+
+def test_named_values_count_each_number_and_a_formula_they_overfill_is_refused(books):
+    document = sketch("II.7")
+    problem = document["problems"][1]
+    problem |= {"operation": "attention_cost", "inputs": {"seq_len": 4, "width": 8, "heads": 2},
+                "ask": {"output": "flops"}, "tolerance": {"digits": 6}}
+    problem["solution"]["answer"] = int(attention.evaluate("attention_cost", problem["inputs"],
+                                                           problem["ask"]))
+    terms = len(attention.evaluate("attention_cost", problem["inputs"], {"output": "terms"}))
+    per_text = 1200 // terms + 1  # one more than a text may typeset, counted by number
+    problem["statement"] = "$$" + " ".join(["{{ outputs.terms }}"] * per_text) + "$$"
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    assert f"typeset {per_text * terms:,} entries" in refused.value.errors[0]
+    problem["statement"] = "$$" + " ".join(["{{ outputs.terms }}"] * 120) + "$$"  # under 1200
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    assert "(LIMIT_FORMULA_CHARS)" in refused.value.errors[0]
+
+
+def test_formulas_that_render_past_the_page_are_refused_once_katex_has_made_that_much(
+    books, settings
+):
+    settings.LIMIT_CHAPTER_HTML_BYTES = 50_000
+    document = sketch("II.7")
+    heavy = r"\begin{pmatrix}1&2&3&4\\5&6&7&8\end{pmatrix}"
+    document["summary"] = " ".join(f"${heavy}_{{{i}}}$" for i in range(400))
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    assert refused.value.errors == [
+        "top level: the chapter has formulas that render to more than 50,000 bytes of HTML "
+        "(LIMIT_CHAPTER_HTML_BYTES)"
+    ]
+    document["summary"] = " ".join(f"${heavy}_{{{i}}}$" for i in range(3))
+    chapter_import(document=document)  # its first formulas, typeset before the cut, are right
+    assert "math-error" not in Client().get("/chapters/II.7/").content.decode()
+
+
+def test_a_practice_page_past_its_rate_says_when_to_retry(books, settings):
+    from tests.site.test_practice import generated_chapter
+
+    settings.PRACTICE_CHECK_RATE = "1/min"
+    generated_chapter()
+    client = Client(REMOTE_ADDR="2001:db8::77")
+    page = "/chapters/II.7/problems/p3/"
+    assert client.post(page, {"instance": 1, "answer": "1"}).status_code == 303
+    refused = client.post(page, {"instance": 1, "answer": "1"})
+    assert refused.status_code == 429 and refused["Retry-After"] == "60"
+    assert "(PRACTICE_CHECK_RATE)" in refused.content.decode()
