@@ -7,7 +7,7 @@ import pytest
 
 import attention
 from attention.generated import GENERATORS
-from curriculum.domain.chapter_files import validation
+from curriculum.domain.chapter_files import part_checks, problem_checks, validation
 from curriculum.domain.ladder import LADDER, STRAND_CODES
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "content-format.md").read_text()
@@ -22,10 +22,12 @@ NAMED = {
 def known_keys() -> set[str]:
     keys = {
         key
-        for name in dir(validation)
+        for module in (validation, part_checks, problem_checks)  # every module that checks keys
+        for name in dir(module)
         if name.endswith("_KEYS")
-        for key in getattr(validation, name)
+        for key in getattr(module, name)
     }
+    assert {"items", "caption", "proof", "tolerance", "steps"} <= keys  # none left unread
     keys |= set(STRAND_CODES) | {key for allowed in GENERATORS.values() for key in allowed}
     keys |= set(GENERATORS) | set(attention.SELECTORS) | {"output"}
     for operation in attention.OPERATIONS.values():
