@@ -26,6 +26,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy attention curriculum
 
 bench: install

@@ -93,7 +93,11 @@ def zero_bound(value: np.ndarray, zero: object = None) -> np.ndarray:
 
 
 def _allowed(
-    got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, digits: int | None,
+    got: np.ndarray,
+    expected: np.ndarray,
+    rtol: float,
+    atol: float,
+    digits: int | None,
     zero: np.ndarray,
 ) -> np.ndarray:
     """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in

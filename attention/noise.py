@@ -31,6 +31,7 @@ MOVED = 4.0
 IN_DOUBT = 2.0**-20
 """Only an entry below this share of its output's largest |entry| may be noise."""
 
+
 def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0) -> Any:
     """For each entry of ``value`` (the engine's, an array or a mapping of named arrays): how
     close to 0 it is taken as 0, or 0.0 where it is a number to answer."""

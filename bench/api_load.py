@@ -56,10 +56,20 @@ def main() -> None:
     # each connection is its own client, as behind one trusted proxy (bench/api serves with
     # NUM_PROXIES=1): a throttle counts one client's reads, not every thread's
     threads = [
-        threading.Thread(target=worker, args=(
-            "127.0.0.1", args.port, args.path,
-            headers | {"X-Forwarded-For": f"198.51.100.{number + 1}"},
-            deadline, budget, lock, latencies, statuses))
+        threading.Thread(
+            target=worker,
+            args=(
+                "127.0.0.1",
+                args.port,
+                args.path,
+                headers | {"X-Forwarded-For": f"198.51.100.{number + 1}"},
+                deadline,
+                budget,
+                lock,
+                latencies,
+                statuses,
+            ),
+        )
         for number in range(args.threads)
     ]
     for thread in threads:
@@ -68,15 +78,19 @@ def main() -> None:
         thread.join()
     seconds = time.perf_counter() - started
     cuts = statistics.quantiles(latencies, n=20) if len(latencies) > 1 else [0.0] * 19
-    print(json.dumps({
-        "requests": len(latencies),
-        "seconds": seconds,
-        "rps": len(latencies) / seconds,
-        "p50_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
-        "p95_ms": cuts[18] * 1000,
-        "statuses": {str(k): v for k, v in sorted(statuses.items())},
-        "latencies_ms": [round(latency * 1000, 3) for latency in latencies],
-    }))
+    print(
+        json.dumps(
+            {
+                "requests": len(latencies),
+                "seconds": seconds,
+                "rps": len(latencies) / seconds,
+                "p50_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
+                "p95_ms": cuts[18] * 1000,
+                "statuses": {str(k): v for k, v in sorted(statuses.items())},
+                "latencies_ms": [round(latency * 1000, 3) for latency in latencies],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -74,8 +74,6 @@ def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -
     return body
 
 
-
-
 def listing_key(kind: str) -> str:
     """Where a list's bytes are kept for this version of the course: `kind` names the form, the
     reader's kind (staff see drafts) and the parameters."""

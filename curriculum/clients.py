@@ -39,7 +39,6 @@ class Limit:
         count, multiple, unit = found.groups()
         return int(count), int(multiple or 1) * SECONDS[unit]
 
-
     def refusal(self) -> str:
         """What a client past the rate is told: the rate and the setting that names it."""
         count, seconds = self.rate()

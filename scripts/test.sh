@@ -8,6 +8,7 @@ scripts/install-browser.sh
 scripts/install-nginx.sh  # the deploy tests serve behind it, as make serve does
 if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint and types
   .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
   .venv/bin/mypy attention curriculum
 fi
 exec .venv/bin/python -m pytest "$@"

@@ -50,8 +50,15 @@ def erin(db):
     return user
 
 
-def problem(key: str, kind: str = "exercise", variant: str = "softmax-row", *,
-            scores=None, answer=None, published: bool = True) -> dict:
+def problem(
+    key: str,
+    kind: str = "exercise",
+    variant: str = "softmax-row",
+    *,
+    scores=None,
+    answer=None,
+    published: bool = True,
+) -> dict:
     """A small softmax problem; the default answer is right."""
     scores = scores if scores is not None else [[0.0, 0.0]]
     return {
@@ -63,9 +70,11 @@ def problem(key: str, kind: str = "exercise", variant: str = "softmax-row", *,
         "inputs": {"scores": scores},
         "ask": {"output": "out"},
         "tolerance": {"rtol": 1e-6, "atol": 1e-9},
-        "solution": {"steps": "Equal scores share the weight.",
-                     "answer": answer if answer is not None else [[0.5, 0.5]],
-                     "published": published},
+        "solution": {
+            "steps": "Equal scores share the weight.",
+            "answer": answer if answer is not None else [[0.5, 0.5]],
+            "published": published,
+        },
     }
 
 
@@ -85,8 +94,10 @@ def sketch(code: str = "II.7", **overrides) -> dict:
         "before_you_start": "",
         "problem_statement": "What to compute.",
         "strands": {
-            "basics": {"target": 1, "items": [{"title": "Word", "body": "Means.",
-                                                "published": True}]},
+            "basics": {
+                "target": 1,
+                "items": [{"title": "Word", "body": "Means.", "published": True}],
+            },
             "concept": {"target": 0, "items": []},
             "theory": {"target": 0, "items": []},
             "mathematics": {"target": 3},

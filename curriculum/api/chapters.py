@@ -4,7 +4,6 @@ A draft is 404 unless the caller is staff. `?preview=true` lets staff see the wo
 with its unpublished parts; for anyone else it is ignored.
 """
 
-
 from ninja import Router
 from ninja.pagination import LimitOffsetPagination, paginate
 

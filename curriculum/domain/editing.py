@@ -108,7 +108,15 @@ def problem_delete(*, problem: Problem, user: Any = None) -> None:
 
 
 PROBLEM_FIELDS = [
-    "kind", "variant", "statement", "operation", "inputs", "ask", "rtol", "atol", "digits",
+    "kind",
+    "variant",
+    "statement",
+    "operation",
+    "inputs",
+    "ask",
+    "rtol",
+    "atol",
+    "digits",
     "position",
 ]
 """What a chapter file sets on each problem (the key matches it, the chapter owns it)."""
@@ -164,9 +172,11 @@ def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None
 def problem_version(problem: Problem) -> str:
     """A problem's content with its solution's, as a short hash: a form opened on one version
     is refused over another, so an edit made meanwhile (the API, another tab) is not lost."""
-    solution = Solution.objects.filter(problem_id=problem.pk).values(
-        "steps", "answer", "published"
-    ).first()
+    solution = (
+        Solution.objects.filter(problem_id=problem.pk)
+        .values("steps", "answer", "published")
+        .first()
+    )
     fields = {name: getattr(problem, name) for name in ("key", "chapter_id", *PROBLEM_FIELDS)}
     text = json.dumps([fields, solution], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -18,8 +18,17 @@ from .gate import ChapterPublish
 from .ladder import LADDER, MATHEMATICS, STRAND_CODES, Level
 from .verification import jsonable, verdicts_decide
 
-ROMAN = [(100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
-         (4, "IV"), (1, "I")]
+ROMAN = [
+    (100, "C"),
+    (90, "XC"),
+    (50, "L"),
+    (40, "XL"),
+    (10, "X"),
+    (9, "IX"),
+    (5, "V"),
+    (4, "IV"),
+    (1, "I"),
+]
 VARIANTS = ("softmax-row", "softmax-block", "attention-uniform", "attention-peaked", "mixed")
 TEACHING_STRANDS = [kind for kind in STRAND_CODES if kind != MATHEMATICS]
 
@@ -151,8 +160,11 @@ def _problem(rng: random.Random, i: int, worked: bool) -> dict:
         "inputs": inputs,
         "ask": ask,
         "tolerance": {"rtol": 1e-6, "atol": 0.0},  # an entry as small as 1e-9 still counts
-        "solution": {"steps": "Exponentiate, normalise, then mix.", "answer": answer,
-                     "published": True},
+        "solution": {
+            "steps": "Exponentiate, normalise, then mix.",
+            "answer": answer,
+            "published": True,
+        },
     }
 
 

@@ -296,14 +296,14 @@ def typeset(batch: list[tuple[str, bool]]) -> dict[tuple[str, bool], dict[str, s
         fresh = dict(zip(missing, _katex(missing), strict=True))
         done = {keys[f]: result for f, result in fresh.items() if "unfinished" not in result}
         cache.set_many(done, timeout=None)
-        found.update(
-            {keys[f]: UNFINISHED if "unfinished" in r else r for f, r in fresh.items()}
-        )
+        found.update({keys[f]: UNFINISHED if "unfinished" in r else r for f, r in fresh.items()})
     return {formula: found[keys[formula]] for formula in wanted}
 
 
-UNFINISHED = {"error": "KaTeX parse error: not typeset: the text's formulas render to more "
-              "than a page may hold (LIMIT_CHAPTER_HTML_BYTES)"}
+UNFINISHED = {
+    "error": "KaTeX parse error: not typeset: the text's formulas render to more "
+    "than a page may hold (LIMIT_CHAPTER_HTML_BYTES)"
+}
 
 
 def _math_html(formula: tuple[str, bool], result: dict[str, str], *, block: bool) -> str:

@@ -57,7 +57,9 @@ class Practice:
             lambda m: m.group() if m["kind"] == "inputs" else "?", self.problem["statement"] or ""
         )
         expanded = placeholders_expand(
-            text, operation=self.problem["operation"], inputs=self.problem["inputs"],
+            text,
+            operation=self.problem["operation"],
+            inputs=self.problem["inputs"],
             instance=instance,
         )
         return render(expanded)
@@ -170,9 +172,7 @@ def answer_try_value(*, practice: Practice, instance: int, answer: Any, flat: bo
     return result
 
 
-def solution_for_instance(
-    *, practice: Practice, instance: int, allow: Callable[[], bool]
-) -> Any:
+def solution_for_instance(*, practice: Practice, instance: int, allow: Callable[[], bool]) -> Any:
     """The engine's value at `instance`: shown only when the reader asks for the solution. Made
     once for everyone; `allow` (the client's practice throttle) is asked only when the engine
     must run, and EngineThrottled raised when it says no."""

@@ -79,7 +79,12 @@ def _freshness(code: str) -> QuerySet[Any, Any]:
             shown_entries=Count("apparatus_links", filter=_SHOWN_ENTRY, distinct=True),
         )
         .values(
-            "state", "updated_at", "latest", "released_at", "leaned", "shown_entries",
+            "state",
+            "updated_at",
+            "latest",
+            "released_at",
+            "leaned",
+            "shown_entries",
             "book__title",
         )
     )

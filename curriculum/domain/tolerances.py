@@ -92,4 +92,3 @@ def tolerance_words(tolerance: Mapping[str, Any]) -> str:
     if tolerance.get("digits") is not None:
         return f"to {max(int(tolerance['digits']), MIN_DIGITS)} significant figures"
     return f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g}"
-

@@ -66,12 +66,17 @@ def test_an_integer_past_float_range_is_an_error_not_a_crash(books, where):
     elif where == "atol":
         doc["problems"][1]["tolerance"] = {"rtol": 1e-6, "atol": 10**400}
     else:
-        doc["problems"][1]["inputs"]["scores"] = {"generate": "normal", "shape": [2, 3],
-                                                  "seed": 1, "scale": 10**400}
+        doc["problems"][1]["inputs"]["scores"] = {
+            "generate": "normal",
+            "shape": [2, 3],
+            "seed": 1,
+            "scale": 10**400,
+        }
     [error] = refused(yaml.safe_dump(doc, sort_keys=False))
     assert error.startswith("line ") and error.endswith(
         ": not valid YAML: a number is larger than about 1.8e308, the largest the engine "
-        "computes with")
+        "computes with"
+    )
 
 
 def test_a_number_too_large_for_the_database_is_an_error(books):
@@ -141,8 +146,9 @@ def test_an_api_put_with_an_infinite_tolerance_is_422_and_publish_never_500(book
 
 def test_an_api_put_of_a_list_is_422_with_a_plain_reason(books, erin):
     headers = {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=erin, name='qa')[1]}"}
-    response = Client().put("/api/v1/chapters/II.7", "[]", content_type="application/json",
-                            **headers)
+    response = Client().put(
+        "/api/v1/chapters/II.7", "[]", content_type="application/json", **headers
+    )
     assert response.status_code == 422
     assert response.json()["errors"] == [
         "top level: expected a mapping of keys such as code, book, title, got a list"
@@ -153,8 +159,9 @@ def test_an_api_put_with_a_huge_number_is_422_not_500(books, erin):
     headers = {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=erin, name='qa')[1]}"}
     doc = sketch()
     doc["strands"]["basics"]["target"] = 10**12
-    response = Client().put("/api/v1/chapters/II.7", json.dumps(doc),
-                            content_type="application/json", **headers)
+    response = Client().put(
+        "/api/v1/chapters/II.7", json.dumps(doc), content_type="application/json", **headers
+    )
     assert response.status_code == 422
     assert response.json()["errors"] == [
         f"strands.basics.target: must be at most 10000, got {10**12}"

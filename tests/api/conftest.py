@@ -59,14 +59,26 @@ def every_kind(seeded, erin):
     """Seed content plus: a draft (II.7), an in-progress chapter hiding an unpublished strand
     item, proof and solution (II.8), and a released chapter with a newer working copy (II.9)."""
     chapter_import(document=sketch("II.7", title=SECRETS["draft"], state="draft"))
-    hidden = problem("p4", scores=[[0.0, 3.0]], answer=[[0.04742587317756678, 0.9525741268224334]],
-                     published=False)
+    hidden = problem(
+        "p4",
+        scores=[[0.0, 3.0]],
+        answer=[[0.04742587317756678, 0.9525741268224334]],
+        published=False,
+    )
     hidden["solution"]["steps"] = SECRETS["steps"]
     in_progress = sketch("II.8", problems=[*sketch()["problems"], hidden])
     in_progress["strands"]["basics"]["items"].append(
-        {"title": "Hidden", "body": SECRETS["item"], "published": False})
-    in_progress["propositions"] = [{"number": 1, "title": "A claim", "statement": "It holds.",
-                                    "proof": SECRETS["proof"], "proof_published": False}]
+        {"title": "Hidden", "body": SECRETS["item"], "published": False}
+    )
+    in_progress["propositions"] = [
+        {
+            "number": 1,
+            "title": "A claim",
+            "statement": "It holds.",
+            "proof": SECRETS["proof"],
+            "proof_published": False,
+        }
+    ]
     chapter_import(document=in_progress)
     released("II.9", erin)
     chapter_import(document=sketch("II.9", thesis=SECRETS["working"], state="published"))

@@ -55,12 +55,15 @@ def test_an_edit_changes_the_etag_so_the_client_gets_the_new_body(client, seeded
 def test_a_new_release_changes_the_etag_of_an_older_release(client, books, erin):
     released("II.7", erin)
     etag = client.get("/api/v1/chapters/II.7/releases/1")["ETag"]
-    assert client.get("/api/v1/chapters/II.7/releases/1",
-                      HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert (
+        client.get("/api/v1/chapters/II.7/releases/1", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    )
     from curriculum.domain.gate import chapter_publish
+
     chapter_publish(chapter=Chapter.objects.get(code="II.7"), user=erin)
-    assert client.get("/api/v1/chapters/II.7/releases/1",
-                      HTTP_IF_NONE_MATCH=etag).status_code == 200
+    assert (
+        client.get("/api/v1/chapters/II.7/releases/1", HTTP_IF_NONE_MATCH=etag).status_code == 200
+    )
 
 
 def _chapter_with(problems: int) -> None:

@@ -25,7 +25,11 @@ def generated_client(live_server, tmp_path, monkeypatch):
     env = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ['PATH']}"}
     made = subprocess.run(
         [GENERATOR, "generate", "--path", "openapi.json", "--output-path", "client"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert made.returncode == 0, made.stdout + made.stderr
     assert "Warning" not in made.stdout, made.stdout  # no endpoint or model left out

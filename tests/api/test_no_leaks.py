@@ -84,8 +84,9 @@ HOSTILE_SVG = (
 HOSTILE = ("onload", "alert(", "<script", "<image", "evil.test")
 
 
-def test_readers_get_only_the_sanitised_figure_never_the_authors_svg(client, books, erin,
-                                                                      erin_token):
+def test_readers_get_only_the_sanitised_figure_never_the_authors_svg(
+    client, books, erin, erin_token
+):
     figure = {"label": "1", "caption": "A square.", "alt": "a square", "svg": HOSTILE_SVG}
     chapter_import(document=sketch("II.8", figures=[figure]))  # in progress: a working copy
     chapter = released("II.9", erin, figures=[figure])

@@ -46,8 +46,13 @@ def test_a_chapter_code_with_dots_reads_its_working_copy_and_derived_counts(clie
 
 def test_each_problem_carries_its_verification_provenance(client, seeded):
     problem = client.get("/api/v1/chapters/II.3").json()["problems"][0]
-    assert set(problem["verification"]) >= {"status", "max_abs_error", "tolerance",
-                                            "engine_version", "decided_at"}
+    assert set(problem["verification"]) >= {
+        "status",
+        "max_abs_error",
+        "tolerance",
+        "engine_version",
+        "decided_at",
+    }
 
 
 def test_an_unknown_or_malformed_code_is_404_or_422(client, seeded):

@@ -20,9 +20,15 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from curriculum.wsgi import application
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application)
-FUZZ = settings(max_examples=25, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow, HealthCheck.filter_too_much])
+FUZZ = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 
 @pytest.fixture

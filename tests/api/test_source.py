@@ -17,12 +17,14 @@ GENERATED = {"generate": "normal", "shape": [1, 2], "seed": 4, "round": 1}
 @pytest.fixture
 def chapter_with_everything(books):
     """Unpublished parts, a generated input, a placeholder and both tolerance modes."""
-    document = sketch(problems=[
-        problem("p1", "worked") | {"tolerance": {"digits": 4}},
-        problem("p2") | {"inputs": {"scores": GENERATED},
-                         "statement": "Softmax of $${{ inputs.scores }}$$"},
-        problem("p3", published=False),
-    ])
+    document = sketch(
+        problems=[
+            problem("p1", "worked") | {"tolerance": {"digits": 4}},
+            problem("p2")
+            | {"inputs": {"scores": GENERATED}, "statement": "Softmax of $${{ inputs.scores }}$$"},
+            problem("p3", published=False),
+        ]
+    )
     document["strands"]["basics"]["items"].append({"title": "Hidden", "published": False})
     chapter_import(document=document)
     verify_now(Chapter.objects.get(code="II.7"))
@@ -44,15 +46,24 @@ def test_yaml_get_put_get_is_unchanged_and_keeps_the_verdicts(
     client, chapter_with_everything, alice_token
 ):
     before = source(client, alice_token).content
-    decided = set(Verdict.objects.filter(solution__problem__chapter__code="II.7").values_list(
-        "pk", "fingerprint", "status"))
+    decided = set(
+        Verdict.objects.filter(solution__problem__chapter__code="II.7").values_list(
+            "pk", "fingerprint", "status"
+        )
+    )
     assert "pending" not in {status for _, _, status in decided}
     put = client.put("/api/v1/chapters/II.7", before, content_type=YAML, **alice_token)
     assert put.status_code == 200, put.json()
     assert put.json()["verifications_enqueued"] == 0
     assert source(client, alice_token).content == before
-    assert set(Verdict.objects.filter(solution__problem__chapter__code="II.7").values_list(
-        "pk", "fingerprint", "status")) == decided
+    assert (
+        set(
+            Verdict.objects.filter(solution__problem__chapter__code="II.7").values_list(
+                "pk", "fingerprint", "status"
+            )
+        )
+        == decided
+    )
 
 
 def test_json_get_put_get_is_unchanged(client, chapter_with_everything, alice_token):
@@ -60,23 +71,29 @@ def test_json_get_put_get_is_unchanged(client, chapter_with_everything, alice_to
     assert before["Content-Type"] == "application/json"
     document = before.json()
     assert document["problems"][1]["inputs"]["scores"] == GENERATED
-    put = client.put("/api/v1/chapters/II.7", json.dumps(document),
-                     content_type="application/json", **alice_token)
+    put = client.put(
+        "/api/v1/chapters/II.7",
+        json.dumps(document),
+        content_type="application/json",
+        **alice_token,
+    )
     assert put.status_code == 200, put.json()
     assert source(client, alice_token, "application/json").json() == document
     assert yaml.safe_load(source(client, alice_token).content) == document
 
 
 def test_bad_yaml_is_refused_with_line_and_column(client, books, alice_token):
-    response = client.put("/api/v1/chapters/II.7", "code: II.7\ntitle: [unclosed\n",
-                          content_type=YAML, **alice_token)
+    response = client.put(
+        "/api/v1/chapters/II.7", "code: II.7\ntitle: [unclosed\n", content_type=YAML, **alice_token
+    )
     assert response.status_code == 422
     assert response.json()["errors"][0].startswith("line 3, column 1: not valid YAML")
     assert not Chapter.objects.filter(code="II.7").exists()
 
 
-def test_source_needs_a_staff_token_and_an_existing_chapter(client, chapter_with_everything,
-                                                            alice_token):
+def test_source_needs_a_staff_token_and_an_existing_chapter(
+    client, chapter_with_everything, alice_token
+):
     assert client.get("/api/v1/chapters/II.7/source").status_code == 401
     assert client.get("/api/v1/chapters/II.70/source", **alice_token).status_code == 404
 
@@ -88,12 +105,18 @@ def test_the_served_schema_is_valid_openapi_3_1(client, db):
 
 
 def put_source(client, token, document, **headers):
-    return client.put("/api/v1/chapters/II.7", json.dumps(document),
-                      content_type="application/json", **token, **headers)
+    return client.put(
+        "/api/v1/chapters/II.7",
+        json.dumps(document),
+        content_type="application/json",
+        **token,
+        **headers,
+    )
 
 
-def test_two_writers_of_one_version_cannot_lose_each_others_edit(client, chapter_with_everything,
-                                                                 alice_token, erin_token):
+def test_two_writers_of_one_version_cannot_lose_each_others_edit(
+    client, chapter_with_everything, alice_token, erin_token
+):
     """A reads, B reads, A writes: B's write of the version it read is refused (412) and writes
     nothing; read again, B's write goes through over A's edit."""
     read_a, read_b = source(client, alice_token, "application/json"), source(client, erin_token)
@@ -116,19 +139,23 @@ def test_two_writers_of_one_version_cannot_lose_each_others_edit(client, chapter
     assert (chapter.title, chapter.summary) == ("A's title", "B's summary")
 
 
-def test_the_source_version_moves_with_its_text_only(client, chapter_with_everything,
-                                                    alice_token):
+def test_the_source_version_moves_with_its_text_only(client, chapter_with_everything, alice_token):
     before = source(client, alice_token)
-    assert source(client, alice_token, "application/json", HTTP_IF_NONE_MATCH=before["ETag"]
-                  ).status_code == 304
+    assert (
+        source(
+            client, alice_token, "application/json", HTTP_IF_NONE_MATCH=before["ETag"]
+        ).status_code
+        == 304
+    )
     Verdict.objects.filter(solution__problem__chapter__code="II.7").update(status="pending")
     verify_now(Chapter.objects.get(code="II.7"))  # verdicts decided again: the text is the same
     assert source(client, alice_token)["ETag"] == before["ETag"]
 
 
 @pytest.mark.parametrize("if_match", ['W/"x"', '"not-a-version"', '"a", "b"', "", " ", ","])
-def test_a_version_that_is_not_the_working_copy_writes_nothing(client, chapter_with_everything,
-                                                              alice_token, if_match):
+def test_a_version_that_is_not_the_working_copy_writes_nothing(
+    client, chapter_with_everything, alice_token, if_match
+):
     document = source(client, alice_token, "application/json").json() | {"title": "Changed"}
     assert put_source(client, alice_token, document, HTTP_IF_MATCH=if_match).status_code == 412
     assert Chapter.objects.get(code="II.7").title != "Changed"
@@ -138,13 +165,15 @@ def test_if_match_any_needs_a_working_copy(client, books, alice_token):
     assert put_source(client, alice_token, sketch(), HTTP_IF_MATCH="*").status_code == 412
     assert not Chapter.objects.filter(code="II.7").exists()
     assert put_source(client, alice_token, sketch()).status_code == 201
-    assert put_source(client, alice_token, sketch(title="Again"), HTTP_IF_MATCH="*"
-                      ).status_code == 200
+    assert (
+        put_source(client, alice_token, sketch(title="Again"), HTTP_IF_MATCH="*").status_code == 200
+    )
 
 
-@pytest.mark.parametrize("shape", ['w/{}', 'W/ {}', 'xyz{}', '{} junk', 'W/{}'])
+@pytest.mark.parametrize("shape", ["w/{}", "W/ {}", "xyz{}", "{} junk", "W/{}"])
 def test_a_malformed_or_weak_form_of_the_right_version_writes_nothing(
-        client, chapter_with_everything, alice_token, shape):
+    client, chapter_with_everything, alice_token, shape
+):
     read = source(client, alice_token, "application/json")
     document = read.json() | {"title": "Changed"}
     header = shape.format(read["ETag"])

@@ -34,15 +34,20 @@ def test_a_forwarded_for_header_does_not_dodge_the_limit(client, db, settings):
     settings.API_ANON_RATE = "1/min"
     address = _address()
     client.get("/api/v1/ping", REMOTE_ADDR=address)
-    assert client.get("/api/v1/ping", REMOTE_ADDR=address,
-                      HTTP_X_FORWARDED_FOR="203.0.113.9").status_code == 429
+    assert (
+        client.get(
+            "/api/v1/ping", REMOTE_ADDR=address, HTTP_X_FORWARDED_FOR="203.0.113.9"
+        ).status_code
+        == 429
+    )
 
 
 def test_token_reads_are_not_throttled(client, db, settings, erin_token):
     settings.API_ANON_RATE = "1/min"
     address = _address()
-    statuses = {client.get("/api/v1/ping", REMOTE_ADDR=address, **erin_token).status_code
-                for _ in range(3)}
+    statuses = {
+        client.get("/api/v1/ping", REMOTE_ADDR=address, **erin_token).status_code for _ in range(3)
+    }
     assert statuses == {200}
 
 
@@ -67,8 +72,10 @@ SHARED_CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15"),
     },
-    "database": {"BACKEND": "django.core.cache.backends.db.DatabaseCache",
-                 "LOCATION": "burst_cache"},
+    "database": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "burst_cache",
+    },
 }
 
 

@@ -10,8 +10,13 @@ from tests.conftest import sketch, verify_now
 
 
 def put(client, code, document, token, **extra):
-    return client.put(f"/api/v1/chapters/{code}", json.dumps(document),
-                      content_type="application/json", **token, **extra)
+    return client.put(
+        f"/api/v1/chapters/{code}",
+        json.dumps(document),
+        content_type="application/json",
+        **token,
+        **extra,
+    )
 
 
 def test_an_author_token_creates_then_updates_a_chapter(client, books, alice_token):
@@ -40,8 +45,14 @@ def test_a_problem_over_the_work_budget_gets_422_with_its_path(client, books, al
     document = sketch()
     document["problems"][2] |= {
         "operation": "multi_head_attention",
-        "inputs": {"x": {"generate": "normal", "shape": [4096, 16], "seed": 1}, "heads": 4,
-                   "w_q": weight, "w_k": weight, "w_v": weight, "w_o": weight},
+        "inputs": {
+            "x": {"generate": "normal", "shape": [4096, 16], "seed": 1},
+            "heads": 4,
+            "w_q": weight,
+            "w_k": weight,
+            "w_v": weight,
+            "w_o": weight,
+        },
     }
     response = put(client, "II.7", document, alice_token)
     assert response.status_code == 422
@@ -52,8 +63,9 @@ def test_a_problem_over_the_work_budget_gets_422_with_its_path(client, books, al
 
 def test_a_document_for_another_code_or_not_json_is_refused(client, books, alice_token):
     assert put(client, "II.8", sketch("II.7"), alice_token).status_code == 422
-    response = client.put("/api/v1/chapters/II.7", "{not json", content_type="application/json",
-                          **alice_token)
+    response = client.put(
+        "/api/v1/chapters/II.7", "{not json", content_type="application/json", **alice_token
+    )
     assert response.status_code == 422 and response.json()["errors"][0].startswith("body:")
 
 

@@ -24,11 +24,13 @@ def reference_layer_norm(x, gamma=None, beta=None, eps=1e-5):
     for row in _rows(x64):
         mean = sum(float(v) for v in row) / d
         var = sum((float(v) - mean) ** 2 for v in row) / d
-        out.append([
-            (float(row[j]) - mean) / math.sqrt(var + eps) * (1.0 if gamma is None else gamma[j])
-            + (0.0 if beta is None else beta[j])
-            for j in range(d)
-        ])
+        out.append(
+            [
+                (float(row[j]) - mean) / math.sqrt(var + eps) * (1.0 if gamma is None else gamma[j])
+                + (0.0 if beta is None else beta[j])
+                for j in range(d)
+            ]
+        )
     return np.array(out).reshape(x64.shape)
 
 
@@ -61,10 +63,12 @@ def reference_feed_forward(x, w_1, b_1, w_2, b_2, activation="gelu"):
             )
             for f in range(w1.shape[1])
         ]
-        out.append([
-            sum(hidden[f] * w2[f, c] for f in range(len(hidden))) + b2[c]
-            for c in range(w2.shape[1])
-        ])
+        out.append(
+            [
+                sum(hidden[f] * w2[f, c] for f in range(len(hidden))) + b2[c]
+                for c in range(w2.shape[1])
+            ]
+        )
     return np.array(out).reshape(x64.shape[:-1] + (w2.shape[1],))
 
 
@@ -140,10 +144,12 @@ def reference_softmax_backward(y, grad_y):
     out = []
     for yr, gr in zip(_rows(y64), _rows(g64), strict=True):
         n = len(yr)
-        out.append([
-            sum(gr[i] * ((yr[i] if i == j else 0.0) - yr[i] * yr[j]) for i in range(n))
-            for j in range(n)
-        ])
+        out.append(
+            [
+                sum(gr[i] * ((yr[i] if i == j else 0.0) - yr[i] * yr[j]) for i in range(n))
+                for j in range(n)
+            ]
+        )
     return np.array(out).reshape(y64.shape)
 
 

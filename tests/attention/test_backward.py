@@ -34,17 +34,28 @@ def _mask(rng, batch, rows, cols, causal):
 def _sdpa_reference(q, k, v, mask, causal):
     if q.ndim == 2:
         return reference_attention(q, k, v, mask, causal, False)[0]
-    masks = [None if mask is None else (mask if mask.ndim == 2 else mask[b])
-             for b in range(q.shape[0])]
-    return np.stack([reference_attention(q[b], k[b], v[b], masks[b], causal, False)[0]
-                     for b in range(q.shape[0])])
+    masks = [
+        None if mask is None else (mask if mask.ndim == 2 else mask[b]) for b in range(q.shape[0])
+    ]
+    return np.stack(
+        [
+            reference_attention(q[b], k[b], v[b], masks[b], causal, False)[0]
+            for b in range(q.shape[0])
+        ]
+    )
 
 
 @CASES
-@given(st.one_of(st.none(), st.integers(1, 2)), st.integers(1, 4), st.integers(1, 4),
-       st.integers(1, 3), st.integers(1, 3), st.booleans(), st.integers(0, 2**32 - 1))
-def test_attention_gradients_agree_with_finite_differences(batch, rows, cols, dk, dv, causal,
-                                                           seed):
+@given(
+    st.one_of(st.none(), st.integers(1, 2)),
+    st.integers(1, 4),
+    st.integers(1, 4),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_attention_gradients_agree_with_finite_differences(batch, rows, cols, dk, dv, causal, seed):
     rng = np.random.default_rng(seed)
     lead = () if batch is None else (batch,)
     cols = max(cols, rows) if causal else cols
@@ -64,8 +75,14 @@ def test_attention_gradients_agree_with_finite_differences(batch, rows, cols, dk
 
 
 @CASES
-@given(st.one_of(st.none(), st.integers(1, 2)), st.integers(1, 4), st.integers(1, 2),
-       st.integers(1, 2), st.booleans(), st.integers(0, 2**32 - 1))
+@given(
+    st.one_of(st.none(), st.integers(1, 2)),
+    st.integers(1, 4),
+    st.integers(1, 2),
+    st.integers(1, 2),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
 def test_multi_head_gradients_agree_with_finite_differences(batch, seq, heads, dk, causal, seed):
     rng = np.random.default_rng(seed)
     width = heads * dk
@@ -92,8 +109,7 @@ def test_softmax_backward_is_the_explicit_jacobian_product(shape, seed):
     scores, grad_y = rng.normal(size=shape) * 3, rng.normal(size=shape)
     y = softmax(scores)
     got = softmax_backward(y, grad_y)
-    np.testing.assert_allclose(got, reference_softmax_backward(y, grad_y), rtol=1e-10,
-                               atol=1e-13)
+    np.testing.assert_allclose(got, reference_softmax_backward(y, grad_y), rtol=1e-10, atol=1e-13)
 
     def loss(s):
         return float(np.sum(softmax(s) * grad_y))
@@ -121,14 +137,28 @@ def test_float32_gradients_stay_float32():
     ("call", "path"),
     [
         (lambda: softmax_backward([0.5, 0.5], [1, 0, 0]), "inputs.grad_y"),
-        (lambda: scaled_dot_product_attention_backward(np.ones((2, 2)), np.ones((3, 2)),
-                                                       np.ones((3, 1)), np.ones((2, 2))),
-         "inputs.grad_out"),
-        (lambda: scaled_dot_product_attention_backward(
-            np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)),
-            mask=np.zeros((2, 2), dtype=bool)), "inputs.mask"),
-        (lambda: multi_head_attention_backward(np.ones((2, 4)), *[np.eye(4)] * 4, 2,
-                                               np.ones((2, 3))), "inputs.grad_out"),
+        (
+            lambda: scaled_dot_product_attention_backward(
+                np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 1)), np.ones((2, 2))
+            ),
+            "inputs.grad_out",
+        ),
+        (
+            lambda: scaled_dot_product_attention_backward(
+                np.ones((2, 2)),
+                np.ones((2, 2)),
+                np.ones((2, 2)),
+                np.ones((2, 2)),
+                mask=np.zeros((2, 2), dtype=bool),
+            ),
+            "inputs.mask",
+        ),
+        (
+            lambda: multi_head_attention_backward(
+                np.ones((2, 4)), *[np.eye(4)] * 4, 2, np.ones((2, 3))
+            ),
+            "inputs.grad_out",
+        ),
     ],
 )
 def test_bad_input_names_the_input(call, path):
@@ -141,19 +171,23 @@ def test_registry_gives_each_gradient_and_selects_into_it():
     rng = np.random.default_rng(2)
     x, grad_out = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
     ws = [rng.normal(size=(4, 4)) for _ in range(4)]
-    inputs = {"x": x.tolist(), **{n: w.tolist() for n, w in zip(
-        ("w_q", "w_k", "w_v", "w_o"), ws, strict=True)}, "heads": 2,
-              "grad_out": grad_out.tolist(), "causal": True}
+    inputs = {
+        "x": x.tolist(),
+        **{n: w.tolist() for n, w in zip(("w_q", "w_k", "w_v", "w_o"), ws, strict=True)},
+        "heads": 2,
+        "grad_out": grad_out.tolist(),
+        "causal": True,
+    }
     grads = multi_head_attention_backward(x, *ws, 2, grad_out, causal=True)
     for name, grad in zip(("dx", "dw_q", "dw_k", "dw_v", "dw_o"), grads, strict=True):
         np.testing.assert_array_equal(
-            evaluate("multi_head_attention_backward", inputs, {"output": name}), grad)
+            evaluate("multi_head_attention_backward", inputs, {"output": name}), grad
+        )
     np.testing.assert_array_equal(
-        evaluate("multi_head_attention_backward", inputs, {"output": "dw_k", "row": 2}),
-        grads[2][2])
+        evaluate("multi_head_attention_backward", inputs, {"output": "dw_k", "row": 2}), grads[2][2]
+    )
     with pytest.raises(EngineInputError) as info:
-        evaluate("multi_head_attention_backward", {**inputs, "grad_out": [[1.0]]},
-                 {"output": "dx"})
+        evaluate("multi_head_attention_backward", {**inputs, "grad_out": [[1.0]]}, {"output": "dx"})
     assert [p.path for p in info.value.problems] == ["inputs.grad_out"]
 
 
@@ -169,8 +203,7 @@ def test_sequences_longer_than_a_block_give_the_textbook_gradients(causal):
     _, p = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
     dp = grad_out @ v.T
     ds = p * (dp - np.sum(dp * p, axis=-1, keepdims=True))
-    dq, dk, dv = scaled_dot_product_attention_backward(q, k, v, grad_out, mask=mask,
-                                                       causal=causal)
+    dq, dk, dv = scaled_dot_product_attention_backward(q, k, v, grad_out, mask=mask, causal=causal)
     np.testing.assert_allclose(dv, p.T @ grad_out, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(dq, ds @ k / 2, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(dk, ds.T @ q / 2, rtol=1e-10, atol=1e-12)

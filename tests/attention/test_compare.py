@@ -137,8 +137,12 @@ def test_a_small_entry_beside_a_huge_one_is_no_zero_and_must_be_answered():
             assert not judged(SDPA, inputs, [[big, 0.0]], **tolerance).ok, (big, small)
         assert not judged(SDPA, inputs, [[big, 1.9 * small]], digits=3).ok
         assert judged(SDPA, inputs, [[big, small]]).ok
-    masked = {"q": [[1.0, 0.0]], "k": [[1.0, 0.0], [0.0, 1.0]],
-              "v": [[1e12, 0.3], [1e12, 0.7]], "mask": [[True, False]]}
+    masked = {
+        "q": [[1.0, 0.0]],
+        "k": [[1.0, 0.0], [0.0, 1.0]],
+        "v": [[1e12, 0.3], [1e12, 0.7]],
+        "mask": [[True, False]],
+    }
     assert not judged(SDPA, masked, [[1e12, 0.0]]).ok
     rows = {"scores": [[0.1, 0.2], [1e12, 0.0]]}
     assert not judged("softmax", rows, [0.0, 0.0], ask={"output": "out", "row": 0}).ok

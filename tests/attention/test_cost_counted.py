@@ -16,8 +16,13 @@ from hypothesis import strategies as st
 from attention import TERM_NAMES, attention_cost, multi_head_attention_backward
 
 BACKWARD = (
-    "output_projection_backward", "weighted_sum_backward", "softmax_backward",
-    "scaling_backward", "scores_backward", "q_projection_backward", "k_projection_backward",
+    "output_projection_backward",
+    "weighted_sum_backward",
+    "softmax_backward",
+    "scaling_backward",
+    "scores_backward",
+    "q_projection_backward",
+    "k_projection_backward",
     "v_projection_backward",
 )
 
@@ -75,9 +80,9 @@ class Counted:
         cache = []
         for i in range(h):
             j = i // group
-            q = [row[i * dk:(i + 1) * dk] for row in proj["q"]]
-            k = [row[j * dk:(j + 1) * dk] for row in proj["k"]]
-            v = [row[j * dk:(j + 1) * dk] for row in proj["v"]]
+            q = [row[i * dk : (i + 1) * dk] for row in proj["q"]]
+            k = [row[j * dk : (j + 1) * dk] for row in proj["k"]]
+            v = [row[j * dk : (j + 1) * dk] for row in proj["v"]]
             scores = self.matmul("scores", q, k, transpose_b=True)
             for row in scores:
                 for s in range(t_len):
@@ -86,7 +91,7 @@ class Counted:
             weights = [self.softmax(row) for row in scores]
             out = self.matmul("weighted_sum", weights, v)
             for t in range(t_len):
-                concat[t][i * dk:(i + 1) * dk] = out[t]
+                concat[t][i * dk : (i + 1) * dk] = out[t]
             cache.append((q, k, v, weights))
         result = self.matmul("output_projection", concat, w_o)
         if self.bias:
@@ -100,11 +105,12 @@ class Counted:
         grads = {n: zeros(t_len, len(p[0])) for n, p in proj.items()}
         for i, (q, k, v, weights) in enumerate(cache):
             j = i // group
-            d_out = [row[i * dk:(i + 1) * dk] for row in d_concat]
+            d_out = [row[i * dk : (i + 1) * dk] for row in d_concat]
             dv = self.matmul("weighted_sum_backward", weights, d_out, transpose_a=True)
             dp = self.matmul("weighted_sum_backward", d_out, v, transpose_b=True)
-            ds = [self.softmax_grad(p_row, dp_row) for p_row, dp_row in zip(weights, dp,
-                                                                                strict=True)]
+            ds = [
+                self.softmax_grad(p_row, dp_row) for p_row, dp_row in zip(weights, dp, strict=True)
+            ]
             for row in ds:
                 for s in range(t_len):
                     row[s] *= 1 / math.sqrt(dk)
@@ -158,11 +164,18 @@ class Counted:
 
 
 @settings(max_examples=20, deadline=None, database=None)
-@given(batch=st.integers(1, 2), seq=st.integers(1, 3), kv=st.integers(1, 2),
-       group=st.integers(1, 2), dk=st.integers(1, 2), bias=st.booleans(),
-       seed=st.integers(0, 2**16))
-def test_kv_heads_and_backward_terms_equal_what_a_loop_performs(batch, seq, kv, group, dk,
-                                                                 bias, seed):
+@given(
+    batch=st.integers(1, 2),
+    seq=st.integers(1, 3),
+    kv=st.integers(1, 2),
+    group=st.integers(1, 2),
+    dk=st.integers(1, 2),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_kv_heads_and_backward_terms_equal_what_a_loop_performs(
+    batch, seq, kv, group, dk, bias, seed
+):
     heads = kv * group
     width, d_kv = heads * dk, kv * dk
     rng = np.random.default_rng(seed)
@@ -172,21 +185,31 @@ def test_kv_heads_and_backward_terms_equal_what_a_loop_performs(batch, seq, kv, 
     grad_out = rng.normal(size=(batch, seq, width))
 
     counter = Counted(heads, kv, bias)
-    grads = [counter.forward_backward(x[b].tolist(), w_q.tolist(), w_k.tolist(), w_v.tolist(),
-                                      w_o.tolist(), grad_out[b].tolist())[1]
-             for b in range(batch)]
+    grads = [
+        counter.forward_backward(
+            x[b].tolist(),
+            w_q.tolist(),
+            w_k.tolist(),
+            w_v.tolist(),
+            w_o.tolist(),
+            grad_out[b].tolist(),
+        )[1]
+        for b in range(batch)
+    ]
     cost = attention_cost(seq, width, heads, batch=batch, bias=bias, kv_heads=kv, backward=True)
 
     assert dict(cost.terms) == {term: counter.flops[term] for term in (*TERM_NAMES, *BACKWARD)}
     assert cost.flops == sum(counter.flops.values())
     assert cost.params == sum(w.size for w in (w_q, w_k, w_v, w_o)) + (
-        2 * width + 2 * d_kv if bias else 0)
+        2 * width + 2 * d_kv if bias else 0
+    )
     if kv == heads:  # the counted pass is a real backward pass: it matches the engine's
         engine = multi_head_attention_backward(x, w_q, w_k, w_v, w_o, heads, grad_out)
         np.testing.assert_allclose([g[0] for g in grads], engine[0], rtol=1e-9, atol=1e-12)
         for i in range(1, 5):
-            np.testing.assert_allclose(sum(np.array(g[i]) for g in grads), engine[i],
-                                       rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(
+                sum(np.array(g[i]) for g in grads), engine[i], rtol=1e-9, atol=1e-12
+            )
 
 
 def test_forward_only_has_no_backward_terms_and_grouping_shrinks_only_k_and_v():

@@ -30,8 +30,7 @@ def test_backward_cost_terms_are_asked_only_with_backward():
         evaluate("attention_cost", inputs, {"output": "softmax_backward"})
     assert [p.path for p in info.value.problems] == ["ask.output"]
     assert "backward: true" in str(info.value)
-    value = evaluate("attention_cost", {**inputs, "backward": True},
-                     {"output": "softmax_backward"})
+    value = evaluate("attention_cost", {**inputs, "backward": True}, {"output": "softmax_backward"})
     assert int(value) == 4 * 2 * 4 * 4
     grouped = evaluate("attention_cost", {**inputs, "kv_heads": 1}, {"output": "params"})
     assert int(grouped) == 2 * 8 * 8 + 2 * 8 * 4

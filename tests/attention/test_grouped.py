@@ -81,8 +81,14 @@ def test_one_kv_head_is_multi_query_attention():
 
 
 @settings(max_examples=25, deadline=None, database=None)
-@given(st.integers(1, 3), st.integers(1, 2), st.integers(1, 3), st.integers(1, 6),
-       st.booleans(), st.integers(0, 999))
+@given(
+    st.integers(1, 3),
+    st.integers(1, 2),
+    st.integers(1, 3),
+    st.integers(1, 6),
+    st.booleans(),
+    st.integers(0, 999),
+)
 def test_decoding_token_by_token_equals_causal_attention(kv, group, dk, seq, batched, seed):
     heads = kv * group
     width = heads * dk
@@ -99,8 +105,7 @@ def test_decoding_token_by_token_equals_causal_attention(kv, group, dk, seq, bat
             x[..., t, :], k_cache, v_cache, w_q, w_k, w_v, w_o, heads, kv
         )
         np.testing.assert_allclose(out, full_out[..., t, :], rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(weights, full_weights[..., t, : t + 1], rtol=1e-10,
-                                   atol=1e-12)
+        np.testing.assert_allclose(weights, full_weights[..., t, : t + 1], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(k_cache, x @ w_k, rtol=1e-12)
     np.testing.assert_allclose(v_cache, x @ w_v, rtol=1e-12)
 
@@ -108,14 +113,30 @@ def test_decoding_token_by_token_equals_causal_attention(kv, group, dk, seq, bat
 @pytest.mark.parametrize(
     ("call", "path"),
     [
-        (lambda: grouped_query_attention(np.ones((2, 4)), np.eye(4), np.ones((4, 2)),
-                                         np.ones((4, 2)), np.eye(4), 2, 3), "inputs.kv_heads"),
-        (lambda: grouped_query_attention(np.ones((2, 4)), np.eye(4), np.ones((4, 4)),
-                                         np.ones((4, 2)), np.eye(4), 2, 1), "inputs.w_k"),
-        (lambda: attention_decode(np.ones(4), np.ones((2, 3)), np.ones((2, 4)), *[np.eye(4)] * 4,
-                                  2), "inputs.k_cache"),
-        (lambda: attention_decode(np.ones(4), np.ones((2, 4)), np.ones((3, 4)), *[np.eye(4)] * 4,
-                                  2), "inputs.v_cache"),
+        (
+            lambda: grouped_query_attention(
+                np.ones((2, 4)), np.eye(4), np.ones((4, 2)), np.ones((4, 2)), np.eye(4), 2, 3
+            ),
+            "inputs.kv_heads",
+        ),
+        (
+            lambda: grouped_query_attention(
+                np.ones((2, 4)), np.eye(4), np.ones((4, 4)), np.ones((4, 2)), np.eye(4), 2, 1
+            ),
+            "inputs.w_k",
+        ),
+        (
+            lambda: attention_decode(
+                np.ones(4), np.ones((2, 3)), np.ones((2, 4)), *[np.eye(4)] * 4, 2
+            ),
+            "inputs.k_cache",
+        ),
+        (
+            lambda: attention_decode(
+                np.ones(4), np.ones((2, 4)), np.ones((3, 4)), *[np.eye(4)] * 4, 2
+            ),
+            "inputs.v_cache",
+        ),
     ],
 )
 def test_bad_input_names_the_input(call, path):
@@ -125,16 +146,28 @@ def test_bad_input_names_the_input(call, path):
 
 
 def test_registry_decodes_the_first_token_from_an_empty_cache():
-    inputs = {"x": [1, 2], "k_cache": [], "v_cache": [],
-              **{w: [[1, 0], [0, 1]] for w in ("w_q", "w_k", "w_v", "w_o")}, "heads": 2}
+    inputs = {
+        "x": [1, 2],
+        "k_cache": [],
+        "v_cache": [],
+        **{w: [[1, 0], [0, 1]] for w in ("w_q", "w_k", "w_v", "w_o")},
+        "heads": 2,
+    }
     np.testing.assert_allclose(evaluate("attention_decode", inputs, {"output": "out"}), [1, 2])
     cache = evaluate("attention_decode", inputs, {"output": "k_cache"})
     assert cache.shape == (1, 2)
 
 
 def test_registry_checks_grouped_weight_shapes_against_kv_heads():
-    inputs = {"x": [[1, 0, 0, 0]], "w_q": np.eye(4).tolist(), "w_k": np.eye(4).tolist(),
-              "w_v": [[0, 0]] * 4, "w_o": np.eye(4).tolist(), "heads": 2, "kv_heads": 1}
+    inputs = {
+        "x": [[1, 0, 0, 0]],
+        "w_q": np.eye(4).tolist(),
+        "w_k": np.eye(4).tolist(),
+        "w_v": [[0, 0]] * 4,
+        "w_o": np.eye(4).tolist(),
+        "heads": 2,
+        "kv_heads": 1,
+    }
     with pytest.raises(EngineInputError) as info:
         evaluate("grouped_query_attention", inputs, {"output": "out"})
     assert [p.path for p in info.value.problems] == ["inputs.w_k"]

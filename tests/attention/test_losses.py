@@ -13,19 +13,26 @@ from .reference_ops import central_difference, reference_cross_entropy
 
 
 @settings(max_examples=40, deadline=None, database=None)
-@given(st.integers(1, 5), st.integers(1, 6), st.sampled_from([1.0, 30.0, 3e3]),
-       st.booleans(), st.integers(0, 2**32 - 1))
+@given(
+    st.integers(1, 5),
+    st.integers(1, 6),
+    st.sampled_from([1.0, 30.0, 3e3]),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
 def test_loss_and_gradient_agree_with_references(rows, classes, scale, vector, seed):
     rng = np.random.default_rng(seed)
     logits = rng.normal(size=(classes,) if vector else (rows, classes)) * scale
     targets = rng.integers(0, classes, size=() if vector else rows)
     loss, grad = cross_entropy(logits, targets)
     assert loss.shape == () and grad.shape == logits.shape
-    assert float(loss) == pytest.approx(reference_cross_entropy(logits, targets), rel=1e-10,
-                                        abs=1e-12)
+    assert float(loss) == pytest.approx(
+        reference_cross_entropy(logits, targets), rel=1e-10, abs=1e-12
+    )
     if scale == 1.0:
         numeric = central_difference(
-            lambda z: reference_cross_entropy(z, targets), [logits.copy()], 0)
+            lambda z: reference_cross_entropy(z, targets), [logits.copy()], 0
+        )
         np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
 
 
@@ -60,6 +67,9 @@ def test_registry_refuses_fractional_and_out_of_range_targets():
             evaluate("cross_entropy", {"logits": [[1, 2]], "targets": targets}, {"output": "loss"})
         problems = info.value.problems
         assert [p.path for p in problems] == ["inputs.targets"]
-    grad = evaluate("cross_entropy", {"logits": [[0, 0], [5, 5]], "targets": [0, 1]},
-                    {"output": "grad", "row": 1})
+    grad = evaluate(
+        "cross_entropy",
+        {"logits": [[0, 0], [5, 5]], "targets": [0, 1]},
+        {"output": "grad", "row": 1},
+    )
     np.testing.assert_allclose(grad, [0.25, -0.25])

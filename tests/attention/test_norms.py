@@ -27,8 +27,9 @@ def test_layer_norm_agrees_with_the_loop_reference(case, affine):
     d = x.shape[-1]
     gamma, beta = (rng.normal(size=d), rng.normal(size=d)) if affine else (None, None)
     out = layer_norm(x, gamma, beta, eps=1e-5)
-    np.testing.assert_allclose(out, reference_layer_norm(x, gamma, beta, 1e-5), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        out, reference_layer_norm(x, gamma, beta, 1e-5), rtol=1e-10, atol=1e-12
+    )
 
 
 @CASES
@@ -36,8 +37,9 @@ def test_layer_norm_agrees_with_the_loop_reference(case, affine):
 def test_rms_norm_agrees_with_the_loop_reference(case, affine):
     x, rng = case
     gamma = rng.normal(size=x.shape[-1]) if affine else None
-    np.testing.assert_allclose(rms_norm(x, gamma), reference_rms_norm(x, gamma), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        rms_norm(x, gamma), reference_rms_norm(x, gamma), rtol=1e-10, atol=1e-12
+    )
 
 
 def test_layer_norm_gives_mean_zero_and_variance_one_per_row():
@@ -78,12 +80,16 @@ def test_bad_input_names_the_input(call, path):
 
 def test_registry_reports_every_shape_problem_at_once():
     with pytest.raises(EngineInputError) as info:
-        evaluate("layer_norm", {"x": [[1, 2, 3]], "gamma": [1, 2], "beta": [1], "eps": -1},
-                 {"output": "out"})
+        evaluate(
+            "layer_norm",
+            {"x": [[1, 2, 3]], "gamma": [1, 2], "beta": [1], "eps": -1},
+            {"output": "out"},
+        )
     assert {p.path for p in info.value.problems} == {"inputs.gamma", "inputs.beta", "inputs.eps"}
 
 
 def test_registry_selects_a_row():
-    value = evaluate("rms_norm", {"x": [[3, 4], [1, 7]], "eps": 1e-300},
-                     {"output": "out", "row": 1})
+    value = evaluate(
+        "rms_norm", {"x": [[3, 4], [1, 7]], "eps": 1e-300}, {"output": "out", "row": 1}
+    )
     np.testing.assert_allclose(value, [0.2, 1.4], rtol=1e-12)

@@ -16,8 +16,10 @@ CASES = settings(max_examples=30, deadline=None, database=None)
 @given(st.integers(1, 12), st.integers(1, 9), st.sampled_from([100.0, 10000.0]))
 def test_sinusoidal_table_agrees_with_the_loop_reference(seq, width, base):
     np.testing.assert_allclose(
-        sinusoidal_positions(seq, width, base), reference_sinusoidal(seq, width, base),
-        rtol=1e-12, atol=1e-14,
+        sinusoidal_positions(seq, width, base),
+        reference_sinusoidal(seq, width, base),
+        rtol=1e-12,
+        atol=1e-14,
     )
 
 
@@ -31,17 +33,18 @@ def test_even_columns_are_sines_and_odd_cosines_of_the_same_angle():
 @given(st.sampled_from([(3, 4), (2, 5, 2), (1, 6, 8)]), st.integers(0, 40), st.integers(0, 99))
 def test_rope_agrees_with_the_loop_reference(shape, offset, seed):
     x = np.random.default_rng(seed).normal(size=shape)
-    np.testing.assert_allclose(rope(x, offset=offset), reference_rope(x, offset=offset),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        rope(x, offset=offset), reference_rope(x, offset=offset), rtol=1e-10, atol=1e-12
+    )
 
 
 def test_rope_keeps_every_pair_norm():
     x = np.random.default_rng(1).normal(size=(7, 8))
     out = rope(x, base=100.0)
-    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1),
-                               rtol=1e-12)
-    np.testing.assert_allclose(out[..., 0::2] ** 2 + out[..., 1::2] ** 2,
-                               x[..., 0::2] ** 2 + x[..., 1::2] ** 2, rtol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(
+        out[..., 0::2] ** 2 + out[..., 1::2] ** 2, x[..., 0::2] ** 2 + x[..., 1::2] ** 2, rtol=1e-12
+    )
 
 
 def test_rope_scores_depend_only_on_the_relative_position():

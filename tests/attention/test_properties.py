@@ -27,7 +27,7 @@ def attention_cases(draw, dtype=np.float64):
     width = heads * dk
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     scale = draw(st.sampled_from([0.1, 1.0, 10.0]))
-    x = (rng.normal(size=(seq, width) if batch is None else (batch, seq, width)) * scale)
+    x = rng.normal(size=(seq, width) if batch is None else (batch, seq, width)) * scale
     ws = [rng.normal(size=(width, width)) for _ in range(4)]
     mask = None
     if draw(st.booleans()):
@@ -119,8 +119,10 @@ def counted_attention(x, ws, biases, heads):
     dk = width // heads
     outs = []
     for rows in x:
-        q, k, v = (project(f"{n}_projection", rows, w, b)
-                   for n, w, b in zip("qkv", (w_q, w_k, w_v), biases[:3], strict=True))
+        q, k, v = (
+            project(f"{n}_projection", rows, w, b)
+            for n, w, b in zip("qkv", (w_q, w_k, w_v), biases[:3], strict=True)
+        )
         concat = [[0.0] * width for _ in rows]
         for h in range(heads):
             cols = range(h * dk, (h + 1) * dk)
@@ -145,10 +147,17 @@ def counted_attention(x, ws, biases, heads):
 
 
 @settings(max_examples=25, deadline=None, database=None)
-@given(batch=st.integers(1, 2), seq=st.integers(1, 4), heads=st.integers(1, 3),
-       dk=st.integers(1, 2), bias=st.booleans(), seed=st.integers(0, 2**16))
+@given(
+    batch=st.integers(1, 2),
+    seq=st.integers(1, 4),
+    heads=st.integers(1, 3),
+    dk=st.integers(1, 2),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
 def test_attention_cost_equals_the_operations_a_loop_actually_performs(
-        batch, seq, heads, dk, bias, seed):
+    batch, seq, heads, dk, bias, seed
+):
     width = heads * dk
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(batch, seq, width))
@@ -161,5 +170,4 @@ def test_attention_cost_equals_the_operations_a_loop_actually_performs(
     assert dict(cost.terms) == {term: counted[term] for term in TERM_NAMES}
     assert cost.flops == sum(counted.values())
     assert cost.params == sum(w.size for w in ws) + (4 * width if bias else 0)
-    np.testing.assert_allclose(out, multi_head_attention(x, *ws, heads)[0], rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(out, multi_head_attention(x, *ws, heads)[0], rtol=1e-10, atol=1e-12)

@@ -16,8 +16,15 @@ def generated(*shape: int, seed: int = 1) -> dict:
 
 def mha(seq: int, width: int, heads: int, **more) -> dict:
     weight = generated(width, width, seed=2)
-    return {"x": generated(seq, width), "w_q": weight, "w_k": weight, "w_v": weight,
-            "w_o": weight, "heads": heads, **more}
+    return {
+        "x": generated(seq, width),
+        "w_q": weight,
+        "w_k": weight,
+        "w_v": weight,
+        "w_o": weight,
+        "heads": heads,
+        **more,
+    }
 
 
 def test_every_operation_has_an_estimate_and_its_example_a_positive_one():
@@ -30,13 +37,15 @@ def test_every_operation_has_an_estimate_and_its_example_a_positive_one():
 def test_written_numbers_and_a_generator_of_the_same_shape_cost_the_same():
     written = attention.expand_inputs(mha(64, 16, 4))
     assert evaluation_work("multi_head_attention", written) == evaluation_work(
-        "multi_head_attention", mha(64, 16, 4))
+        "multi_head_attention", mha(64, 16, 4)
+    )
 
 
 def test_the_estimate_reads_shapes_and_never_draws_the_numbers():
     started = time.process_time()
-    work = evaluation_work("multi_head_attention_backward",
-                           mha(4096, 16, 4, grad_out=generated(4096, 16, seed=9)))
+    work = evaluation_work(
+        "multi_head_attention_backward", mha(4096, 16, 4, grad_out=generated(4096, 16, seed=9))
+    )
     assert time.process_time() - started < 0.01
     assert work > 10**10
 
@@ -53,8 +62,9 @@ def test_a_causal_mask_and_a_backward_pass_add_work():
     qkv = {name: generated(512, 8) for name in ("q", "k", "v")}
     plain = evaluation_work("scaled_dot_product_attention", qkv)
     causal = evaluation_work("scaled_dot_product_attention", qkv | {"causal": True})
-    backward = evaluation_work("scaled_dot_product_attention_backward",
-                               qkv | {"grad_out": generated(512, 8)})
+    backward = evaluation_work(
+        "scaled_dot_product_attention_backward", qkv | {"grad_out": generated(512, 8)}
+    )
     assert plain < causal and 1.5 * plain < backward
 
 
@@ -64,13 +74,26 @@ def test_unknown_operations_and_unreadable_inputs_are_left_to_check():
     assert evaluation_work("softmax", ["not", "a", "mapping"]) is None
 
 
-@pytest.mark.parametrize(("operation", "inputs"), [
-    ("multi_head_attention", mha(1024, 32, 8)),
-    ("scaled_dot_product_attention", {"q": generated(1024, 64), "k": generated(1024, 64),
-                                      "v": generated(1024, 64)}),
-    ("feed_forward", {"x": [[0.5] * 16] * 512, "w_1": [[0.01] * 512] * 16, "b_1": [0.0] * 512,
-                      "w_2": [[0.01] * 16] * 512, "b_2": [0.0] * 16}),
-])
+@pytest.mark.parametrize(
+    ("operation", "inputs"),
+    [
+        ("multi_head_attention", mha(1024, 32, 8)),
+        (
+            "scaled_dot_product_attention",
+            {"q": generated(1024, 64), "k": generated(1024, 64), "v": generated(1024, 64)},
+        ),
+        (
+            "feed_forward",
+            {
+                "x": [[0.5] * 16] * 512,
+                "w_1": [[0.01] * 512] * 16,
+                "b_1": [0.0] * 512,
+                "w_2": [[0.01] * 16] * 512,
+                "b_2": [0.0] * 16,
+            },
+        ),
+    ],
+)
 def test_the_estimate_bounds_the_time_an_evaluation_takes(operation, inputs):
     """Under about 1 ns of one core per unit wherever measured (tests/attention, attention/work.py);
     5 ns leaves room for a slow or shared machine."""

@@ -50,8 +50,9 @@ def resubmitted(page) -> dict:
 
 def shown_errors(page) -> str:
     """The error text the admin shows beside fields, inline forms and at the top."""
-    return " ".join(re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>',
-                               page.content.decode(), flags=re.S))
+    return " ".join(
+        re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', page.content.decode(), flags=re.S)
+    )
 
 
 def test_ii4_change_page_shows_the_seed_counts_and_debt(seeded, admin_client_for, erin):
@@ -86,8 +87,15 @@ def test_the_author_is_told_what_the_chapter_owes_before_trying_to_publish(
 def test_the_parts_come_in_the_seed_pages_order(seeded, admin_client_for, alice):
     page = admin_client_for(alice).get(change_url(Chapter.objects.get(code="II.4")))
     prefixes = [inline.formset.prefix for inline in page.context["inline_admin_formsets"]]
-    assert prefixes == ["strand_items", "figures", "apparatus_links", "notation", "propositions",
-                        "problems", "releases"]
+    assert prefixes == [
+        "strand_items",
+        "figures",
+        "apparatus_links",
+        "notation",
+        "propositions",
+        "problems",
+        "releases",
+    ]
     symbols = [form.instance.symbol for form in page.context["inline_admin_formsets"][3].formset]
     assert symbols == ["h", "d", "d_k", "Q", "K", "V", "T"]
 
@@ -104,9 +112,12 @@ def test_admin_pages_need_no_inline_style_or_script(seeded, admin_client_for, er
     """The site's CSP allows styles and scripts from 'self' only."""
     client = admin_client_for(erin)
     chapter = Chapter.objects.get(code="II.3")
-    for url in (change_url(chapter), publish_url(chapter),
-                reverse("admin:curriculum_chapter_changelist"),
-                reverse("admin:curriculum_problem_change", args=[chapter.problems.first().pk])):
+    for url in (
+        change_url(chapter),
+        publish_url(chapter),
+        reverse("admin:curriculum_chapter_changelist"),
+        reverse("admin:curriculum_problem_change", args=[chapter.problems.first().pk]),
+    ):
         text = client.get(url).content.decode()
         assert ' style="' not in text, url
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text), url
@@ -145,8 +156,10 @@ def test_an_svg_with_a_script_is_saved_and_the_author_told_readers_will_not_get_
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(alice)
     data = resubmitted(client.get(change_url(chapter)))
-    data["figures-0-svg"] = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
-                             "<script>alert(1)</script></svg>")
+    data["figures-0-svg"] = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+        "<script>alert(1)</script></svg>"
+    )
     assert client.post(change_url(chapter), data).status_code == 302
     assert "<script>" in Figure.objects.get(chapter=chapter).svg
     page = client.get(change_url(chapter)).content.decode()
@@ -211,9 +224,15 @@ def test_publish_button_lists_every_reason(seeded, admin_client_for, erin):
     page = admin_client_for(erin).post(publish_url(chapter), follow=True)
     text = page.content.decode()
     assert "Publish refused. 7 reasons:" in text
-    for reason in ("worked problems: 0 of 5", "variants: the verified worked problems cover 0",
-                   "exercises: 0 of 10", "strand basics: 2 of 11", "strand theory: 0 of 4",
-                   "strand mathematics: 0 of 15", "strand practice: 0 of 9 done"):
+    for reason in (
+        "worked problems: 0 of 5",
+        "variants: the verified worked problems cover 0",
+        "exercises: 0 of 10",
+        "strand basics: 2 of 11",
+        "strand theory: 0 of 4",
+        "strand mathematics: 0 of 15",
+        "strand practice: 0 of 9 done",
+    ):
         assert reason in text
     assert not Release.objects.exists()
 
@@ -223,8 +242,10 @@ def test_publish_button_makes_a_release_listed_with_who_and_when(books, admin_cl
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     client = admin_client_for(erin)
-    assert "Every rule holds: Publish will make release 1." in client.get(
-        change_url(chapter)).content.decode()
+    assert (
+        "Every rule holds: Publish will make release 1."
+        in client.get(change_url(chapter)).content.decode()
+    )
     confirmation = client.get(publish_url(chapter))
     page = client.post(publish_url(chapter), {"reviewed": reviewed_on(confirmation)}, follow=True)
     assert "Published II.7 as release 1." in page.content.decode()
@@ -254,8 +275,9 @@ def test_an_editor_confirming_after_an_authors_edit_publishes_nothing_until_revi
     client = admin_client_for(erin)
     confirmation = client.get(publish_url(chapter))
     assert 'name="reviewed"' in confirmation.content.decode()
-    chapter_import(document=chapter_source(code="II.7") | {"thesis": "An author's late claim."},
-                   user=alice)
+    chapter_import(
+        document=chapter_source(code="II.7") | {"thesis": "An author's late claim."}, user=alice
+    )
 
     refused = client.post(publish_url(chapter), {"reviewed": reviewed_on(confirmation)})
     assert refused.status_code == 302 and refused.url == publish_url(chapter)
@@ -280,7 +302,8 @@ def test_posting_state_published_by_hand_is_refused(seeded, admin_client_for, er
     data["state"] = "published"
     page = client.post(change_url(chapter), data)
     assert "Select a valid choice. published is not one of the available choices." in (
-        shown_errors(page))
+        shown_errors(page)
+    )
     chapter.refresh_from_db()
     assert chapter.state == "in_progress"
 
@@ -299,8 +322,9 @@ def test_every_admin_page_an_author_uses_renders(seeded, admin_client_for, alice
     )
 
 
-def test_a_chapter_saved_over_a_newer_version_is_refused_with_a_reason(seeded, admin_client_for,
-                                                                      erin):
+def test_a_chapter_saved_over_a_newer_version_is_refused_with_a_reason(
+    seeded, admin_client_for, erin
+):
     """A PUT while the chapter page is open rewrites its rows: the page's save names why it
     cannot go through (it used to say only "Please correct the errors below")."""
     from curriculum.domain.chapter_files import chapter_import, chapter_source

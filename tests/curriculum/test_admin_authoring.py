@@ -46,14 +46,19 @@ def test_a_wrong_shaped_answer_names_both_shapes(books, author):
     stored = Problem.objects.get(chapter__code="II.7", key="p1")
     verdict_decide(solution_id=stored.solution.pk)
     text = author.get(change_url(stored)).content.decode()
-    assert "mismatch</strong>: the answer is a vector of 2 but the engine&#x27;s value is a " \
-           "1x2 array" in text
+    assert (
+        "mismatch</strong>: the answer is a vector of 2 but the engine&#x27;s value is a "
+        "1x2 array" in text
+    )
 
 
 def test_an_answer_written_to_fewer_figures_than_its_tolerance_is_warned(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
-    data = new_problem(author, chapter, **{
-        "solution-0-answer": "[[0.5124, 0.4876, 0, 0], [0.5, 0.5, 0, 0]]", "digits": "6"})
+    data = new_problem(
+        author,
+        chapter,
+        **{"solution-0-answer": "[[0.5124, 0.4876, 0, 0], [0.5, 0.5, 0, 0]]", "digits": "6"},
+    )
     page = author.post(add_url(chapter), data, follow=True)
     assert "the answer is written to 4 significant figures but the tolerance asks for 6" in (
         page.content.decode()
@@ -74,10 +79,17 @@ def test_the_chapter_form_takes_the_number_from_the_code(books, author):
 
 def test_generated_inputs_are_accepted_in_admin(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
-    inputs = {"x": {"generate": "normal", "shape": [2, 4], "seed": 3}, "heads": 2,
-              "w_q": IDENTITY, "w_k": IDENTITY, "w_v": IDENTITY, "w_o": IDENTITY}
-    data = new_problem(author, chapter, inputs=json.dumps(inputs),
-                       statement="Take $$x = {{ inputs.x }}$$.")
+    inputs = {
+        "x": {"generate": "normal", "shape": [2, 4], "seed": 3},
+        "heads": 2,
+        "w_q": IDENTITY,
+        "w_k": IDENTITY,
+        "w_v": IDENTITY,
+        "w_o": IDENTITY,
+    }
+    data = new_problem(
+        author, chapter, inputs=json.dumps(inputs), statement="Take $$x = {{ inputs.x }}$$."
+    )
     page = author.post(add_url(chapter), data)
     assert page.status_code == 302, shown_errors(page)
     assert Problem.objects.get(chapter=chapter, key="p1").inputs["x"]["generate"] == "normal"

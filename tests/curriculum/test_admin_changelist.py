@@ -25,17 +25,18 @@ def chapters(first: int, last: int) -> None:
         chapter_import(document=sketch(f"II.{number}"))
 
 
-
 def test_the_list_shows_what_each_chapter_owes_and_its_latest_release(seeded, author):
     page = changelist(author)
     text = page.content.decode()
-    for heading in ("Code", "Title", "Maturity", "State", "Owes", "Publish?",
-                    "Latest release"):
+    for heading in ("Code", "Title", "Maturity", "State", "Owes", "Publish?", "Latest release"):
         assert f">{heading}</a>" in text or f"<span>{heading}</span>" in text, heading
     ii4 = next(c for c in page.context["cl"].result_list if c.code == "II.4")
     admin = page.context["cl"].model_admin
     assert (admin.owes(ii4), admin.to_publish(ii4), admin.latest_release(ii4)) == (
-        15, "7 to fix", "—")
+        15,
+        "7 to fix",
+        "—",
+    )
 
 
 def test_filters_and_search_find_chapters(seeded, author):

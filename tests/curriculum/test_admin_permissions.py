@@ -41,8 +41,12 @@ def root(db):
 def test_an_author_can_add_change_and_delete_content(ready, client, alice):
     client.force_login(alice)
     problem = ready.problems.get(key="p3")
-    for url in (reverse("admin:curriculum_chapter_add"), reverse("admin:curriculum_problem_add"),
-                change_url(ready), reverse("admin:curriculum_problem_delete", args=[problem.pk])):
+    for url in (
+        reverse("admin:curriculum_chapter_add"),
+        reverse("admin:curriculum_problem_add"),
+        change_url(ready),
+        reverse("admin:curriculum_problem_delete", args=[problem.pk]),
+    ):
         assert client.get(url).status_code == 200, url
     text = client.get(change_url(ready)).content.decode()
     assert 'name="_save"' in text and "Add another Strand item" in text
@@ -68,10 +72,16 @@ def test_an_editor_sees_the_publish_button_and_publishes(ready, client, erin):
 
 def test_staff_in_neither_group_see_nothing_to_edit(ready, client, sam):
     client.force_login(sam)
-    assert "have permission to view or edit anything" in client.get(
-        reverse("admin:index")).content.decode()
-    for url in (reverse("admin:curriculum_chapter_changelist"), change_url(ready),
-                reverse("admin:curriculum_problem_add"), publish_url(ready)):
+    assert (
+        "have permission to view or edit anything"
+        in client.get(reverse("admin:index")).content.decode()
+    )
+    for url in (
+        reverse("admin:curriculum_chapter_changelist"),
+        change_url(ready),
+        reverse("admin:curriculum_problem_add"),
+        publish_url(ready),
+    ):
         assert client.get(url).status_code == 403, url
     assert client.post(publish_url(ready)).status_code == 403
     assert not Release.objects.exists()
@@ -81,8 +91,10 @@ def test_releases_cannot_be_added_changed_or_deleted_even_by_a_superuser(release
     client.force_login(root)
     release_change = reverse("admin:curriculum_release_change", args=[released.pk])
     assert client.get(reverse("admin:curriculum_release_add")).status_code == 403
-    assert client.get(reverse("admin:curriculum_release_delete",
-                              args=[released.pk])).status_code == 403
+    assert (
+        client.get(reverse("admin:curriculum_release_delete", args=[released.pk])).status_code
+        == 403
+    )
     page = client.get(release_change)
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     assert client.post(release_change, {"number": 9}).status_code == 403

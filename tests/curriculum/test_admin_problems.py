@@ -30,18 +30,28 @@ def change_url(problem):
 def new_problem(author, chapter, **fields) -> dict:
     """The add form, filled in as an author would for a small multi-head problem."""
     data = resubmitted(author.get(add_url(chapter)))
-    data.update({
-        "kind": "worked",
-        "variant": "head-split",
-        "statement": "With $h = 2$ heads, compute the output.",
-        "operation": "multi_head_attention",
-        "inputs": json.dumps({"x": [[1, 0, 0, 0], [0, 1, 0, 0]], "heads": 2, "w_q": IDENTITY,
-                              "w_k": IDENTITY, "w_v": IDENTITY, "w_o": IDENTITY}),
-        "ask": json.dumps({"output": "out"}),
-        "solution-0-steps": "Each head attends within its slice.",
-        "solution-0-answer": "[[0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0]]",
-        "solution-0-published": "on",
-    })
+    data.update(
+        {
+            "kind": "worked",
+            "variant": "head-split",
+            "statement": "With $h = 2$ heads, compute the output.",
+            "operation": "multi_head_attention",
+            "inputs": json.dumps(
+                {
+                    "x": [[1, 0, 0, 0], [0, 1, 0, 0]],
+                    "heads": 2,
+                    "w_q": IDENTITY,
+                    "w_k": IDENTITY,
+                    "w_v": IDENTITY,
+                    "w_o": IDENTITY,
+                }
+            ),
+            "ask": json.dumps({"output": "out"}),
+            "solution-0-steps": "Each head attends within its slice.",
+            "solution-0-answer": "[[0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0]]",
+            "solution-0-published": "on",
+        }
+    )
     data.update(fields)
     return data
 
@@ -57,8 +67,14 @@ def test_an_author_adds_a_problem_and_its_solution_from_the_chapter_link(seeded,
 
 def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
-    inputs = {"x": [[1, 0, 0, 0]], "heads": 2, "w_q": [row[:3] for row in IDENTITY],
-              "w_k": IDENTITY, "w_v": IDENTITY, "w_o": IDENTITY}
+    inputs = {
+        "x": [[1, 0, 0, 0]],
+        "heads": 2,
+        "w_q": [row[:3] for row in IDENTITY],
+        "w_k": IDENTITY,
+        "w_v": IDENTITY,
+        "w_o": IDENTITY,
+    }
     page = author.post(add_url(chapter), new_problem(author, chapter, inputs=json.dumps(inputs)))
     assert page.status_code == 200
     assert "inputs.w_q: expected 4x4 matrix, got 4x3" in shown_errors(page)
@@ -69,10 +85,18 @@ def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded, author):
 def test_inputs_that_ask_too_much_of_the_verifier_are_refused_naming_the_limit(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     weight = {"generate": "normal", "shape": [16, 16], "seed": 2}
-    inputs = {"x": {"generate": "normal", "shape": [4096, 16], "seed": 1}, "heads": 4,
-              "w_q": weight, "w_k": weight, "w_v": weight, "w_o": weight}
-    page = author.post(add_url(chapter), new_problem(author, chapter, inputs=json.dumps(inputs),
-                                                     **{"solution-0-answer": "0.5"}))
+    inputs = {
+        "x": {"generate": "normal", "shape": [4096, 16], "seed": 1},
+        "heads": 4,
+        "w_q": weight,
+        "w_k": weight,
+        "w_v": weight,
+        "w_o": weight,
+    }
+    page = author.post(
+        add_url(chapter),
+        new_problem(author, chapter, inputs=json.dumps(inputs), **{"solution-0-answer": "0.5"}),
+    )
     assert page.status_code == 200
     assert "more than LIMIT_PROBLEM_WORK" in shown_errors(page)
     assert not Problem.objects.filter(chapter=chapter).exists()
@@ -85,13 +109,20 @@ def test_inputs_that_are_not_json_are_refused(seeded, author):
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-@pytest.mark.parametrize(("field", "text", "shown"), [
-    ("solution-0-answer", "9" * 5000, "a number is larger than about 1.8e308"),
-    ("ask", '{"output": "out", "row": ' + "9" * 400 + "}", "a number is larger than about 1.8e308"),
-    ("inputs", '{"x": "\\ud800"}', "lone surrogate"),
-    ("inputs", '{"heads": 2, "heads": 3}', "appears twice in one object"),
-    ("solution-0-answer", "[" * 5000 + "]" * 5000, "nested more than"),
-])
+@pytest.mark.parametrize(
+    ("field", "text", "shown"),
+    [
+        ("solution-0-answer", "9" * 5000, "a number is larger than about 1.8e308"),
+        (
+            "ask",
+            '{"output": "out", "row": ' + "9" * 400 + "}",
+            "a number is larger than about 1.8e308",
+        ),
+        ("inputs", '{"x": "\\ud800"}', "lone surrogate"),
+        ("inputs", '{"heads": 2, "heads": 3}', "appears twice in one object"),
+        ("solution-0-answer", "[" * 5000 + "]" * 5000, "nested more than"),
+    ],
+)
 def test_json_no_reader_should_take_is_refused_on_the_form(seeded, author, field, text, shown):
     """Thousands of digits, a key given twice, nesting past the limit: a form error (the API's
     own words), never a 500, and nothing saved."""
@@ -145,12 +176,20 @@ def test_an_edited_input_marks_the_verdict_pending(seeded, author):
     assert Verdict.objects.get(solution__problem=problem).status == Verdict.Status.PENDING
 
 
-@pytest.mark.parametrize(("field", "value", "error"), [
-    ("digits", "1", "from 3 to 15, got 1: fewer significant figures accept answers a reader"),
-    ("rtol", "0.1", "at most 0.0005, got 0.1: a wider rtol accepts answers wrong in their third"),
-])
-def test_a_tolerance_looser_than_three_figures_is_refused_with_the_rule(seeded, author, field,
-                                                                        value, error):
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("digits", "1", "from 3 to 15, got 1: fewer significant figures accept answers a reader"),
+        (
+            "rtol",
+            "0.1",
+            "at most 0.0005, got 0.1: a wider rtol accepts answers wrong in their third",
+        ),
+    ],
+)
+def test_a_tolerance_looser_than_three_figures_is_refused_with_the_rule(
+    seeded, author, field, value, error
+):
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
     data = resubmitted(author.get(change_url(problem)))
     data[field] = value
@@ -196,9 +235,14 @@ def test_delete_selected_removes_each_problem_through_the_domain(seeded, author)
     chapter = Chapter.objects.get(code="II.3")
     before = chapter.updated_at
     chosen = list(chapter.problems.filter(key__in=["p1", "p2"]).values_list("pk", flat=True))
-    page = author.post(reverse("admin:curriculum_problem_changelist"), {
-        "action": "delete_selected", "_selected_action": chosen, "post": "yes",
-    })
+    page = author.post(
+        reverse("admin:curriculum_problem_changelist"),
+        {
+            "action": "delete_selected",
+            "_selected_action": chosen,
+            "post": "yes",
+        },
+    )
     assert page.status_code == 302
     assert sorted(chapter.problems.values_list("key", flat=True)) == [f"p{n}" for n in range(3, 10)]
     chapter.refresh_from_db()

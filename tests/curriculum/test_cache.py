@@ -22,8 +22,7 @@ def database_cache(db, settings):
     return cache
 
 
-def test_anonymous_reads_are_throttled_through_the_database_cache(client, database_cache,
-                                                                  settings):
+def test_anonymous_reads_are_throttled_through_the_database_cache(client, database_cache, settings):
     settings.API_ANON_RATE = "3/min"
     address = f"2001:db8::{uuid.uuid4().hex[:4]}"
     statuses = [client.get("/api/v1/ping", REMOTE_ADDR=address).status_code for _ in range(6)]

@@ -18,7 +18,8 @@ def test_the_chain_rule_entry_has_three_verified_gradient_problems_and_is_releas
     verify_now(chapter)
 
     statuses = Verdict.objects.filter(solution__problem__chapter=chapter).values_list(
-        "status", flat=True)
+        "status", flat=True
+    )
     assert list(statuses) == ["verified"] * 3
     assert publish_reasons(chapter) == []
     assert chapter_publish(chapter=chapter).number == 1

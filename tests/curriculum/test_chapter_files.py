@@ -155,8 +155,12 @@ def test_a_figure_that_is_not_an_svg_is_refused(books):
     figures = [
         {"label": "1", "caption": "c", "alt": "a", "svg": "<svg><unclosed></svg>"},
         {"label": "2", "caption": "c", "alt": "a", "svg": '<html xmlns="x"/>'},
-        {"label": "3", "caption": "c", "alt": "a",
-         "svg": '<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>'},
+        {
+            "label": "3",
+            "caption": "c",
+            "alt": "a",
+            "svg": '<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>',
+        },
     ]
     errors = refused(sketch(figures=figures))
     assert errors[0].startswith("figures[0].svg: not well-formed XML")
@@ -299,8 +303,14 @@ def test_reimporting_a_released_chapter_as_in_progress_keeps_it_published(books)
 def test_text_too_long_for_its_column_is_an_error_not_a_crash(books):
     doc = sketch(title="T" * 201)
     doc["problems"][0]["key"] = "p" * 51
-    doc["figures"] = [{"label": "4" * 21, "caption": "c", "alt": "a",
-                       "svg": '<svg xmlns="http://www.w3.org/2000/svg"/>'}]
+    doc["figures"] = [
+        {
+            "label": "4" * 21,
+            "caption": "c",
+            "alt": "a",
+            "svg": '<svg xmlns="http://www.w3.org/2000/svg"/>',
+        }
+    ]
     assert refused(doc) == [
         "title: is 201 characters long; at most 200 fit",
         "figures[0].label: is 21 characters long; at most 20 fit",
@@ -336,8 +346,9 @@ def test_a_file_is_typeset_in_one_katex_run_its_writes_included(books):
     from curriculum.domain import markup
 
     cache.clear()
-    items = [{"title": f"Item {i}", "body": f"What $y_{{{i}}}$ means (and ${i} z$)."}
-             for i in range(200)]  # 400 formulas, within LIMIT_CHAPTER_PARTS
+    items = [
+        {"title": f"Item {i}", "body": f"What $y_{{{i}}}$ means (and ${i} z$)."} for i in range(200)
+    ]  # 400 formulas, within LIMIT_CHAPTER_PARTS
     document = sketch(thesis="A claim about $\\mathbb{R}^n$.")
     document["strands"]["concept"]["items"] = items
     with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:

@@ -14,7 +14,15 @@ CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 # what YAML's emitter treats specially: indicators, quotes, escapes, breaks of every kind
 HARD = list("ab '\"\\\n\t\r-:#{}[],&*!|>%@`?") + [
-    "\x01", "\x7f", "\x85", "\xa0", "\u2028", "\ufeff", "\uffff", "\U0001f600", "é",
+    "\x01",
+    "\x7f",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "\ufeff",
+    "\uffff",
+    "\U0001f600",
+    "é",
 ]
 texts = st.one_of(
     st.text(st.sampled_from(HARD), max_size=300),
@@ -22,16 +30,28 @@ texts = st.one_of(
     st.sampled_from(["", "yes", "null", "1e3", "---", "...", "- x", "0", "a" * 130]),
 )
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(10**30), 10**30),
-    st.floats(allow_nan=False, allow_infinity=False), texts,
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**30), 10**30),
+    st.floats(allow_nan=False, allow_infinity=False),
+    texts,
 )
-keys = st.one_of(st.text(st.sampled_from(HARD), max_size=8), st.sampled_from(["code", "x"]),
-                 st.text(st.sampled_from(HARD), min_size=120, max_size=140))
-documents = st.dictionaries(keys, st.recursive(
-    scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(keys, inner, max_size=5)),
-    max_leaves=40,
-), max_size=6)
+keys = st.one_of(
+    st.text(st.sampled_from(HARD), max_size=8),
+    st.sampled_from(["code", "x"]),
+    st.text(st.sampled_from(HARD), min_size=120, max_size=140),
+)
+documents = st.dictionaries(
+    keys,
+    st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=6), st.dictionaries(keys, inner, max_size=5)
+        ),
+        max_leaves=40,
+    ),
+    max_size=6,
+)
 
 
 def written(document) -> tuple[int, int]:

@@ -231,8 +231,7 @@ def test_the_model_refuses_a_number_that_disagrees_with_the_code(books):
 def test_an_empty_thesis_summary_and_statement_are_each_a_reason_at_any_maturity(books, maturity):
     document = sketch(thesis="", summary=" ", problem_statement="", maturity=maturity)
     if maturity == "M0":
-        document.update(problems=[], strands={**sketch()["strands"], "mathematics": {
-            "target": 0}})
+        document.update(problems=[], strands={**sketch()["strands"], "mathematics": {"target": 0}})
     found = reasons(imported(document))
     assert found[:3] == [
         "thesis: empty (required at every maturity)",

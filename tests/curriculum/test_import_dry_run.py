@@ -22,7 +22,9 @@ def test_a_right_chapter_prints_a_verified_row_per_problem(books, tmp_path, caps
     out = capsys.readouterr().out
     assert "would import II.7" in out
     assert [line.split()[:2] for line in out.splitlines()[1:]] == [
-        ["p1", "verified"], ["p2", "verified"], ["p3", "verified"]
+        ["p1", "verified"],
+        ["p2", "verified"],
+        ["p3", "verified"],
     ]
     assert not Chapter.objects.filter(code="II.7").exists()
     assert not Verdict.objects.filter(solution__problem__chapter__code="II.7").exists()
@@ -75,13 +77,16 @@ def test_an_answer_written_to_four_figures_under_six_is_warned_about(books, tmp_
     four["tolerance"] = {"digits": 6}
     call_command("import_chapter", write(tmp_path, sketch(problems=[four])))
     err = capsys.readouterr().err
-    assert ("warning: problems[0].solution.answer: the answer is written to 4 significant "
-            "figures but the tolerance asks for 6") in err
+    assert (
+        "warning: problems[0].solution.answer: the answer is written to 4 significant "
+        "figures but the tolerance asks for 6"
+    ) in err
 
 
 def test_an_answer_copied_from_the_engine_is_warned_about(books, tmp_path, capsys):
-    copied = problem("p1", "worked", scores=[[0.0, 1.0]],
-                     answer=[[0.2689414213699951, 0.7310585786300049]])
+    copied = problem(
+        "p1", "worked", scores=[[0.0, 1.0]], answer=[[0.2689414213699951, 0.7310585786300049]]
+    )
     call_command("import_chapter", write(tmp_path, sketch(problems=[copied])))
     assert "carries 16 significant figures" in capsys.readouterr().err
 
@@ -92,8 +97,11 @@ def test_a_problem_without_a_solution_fails_the_dry_run_as_verify_chapter_fails_
     """One definition of an answer that counts, for both reports."""
     unsolved = problem("p2")
     del unsolved["solution"]
-    document = sketch(problems=[problem("p1", "worked"), unsolved], maturity="M0",
-                      strands=sketch()["strands"] | {"mathematics": {"target": 0}})
+    document = sketch(
+        problems=[problem("p1", "worked"), unsolved],
+        maturity="M0",
+        strands=sketch()["strands"] | {"mathematics": {"target": 0}},
+    )
     with pytest.raises(CommandError, match="1 answers not verified$"):
         call_command("import_chapter", write(tmp_path, document), "--dry-run")
     assert "p2            unsolved" in capsys.readouterr().out

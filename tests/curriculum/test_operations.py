@@ -55,11 +55,21 @@ def test_the_api_lists_the_same_reference(db):
     assert [op["name"] for op in body] == list(attention.OPERATIONS)
     gqa = next(op for op in body if op["name"] == "grouped_query_attention")
     assert [p["name"] for p in gqa["inputs"]][:7] == [
-        "x", "w_q", "w_k", "w_v", "w_o", "heads", "kv_heads"]
+        "x",
+        "w_q",
+        "w_k",
+        "w_v",
+        "w_o",
+        "heads",
+        "kv_heads",
+    ]
     assert attention.compare(gqa["example"]["value"], gqa["example"]["answer"], rtol=1e-12).ok
     ffn = next(op for op in body if op["name"] == "feed_forward")
     assert next(p for p in ffn["inputs"] if p["name"] == "activation")["choices"] == [
-        "gelu", "relu", "gelu_tanh"]
+        "gelu",
+        "relu",
+        "gelu_tanh",
+    ]
 
 
 def test_the_problem_form_in_admin_links_each_operation_to_the_reference(db, client, alice):

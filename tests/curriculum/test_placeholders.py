@@ -15,9 +15,7 @@ STATEMENT = "Softmax of $$s = {{ inputs.scores }}$$ gives $${{ outputs.out | dig
 
 
 def test_a_matrix_is_typeset_from_the_data():
-    assert to_tex([[1, -0.5], [0.25, 2]]) == (
-        r"\begin{pmatrix} 1 & -0.5 \\ 0.25 & 2 \end{pmatrix}"
-    )
+    assert to_tex([[1, -0.5], [0.25, 2]]) == (r"\begin{pmatrix} 1 & -0.5 \\ 0.25 & 2 \end{pmatrix}")
     assert to_tex([1.0, 2.5]) == r"\begin{pmatrix} 1 & 2.5 \end{pmatrix}"
     assert to_tex(1.5e-7) == r"1.5 \times 10^{-7}"
     assert to_tex(0.123456789, 3) == "0.123"
@@ -98,8 +96,9 @@ def test_admin_and_services_refuse_it_too(books):
 
 def test_an_output_too_large_to_typeset_is_refused_before_it_is_computed():
     big = {"generate": "normal", "shape": [30, 30], "seed": 1}
-    errors = placeholder_errors("{{ outputs.out }} {{ inputs.scores }}", operation="softmax",
-                                inputs={"scores": big})
+    errors = placeholder_errors(
+        "{{ outputs.out }} {{ inputs.scores }}", operation="softmax", inputs={"scores": big}
+    )
     assert errors == [
         "{{ outputs.out }}: has 900 entries, too many to typeset (at most 400)",
         "{{ inputs.scores }}: has 900 entries, too many to typeset (at most 400)",

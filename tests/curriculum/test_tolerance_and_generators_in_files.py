@@ -27,8 +27,10 @@ def test_a_bad_generator_is_refused_with_its_path(books):
     bad = generated(inputs={"scores": GENERATOR | {"shape": [2, -3], "generate": "uniform"}})
     with pytest.raises(ChapterFileError) as raised:
         chapter_import(document=sketch(problems=[bad]))
-    assert any(e.startswith("problems[0].inputs.scores.shape: expected a list of positive")
-               for e in raised.value.errors)
+    assert any(
+        e.startswith("problems[0].inputs.scores.shape: expected a list of positive")
+        for e in raised.value.errors
+    )
 
 
 @pytest.mark.parametrize(
@@ -77,8 +79,9 @@ def test_rtol_and_atol_stay_a_mode_of_their_own(books):
 )
 def test_a_bad_digits_tolerance_says_what_is_wrong(books, tolerance, error):
     with pytest.raises(ChapterFileError) as raised:
-        chapter_import(document=sketch(problems=[problem("p1", "worked") | {
-            "tolerance": tolerance}]))
+        chapter_import(
+            document=sketch(problems=[problem("p1", "worked") | {"tolerance": tolerance}])
+        )
     assert any(e.startswith(f"problems[0].{error}") for e in raised.value.errors), raised.value
 
 
@@ -110,7 +113,9 @@ def test_an_atol_that_would_accept_zero_for_a_cost_term_is_refused(books):
     terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
     largest = max(terms.values())
     cost = problem("p1", "worked") | {
-        "operation": "attention_cost", "inputs": inputs, "ask": {"output": "terms"},
+        "operation": "attention_cost",
+        "inputs": inputs,
+        "ask": {"output": "terms"},
         "tolerance": {"rtol": 0, "atol": 0.1 * largest},
         "solution": {"answer": dict(terms), "published": True},
     }
@@ -123,6 +128,5 @@ def test_an_atol_that_would_accept_zero_for_a_cost_term_is_refused(books):
 
 def test_a_tolerance_within_the_rule_is_accepted(books):
     within = problem("p1", "worked") | {"tolerance": {"rtol": 5e-4, "atol": 1e-6}}
-    chapter_import(document=sketch(problems=[within, problem("p2") | {
-        "tolerance": {"digits": 3}}]))
+    chapter_import(document=sketch(problems=[within, problem("p2") | {"tolerance": {"digits": 3}}]))
     assert Problem.objects.filter(chapter__code="II.7").count() == 2

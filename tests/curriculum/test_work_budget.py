@@ -18,10 +18,20 @@ def backward_pass(key: str, seq: int = 4096) -> dict:
     at instance 0 and at every reader instance (about 15 s an evaluation, reported)."""
     weight = generated(16, 16, seed=2)
     return {
-        "key": key, "kind": "exercise", "variant": "backward", "statement": "Backpropagate.",
+        "key": key,
+        "kind": "exercise",
+        "variant": "backward",
+        "statement": "Backpropagate.",
         "operation": "multi_head_attention_backward",
-        "inputs": {"x": generated(seq, 16), "w_q": weight, "w_k": weight, "w_v": weight,
-                   "w_o": weight, "heads": 4, "grad_out": generated(seq, 16, seed=3)},
+        "inputs": {
+            "x": generated(seq, 16),
+            "w_q": weight,
+            "w_k": weight,
+            "w_v": weight,
+            "w_o": weight,
+            "heads": 4,
+            "grad_out": generated(seq, 16, seed=3),
+        },
         "ask": {"output": "dx", "row": 0, "col": 0},
         "tolerance": {"digits": 4},
         "solution": {"steps": "Chain rule.", "answer": 0.1234, "published": True},
@@ -49,8 +59,9 @@ def test_the_limit_is_a_setting(books, settings):
     settings.LIMIT_PROBLEM_WORK = 10**4
     with pytest.raises(ChapterFileError) as refused:
         chapter_import(document=sketch("II.7", problems=[backward_pass("p1", seq=64)]))
-    assert any(e.startswith("problems[0].inputs: ") and "(1e+04)" in e
-               for e in refused.value.errors)
+    assert any(
+        e.startswith("problems[0].inputs: ") and "(1e+04)" in e for e in refused.value.errors
+    )
 
 
 def test_a_problem_stored_before_the_limit_gets_an_error_verdict_naming_it(books, settings):

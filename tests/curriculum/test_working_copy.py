@@ -64,8 +64,13 @@ def api(erin):
         return read.json(), read["ETag"]
 
     def put(document, etag):
-        return client.put("/api/v1/chapters/II.7", json.dumps(document),
-                          content_type="application/json", HTTP_IF_MATCH=etag, **token)
+        return client.put(
+            "/api/v1/chapters/II.7",
+            json.dumps(document),
+            content_type="application/json",
+            HTTP_IF_MATCH=etag,
+            **token,
+        )
 
     return source, put
 
@@ -192,6 +197,7 @@ def test_a_save_refused_under_the_lock_each_time_it_is_answered_opens_the_page_a
     answered = client.post(change_url(chapter), data, follow=True)
     assert answered.status_code == 200
     assert "Someone changed this while you were saving it; nothing was saved." in (
-        answered.content.decode())
+        answered.content.decode()
+    )
     chapter.refresh_from_db()
     assert chapter.thesis == "A claim."

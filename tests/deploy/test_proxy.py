@@ -43,6 +43,9 @@ def test_the_template_as_compose_fills_it_is_a_configuration_nginx_accepts(tmp_p
         f"pid {tmp_path}/nginx.pid; error_log stderr; events {{}}\n"
         f"http {{ include {tmp_path}/curriculum.conf; }}\n"
     )
-    done = subprocess.run([nginx, "-t", "-e", "stderr", "-c", str(tmp_path / "nginx.conf")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [nginx, "-t", "-e", "stderr", "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr

@@ -31,8 +31,9 @@ pytestmark = [pytest.mark.serve, pytest.mark.django_db(transaction=True)]
 
 
 def fetch(url: str, data: bytes | None = None, **headers: str) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=data, headers=headers,
-                                     method="PUT" if data is not None else "GET")
+    request = urllib.request.Request(
+        url, data=data, headers=headers, method="PUT" if data is not None else "GET"
+    )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, response.read().decode("utf-8", "replace")
@@ -70,13 +71,23 @@ def serving(script: str, env: dict[str, str], log: Path) -> Iterator[tuple[str, 
     """Run one of the project's scripts (it serves on env's PORT) until it answers; yield its
     address and process group; stop it however it went."""
     with log.open("a") as out:
-        process = subprocess.Popen([script], cwd=ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True,
-                                   preexec_fn=die_with_parent)
+        process = subprocess.Popen(
+            [script],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
     base = f"http://127.0.0.1:{env['PORT']}"
     try:
-        wait_for(lambda: fetch(base + "/")[0] or process.poll() is not None, timeout=180,
-                 what=f"{script} to answer", poll=0.5)
+        wait_for(
+            lambda: fetch(base + "/")[0] or process.poll() is not None,
+            timeout=180,
+            what=f"{script} to answer",
+            poll=0.5,
+        )
         assert process.poll() is None, log.read_text()
         yield base, process.pid
     finally:
@@ -104,9 +115,18 @@ def peak_rss_mib(group: int) -> dict[int, float]:
 
 def test_production_mode_serves_pages_static_admin_and_docs(served):
     served, _ = served
-    paths = ["/", "/books/0/", "/books/II/", "/chapters/II.3/", "/chapters/II.4/",
-             "/chapters/II.3/releases/1/", "/api/v1/books", "/api/v1/chapters/II.3",
-             "/admin/login/", "/api/v1/docs"]
+    paths = [
+        "/",
+        "/books/0/",
+        "/books/II/",
+        "/chapters/II.3/",
+        "/chapters/II.4/",
+        "/chapters/II.3/releases/1/",
+        "/api/v1/books",
+        "/api/v1/chapters/II.3",
+        "/admin/login/",
+        "/api/v1/docs",
+    ]
     answers = {path: fetch(served + path)[0] for path in paths}
     assert answers == dict.fromkeys(paths, 200)
     page = fetch(served + "/chapters/II.3/")[1]
@@ -119,8 +139,10 @@ def test_production_mode_serves_pages_static_admin_and_docs(served):
 
 def test_hostile_writes_are_refused_and_the_server_stays_small(served, alice):
     base, group = served
-    auth = {"Authorization": f"Bearer {token_issue(user=alice, name='hostile')[1]}",
-            "Content-Type": "application/json"}
+    auth = {
+        "Authorization": f"Bearer {token_issue(user=alice, name='hostile')[1]}",
+        "Content-Type": "application/json",
+    }
     url = f"{base}/api/v1/chapters/II.7"
     bombs = sketch("II.7", thesis=DEF_BOMB, summary=ARGUMENT_BOMB)
     # nearly LIMIT_API_BODY_BYTES, and within LIMIT_CHAPTER_FILE_BYTES written out as a file
@@ -135,7 +157,11 @@ def test_hostile_writes_are_refused_and_the_server_stays_small(served, alice):
     }
     answers = {name: fetch(url, body, **auth) for name, body in bodies.items()}
     assert {name: status for name, (status, _) in answers.items()} == {
-        "too large": 413, "too deep": 422, "bombs at the size limit": 422, "bombs": 422}
+        "too large": 413,
+        "too deep": 422,
+        "bombs at the size limit": 422,
+        "bombs": 422,
+    }
     errors = {name: json.loads(text)["errors"] for name, (_, text) in answers.items()}
     assert "LIMIT_JSON_DEPTH" in errors["too deep"][0]
     assert any("LIMIT_FORMULA_TOKENS" in e for e in errors["bombs at the size limit"])
@@ -147,8 +173,9 @@ def test_hostile_writes_are_refused_and_the_server_stays_small(served, alice):
 
 def test_serve_refuses_to_start_without_its_secrets():
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    done = subprocess.run(["scripts/serve.sh"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=30)
+    done = subprocess.run(
+        ["scripts/serve.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 2
     assert "DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS" in done.stderr
 
@@ -160,16 +187,24 @@ def test_the_anonymous_rate_holds_across_every_gunicorn_worker(served):
     assert answers.count(200) <= 8 and 429 in answers, answers
 
 
-def timed(url: str, *, source: str = "127.0.0.1", timeout: float = 5.0,
-          body: bytes | None = None, **headers: str) -> tuple[int, float, dict, bytes]:
+def timed(
+    url: str,
+    *,
+    source: str = "127.0.0.1",
+    timeout: float = 5.0,
+    body: bytes | None = None,
+    **headers: str,
+) -> tuple[int, float, dict, bytes]:
     """One request from a given loopback source address: status, seconds, headers, body."""
     parts = urllib.parse.urlsplit(url)
     started = time.perf_counter()
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
-                                            source_address=(source, 0))
+    connection = http.client.HTTPConnection(
+        parts.hostname, parts.port, timeout=timeout, source_address=(source, 0)
+    )
     try:
-        connection.request("POST" if body is not None else "GET", parts.path, body=body,
-                           headers=headers)
+        connection.request(
+            "POST" if body is not None else "GET", parts.path, body=body, headers=headers
+        )
         response = connection.getresponse()
         content = response.read()
         return response.status, time.perf_counter() - started, dict(response.getheaders()), content
@@ -190,8 +225,8 @@ class SlowClients:
         openings = {
             "headers": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a",
             "body": b"POST /admin/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    b"Content-Type: application/x-www-form-urlencoded\r\n"
-                    b"Content-Length: 1000000\r\n\r\nusername=",
+            b"Content-Type: application/x-www-form-urlencoded\r\n"
+            b"Content-Length: 1000000\r\n\r\nusername=",
             "reader": b"GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 20,
         }
         for kind, opening in openings.items():
@@ -240,10 +275,17 @@ def test_behind_make_serves_proxy_failed_logins_lock_out_only_that_client(served
         _, _, sent, page = timed(base + "/admin/login/", source=source)
         cookie = sent["Set-Cookie"].split(";")[0]
         token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-        form = urllib.parse.urlencode({"csrfmiddlewaretoken": token.decode(), "username": "erin",
-                                       "password": password}).encode()
-        return timed(base + "/admin/login/", source=source, body=form, Cookie=cookie,
-                     **{"Content-Type": "application/x-www-form-urlencoded"}, **headers)[0]
+        form = urllib.parse.urlencode(
+            {"csrfmiddlewaretoken": token.decode(), "username": "erin", "password": password}
+        ).encode()
+        return timed(
+            base + "/admin/login/",
+            source=source,
+            body=form,
+            Cookie=cookie,
+            **{"Content-Type": "application/x-www-form-urlencoded"},
+            **headers,
+        )[0]
 
     assert [login("127.0.0.2", "wrong") for _ in range(5)] == [200] * 4 + [429]  # the fifth locks
     assert login("127.0.0.2", "erin-pass-9") == 429

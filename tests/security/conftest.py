@@ -29,8 +29,12 @@ def chapter(books) -> Chapter:
     """II.7: an in-progress chapter with one plain figure, as an honest author made it."""
     document = sketch("II.7")
     document["figures"] = [
-        {"label": "1", "caption": "A square.", "alt": "a square", "svg": SVG.format(
-            '<rect width="4" height="4"/>')}
+        {
+            "label": "1",
+            "caption": "A square.",
+            "alt": "a square",
+            "svg": SVG.format('<rect width="4" height="4"/>'),
+        }
     ]
     chapter_import(document=document)
     return Chapter.objects.get(code="II.7")

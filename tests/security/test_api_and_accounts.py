@@ -15,8 +15,11 @@ from tests.conftest import sketch
 
 def shaped(response) -> bool:
     body = json.loads(response.content)
-    return (response["Content-Type"].startswith("application/json")
-            and isinstance(body.get("detail"), str) and isinstance(body.get("errors"), list))
+    return (
+        response["Content-Type"].startswith("application/json")
+        and isinstance(body.get("detail"), str)
+        and isinstance(body.get("errors"), list)
+    )
 
 
 @pytest.fixture(params=[True, False], ids=["debug", "production"])
@@ -31,8 +34,12 @@ def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings,
         401: client.get("/api/v1/chapters/II.7", HTTP_AUTHORIZATION="Bearer nope"),
         404: client.get("/api/v1/chapters/II.99"),
         405: client.delete("/api/v1/books"),
-        413: client.put("/api/v1/chapters/II.7", b"x" * (settings.LIMIT_API_BODY_BYTES + 1),
-                        content_type="application/json", **alice_token),
+        413: client.put(
+            "/api/v1/chapters/II.7",
+            b"x" * (settings.LIMIT_API_BODY_BYTES + 1),
+            content_type="application/json",
+            **alice_token,
+        ),
         422: client.get("/api/v1/chapters?limit=-1"),
         400: client.get("/api/v1/no-such-path", HTTP_HOST="evil.test"),
     }
@@ -51,11 +58,20 @@ def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings,
     assert b"SECRET-TRACEBACK-DETAIL" not in answers[500].content
     assert "GET" in answers[405]["Allow"]
     assert answers[413].json()["errors"] == [
-        f"body: at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)"]
+        f"body: at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)"
+    ]
 
 
-@pytest.mark.parametrize("path", ["/api/v1/books", "/api/v1/chapters", "/api/v1/chapters/II.7",
-                                  "/api/v1/books/II", "/api/v1/ping"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/books",
+        "/api/v1/chapters",
+        "/api/v1/chapters/II.7",
+        "/api/v1/books/II",
+        "/api/v1/ping",
+    ],
+)
 def test_head_answers_wherever_get_does(chapter, path):
     client = Client()
     got, head = client.get(path), client.head(path)
@@ -79,8 +95,14 @@ def test_a_new_tokens_secret_is_shown_once_in_the_page_never_in_a_cookie(root, e
 
 
 def entry(**changes) -> dict:
-    return {"code": "0.ZZ.01", "book": "0", "number": 1, "title": "An entry", "maturity": "M0",
-            "state": "draft"} | changes
+    return {
+        "code": "0.ZZ.01",
+        "book": "0",
+        "number": 1,
+        "title": "An entry",
+        "maturity": "M0",
+        "state": "draft",
+    } | changes
 
 
 def test_editing_a_hidden_draft_entry_moves_no_public_etag(books, chapter):

@@ -170,8 +170,9 @@ def test_the_api_answers_hostile_bodies_with_the_error_shape(books, alice_token)
     client = Client()
 
     def put(body: bytes):
-        return client.put("/api/v1/chapters/II.7", body, content_type="application/json",
-                          **alice_token)
+        return client.put(
+            "/api/v1/chapters/II.7", body, content_type="application/json", **alice_token
+        )
 
     deep = put(b'{"code": "II.7", "problems": ' + b"[" * 1000 + b"]" * 1000 + b"}")
     assert deep.status_code == 422
@@ -182,8 +183,10 @@ def test_the_api_answers_hostile_bodies_with_the_error_shape(books, alice_token)
     assert bomb.status_code == 422 and "LIMIT_FORMULA_TOKENS" in bomb.json()["errors"][0]
     big = put(b" " * (3 * 1024 * 1024) + json.dumps(sketch("II.7")).encode())
     assert big.status_code == 413
-    assert big.json() == {"detail": "the body is too large",
-                          "errors": ["body: at most 2,097,152 bytes (LIMIT_API_BODY_BYTES)"]}
+    assert big.json() == {
+        "detail": "the body is too large",
+        "errors": ["body: at most 2,097,152 bytes (LIMIT_API_BODY_BYTES)"],
+    }
     assert not Chapter.objects.filter(code="II.7").exists()
     assert put(json.dumps(sketch("II.7")).encode()).status_code == 201
 

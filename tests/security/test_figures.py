@@ -18,7 +18,7 @@ EXTERNAL = [
     r'fill="\75 rl(http://evil.test/c)"',
     r'fill="\000075rl(http://evil.test/d)"',
     'marker-end="url(http://evil.test/e#m)"',
-    'clip-path="url( \'http://evil.test/f\' )"',
+    "clip-path=\"url( 'http://evil.test/f' )\"",
     'fill="url(http://evil.test/g"',
     'fill="url(#ok) url(http://evil.test/h)"',
     'href="http://evil.test/i"',
@@ -42,7 +42,7 @@ def test_a_deep_figure_stored_before_the_limit_breaks_no_page(chapter, root):
     Figure.objects.filter(chapter=chapter).update(svg=deep_svg(3000))
     assert every_page_answers(chapter, root) == ALL_200
     page = Client().get("/chapters/II.7/").content.decode()
-    figure = page[page.index("<figure"):page.index("</figure>")]
+    figure = page[page.index("<figure") : page.index("</figure>")]
     assert "<rect" not in figure and "a square" in figure  # the alt text stands in for it
     staff = Client()
     staff.force_login(root)

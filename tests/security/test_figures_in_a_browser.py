@@ -85,8 +85,9 @@ def chromium():
 def heard_when_shown(chromium, figure_html: str, listener: Listener) -> list[bytes]:
     page = chromium.new_page()
     try:
-        page.set_content(f"<!doctype html><html><body>{figure_html}</body></html>",
-                         wait_until="load")
+        page.set_content(
+            f"<!doctype html><html><body>{figure_html}</body></html>", wait_until="load"
+        )
         time.sleep(1.5)  # paint servers, markers and masks resolve after load
     finally:
         page.close()

@@ -29,13 +29,17 @@ HEAD = "code: II.7\nbook: II\ntitle: Bombs\nmaturity: M0\nstate: draft\n"
 def alias_bomb(levels: int = 8, width: int = 10) -> str:
     """About 10 KB of chapter file whose last problem's scores stand for 1500 x 10^8 numbers."""
     row = "[" + ", ".join(["0.5"] * 1500) + "]"
-    problems = [f"- {{key: p0, kind: exercise, variant: v, statement: s, operation: softmax,"
-                f" ask: {{output: out}}, inputs: {{scores: &a0 [{row}]}}}}"]
+    problems = [
+        f"- {{key: p0, kind: exercise, variant: v, statement: s, operation: softmax,"
+        f" ask: {{output: out}}, inputs: {{scores: &a0 [{row}]}}}}"
+    ]
     for level in range(1, levels + 1):
         rows = ", ".join([f"*a{level - 1}"] * width)
-        problems.append(f"- {{key: p{level}, kind: exercise, variant: v, statement: s,"
-                        f" operation: softmax, ask: {{output: out}},"
-                        f" inputs: {{scores: &a{level} [{rows}]}}}}")
+        problems.append(
+            f"- {{key: p{level}, kind: exercise, variant: v, statement: s,"
+            f" operation: softmax, ask: {{output: out}},"
+            f" inputs: {{scores: &a{level} [{rows}]}}}}"
+        )
     return HEAD + "problems:\n" + "\n".join(problems) + "\n"
 
 
@@ -83,31 +87,40 @@ def test_a_value_that_holds_itself_is_refused():
 def test_a_text_repeated_by_aliases_counts_every_time_it_stands(books):
     prose = "A sentence an author wrote once. " * 300  # 10 KB
     items = "".join(f"    - {{title: t{i}, body: *prose}}\n" for i in range(300))
-    text = (HEAD + f"thesis: &prose {json.dumps(prose)}\nstrands:\n  basics:\n    target: 0\n"
-            "    items:\n" + items)
+    text = (
+        HEAD + f"thesis: &prose {json.dumps(prose)}\nstrands:\n  basics:\n    target: 0\n"
+        "    items:\n" + items
+    )
     errors, peak = refused_cheaply(lambda: file_import(text=text))
     [error] = errors
     assert error.startswith("strands.basics.items: is 3,") and "LIMIT_CHAPTER_FILE_BYTES" in error
     assert peak < 4 * 1024 * 1024
 
 
-def test_the_api_answers_amplified_bodies_with_422_and_every_reason(books, alice_token,
-                                                                     settings):
+def test_the_api_answers_amplified_bodies_with_422_and_every_reason(books, alice_token, settings):
     client = Client()
-    bomb = client.put("/api/v1/chapters/II.7", alias_bomb(), content_type="application/yaml",
-                      **alice_token)
+    bomb = client.put(
+        "/api/v1/chapters/II.7", alias_bomb(), content_type="application/yaml", **alice_token
+    )
     assert bomb.status_code == 422
     assert [e.rsplit("(", 1)[1] for e in bomb.json()["errors"]] == [
-        "LIMIT_CHAPTER_NUMBERS)", "LIMIT_CHAPTER_FILE_BYTES)"]
+        "LIMIT_CHAPTER_NUMBERS)",
+        "LIMIT_CHAPTER_FILE_BYTES)",
+    ]
     settings.LIMIT_CHAPTER_NUMBERS = 100
     document = sketch("II.7")
     document["problems"][0]["inputs"]["scores"] = [[0.0] * 101]
-    many = client.put("/api/v1/chapters/II.7", json.dumps(document),
-                      content_type="application/json", **alice_token)
+    many = client.put(
+        "/api/v1/chapters/II.7",
+        json.dumps(document),
+        content_type="application/json",
+        **alice_token,
+    )
     assert many.status_code == 422
     assert many.json()["errors"] == [
         "problems[0].inputs.scores[0]: holds 101 numbers, each alias (*name) counted where it "
-        "stands; at most 100 (LIMIT_CHAPTER_NUMBERS)"]
+        "stands; at most 100 (LIMIT_CHAPTER_NUMBERS)"
+    ]
     assert not Chapter.objects.filter(code="II.7").exists()
 
 
@@ -119,7 +132,8 @@ def test_an_admin_json_box_is_held_to_the_same_limits(settings):
         RowsJSONField().clean("[[1, 2, 3], [4, 5, 6]]")
     assert error.value.messages == [
         "holds 6 numbers, each alias (*name) counted where it stands; at most 5 "
-        "(LIMIT_CHAPTER_NUMBERS)"]
+        "(LIMIT_CHAPTER_NUMBERS)"
+    ]
     with pytest.raises(ChapterFileError):
         json_document(b"[1, 2, 3, 4, 5, 6]")
 
@@ -127,7 +141,7 @@ def test_an_admin_json_box_is_held_to_the_same_limits(settings):
 def hostile_text(lines: int) -> str:
     """What YAML writes longest: one-letter lines in a block (each indented), quotes to double,
     characters to escape, a trailing space that forces double quotes around all of it."""
-    return "a\n" * lines + "it's \"\\\" \t \U0001f600 \ufeff \n" * (lines // 10) + "end "
+    return "a\n" * lines + 'it\'s "\\" \t \U0001f600 \ufeff \n' * (lines // 10) + "end "
 
 
 def largest_accepted(make, top: int) -> tuple[int, dict]:
@@ -168,11 +182,11 @@ def test_a_chapter_at_the_limits_exports_and_imports_again_as_yaml_and_json(
     body = json.dumps(source, ensure_ascii=False).encode()
     assert len(body) <= 60_000
     client = Client()
-    put = client.put("/api/v1/chapters/II.7", body, content_type="application/json",
-                     **alice_token)
+    put = client.put("/api/v1/chapters/II.7", body, content_type="application/json", **alice_token)
     assert put.status_code == 200, put.content
-    as_yaml = client.put("/api/v1/chapters/II.7", exported.encode(),
-                         content_type="application/yaml", **alice_token)
+    as_yaml = client.put(
+        "/api/v1/chapters/II.7", exported.encode(), content_type="application/yaml", **alice_token
+    )
     assert as_yaml.status_code == 200, as_yaml.content
     assert chapter_source(code="II.7") == source
 
@@ -206,8 +220,9 @@ def test_a_chapter_stored_before_the_limits_is_refused_as_a_file_and_served_as_j
     big = [[0.5] * 1000] * 300  # 300,000 numbers, as amplified files once stored
     Solution.objects.filter(problem__chapter__code="II.7", problem__key="p2").update(answer=big)
     client = Client()
-    as_yaml = client.get("/api/v1/chapters/II.7/source", HTTP_ACCEPT="application/yaml",
-                         **alice_token)
+    as_yaml = client.get(
+        "/api/v1/chapters/II.7/source", HTTP_ACCEPT="application/yaml", **alice_token
+    )
     assert as_yaml.status_code == 422
     assert as_yaml.json()["errors"] == [
         "problems[1].solution.answer: holds 300,000 numbers, each alias (*name) counted where it"

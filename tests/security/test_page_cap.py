@@ -37,8 +37,9 @@ def with_answer(answer) -> dict:
 def test_a_json_chapter_whose_answer_tables_would_pass_the_cap_is_refused(books, alice_token):
     body = json.dumps(with_answer([[0] * 100] * 100))  # 10,000 zeros: 31 KB of JSON
     assert len(body) < 40_000
-    put = Client().put("/api/v1/chapters/II.7", body, content_type="application/json",
-                       **alice_token)
+    put = Client().put(
+        "/api/v1/chapters/II.7", body, content_type="application/json", **alice_token
+    )
     assert put.status_code == 422
     [error] = put.json()["errors"]
     assert error.startswith("top level: renders to ") and "(LIMIT_CHAPTER_HTML_BYTES)" in error
@@ -103,8 +104,12 @@ def most_accepted(make, high: int) -> int:
 
 
 def many_problems(n: int) -> dict:
-    return sketch("II.7", maturity="M0", problems=[practisable_problem(i) for i in range(n)],
-                  strands=sketch()["strands"] | {"mathematics": {"target": 0}})
+    return sketch(
+        "II.7",
+        maturity="M0",
+        problems=[practisable_problem(i) for i in range(n)],
+        strands=sketch()["strands"] | {"mathematics": {"target": 0}},
+    )
 
 
 def many_items(n: int) -> dict:

@@ -102,10 +102,15 @@ def test_a_throttled_client_is_told_which_rate(settings, db):
 def test_named_values_count_each_number_and_a_formula_they_overfill_is_refused(books):
     document = sketch("II.7")
     problem = document["problems"][1]
-    problem |= {"operation": "attention_cost", "inputs": {"seq_len": 4, "width": 8, "heads": 2},
-                "ask": {"output": "flops"}, "tolerance": {"digits": 6}}
-    problem["solution"]["answer"] = int(attention.evaluate("attention_cost", problem["inputs"],
-                                                           problem["ask"]))
+    problem |= {
+        "operation": "attention_cost",
+        "inputs": {"seq_len": 4, "width": 8, "heads": 2},
+        "ask": {"output": "flops"},
+        "tolerance": {"digits": 6},
+    }
+    problem["solution"]["answer"] = int(
+        attention.evaluate("attention_cost", problem["inputs"], problem["ask"])
+    )
     terms = len(attention.evaluate("attention_cost", problem["inputs"], {"output": "terms"}))
     per_text = 1200 // terms + 1  # one more than a text may typeset, counted by number
     problem["statement"] = "$$" + " ".join(["{{ outputs.terms }}"] * per_text) + "$$"

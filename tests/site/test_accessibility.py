@@ -11,9 +11,19 @@ from django.contrib.auth.models import User
 from curriculum.domain.chapter_files import chapter_import, load_yaml
 
 SITE_CSS = Path(__file__).resolve().parents[2] / "static/site/site.css"
-PAGES = ["/", "/books/0/", "/books/II/", "/chapters/II.4/", "/chapters/II.3/",
-         "/chapters/II.3/releases/1/", "/chapters/0.LA.01/", "/chapters/0.MC.07/",
-         "/chapters/II.3/releases/", "/search/?q=attention", "/search/"]
+PAGES = [
+    "/",
+    "/books/0/",
+    "/books/II/",
+    "/chapters/II.4/",
+    "/chapters/II.3/",
+    "/chapters/II.3/releases/1/",
+    "/chapters/0.LA.01/",
+    "/chapters/0.MC.07/",
+    "/chapters/II.3/releases/",
+    "/search/?q=attention",
+    "/search/",
+]
 
 
 class Outline(HTMLParser):
@@ -109,7 +119,7 @@ def luminance(hex_colour: str) -> float:
     digits = hex_colour.lstrip("#")
     if len(digits) == 3:
         digits = "".join(d * 2 for d in digits)
-    channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
@@ -173,7 +183,15 @@ def test_every_text_colour_has_at_least_4_5_to_1_contrast(scheme, rule, text, ba
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_muted_text_on_the_tinted_boxes_stays_readable(scheme):
     names = palette(scheme)
-    for text, background in [("ink", "debt-soft"), ("debt", "debt-soft"), ("accent", "paper"),
-                             ("ok", "paper"), ("muted", "paper"), ("accent", "accent-soft"),
-                             ("ink", "note-soft"), ("ink", "mark"), ("paper", "accent")]:
+    for text, background in [
+        ("ink", "debt-soft"),
+        ("debt", "debt-soft"),
+        ("accent", "paper"),
+        ("ok", "paper"),
+        ("muted", "paper"),
+        ("accent", "accent-soft"),
+        ("ink", "note-soft"),
+        ("ink", "mark"),
+        ("paper", "accent"),
+    ]:
         assert contrast(names[text], names[background]) >= 4.5, (text, background)

@@ -18,13 +18,20 @@ def released(seeded):
     chapter_publish(chapter=chapter)
 
 
-@pytest.mark.parametrize(("url", "validators"), [  # a page also asks for its neighbours
-    ("/api/v1/chapters/II.3", 1), ("/chapters/II.3/", 2),
-    ("/api/v1/chapters/II.3/releases/1", 2), ("/chapters/II.3/releases/1/", 3),
-    ("/api/v1/chapters/II.4", 1), ("/chapters/II.4/", 2),  # a working copy
-])
-def test_a_repeated_read_costs_its_validators_and_gets_the_same_bytes(client, released, url,
-                                                                     validators):
+@pytest.mark.parametrize(
+    ("url", "validators"),
+    [  # a page also asks for its neighbours
+        ("/api/v1/chapters/II.3", 1),
+        ("/chapters/II.3/", 2),
+        ("/api/v1/chapters/II.3/releases/1", 2),
+        ("/chapters/II.3/releases/1/", 3),
+        ("/api/v1/chapters/II.4", 1),
+        ("/chapters/II.4/", 2),  # a working copy
+    ],
+)
+def test_a_repeated_read_costs_its_validators_and_gets_the_same_bytes(
+    client, released, url, validators
+):
     first = client.get(url)
     with CaptureQueriesContext(connection) as queries:
         again = client.get(url)

@@ -15,8 +15,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 WATCH = """
@@ -46,12 +52,18 @@ class Visit:
     """One page with every console error, page error and dialog it produced."""
 
     def __init__(
-        self, browser, base_url: str, *, width: int = 1100, scheme: str = "light",
+        self,
+        browser,
+        base_url: str,
+        *,
+        width: int = 1100,
+        scheme: str = "light",
         javascript: bool = True,
     ):
         self.base_url = base_url
         self.page = browser.new_page(
-            viewport={"width": width, "height": 900}, color_scheme=scheme,
+            viewport={"width": width, "height": 900},
+            color_scheme=scheme,
             java_script_enabled=javascript,
         )
         self.problems: list[str] = []
@@ -109,7 +121,7 @@ def assert_in_order(text: str, lines: list[str]) -> None:
     at = 0
     for line in lines:
         found = text.find(line, at)
-        assert found >= 0, f"seed line {line[:80]!r} not found after: {text[at:at + 120]!r}"
+        assert found >= 0, f"seed line {line[:80]!r} not found after: {text[at : at + 120]!r}"
         at = found + len(line)
 
 
@@ -148,8 +160,16 @@ def test_a_released_chapter_shows_verified_problems_and_hides_exercise_solutions
     visit.open("/chapters/II.3/")
     text = visit.text()
     assert re.search(r"Release 1, \d{1,2} \w+ \d{4}", text)
-    assert_in_order(text, ["Scaled Dot-Product Attention", "How this chapter is built",
-                           "Worked problems", "Exercises", "Verified by the engine"])
+    assert_in_order(
+        text,
+        [
+            "Scaled Dot-Product Attention",
+            "How this chapter is built",
+            "Worked problems",
+            "Exercises",
+            "Verified by the engine",
+        ],
+    )
     closed = visit.page.locator("details.solution").first
     assert not closed.evaluate("d => d.open")
     closed.locator("summary").click()
@@ -169,11 +189,11 @@ def test_the_home_page_lists_books_and_chapters(browser, live_server, seeded):
 
 HOSTILE_TEXT = (
     "Before <script>window.__pwned = 1; alert(1)</script> and "
-    "<img src=x onerror=\"window.__pwned = 1\"> and [a link](javascript:window.__pwned=1) "
-    "and <a href=\"javascript:window.__pwned=1\" onclick=\"window.__pwned=1\">another</a> "
+    '<img src=x onerror="window.__pwned = 1"> and [a link](javascript:window.__pwned=1) '
+    'and <a href="javascript:window.__pwned=1" onclick="window.__pwned=1">another</a> '
     "and $\\href{javascript:window.__pwned=1}{click}$ and "
-    "$\\text{<img src=x onerror=alert(document.domain)>}$ and <svg onload=\"window.__pwned=1\"/>"
-    " and <iframe src=\"javascript:parent.__pwned=1\"></iframe>"
+    '$\\text{<img src=x onerror=alert(document.domain)>}$ and <svg onload="window.__pwned=1"/>'
+    ' and <iframe src="javascript:parent.__pwned=1"></iframe>'
     " and <style>body { display: none }</style>"
     " and [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"
     " and [vb](vbscript:msgbox(1)) and [JS](JaVaScRiPt:window.__pwned=1)"
@@ -200,8 +220,9 @@ FOREIGN = (  # links that go anywhere but a web page, this site or a place on th
 
 
 def hostile_chapter() -> None:
-    document = load_yaml((Path(__file__).resolve().parents[2] / "content/II/II.4.yaml")
-                         .read_text(encoding="utf-8"))
+    document = load_yaml(
+        (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
+    )
     document.update(code="II.9", number=9, title="Hostile <b onmouseover=alert(1)>chapter</b>")
     for key in ("thesis", "before_you_start", "problem_statement"):
         document[key] = HOSTILE_TEXT
@@ -221,15 +242,21 @@ def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_serv
         link.click(modifiers=["Control"], no_wait_after=True)
     page = visit.page
     assert page.evaluate("window.__pwned") is None
-    assert page.evaluate(
-        "document.querySelectorAll('article :is(script, img, iframe, style, object, embed, "
-        "image, foreignObject, [style], [id=main], .skip)').length"
-    ) == 0
-    assert page.evaluate(
-        "[...document.querySelectorAll('article *')].flatMap(e => [...e.attributes])"
-        ".filter(a => /^(on|data-)/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i"
-        ".test(a.value)).length"
-    ) == 0
+    assert (
+        page.evaluate(
+            "document.querySelectorAll('article :is(script, img, iframe, style, object, embed, "
+            "image, foreignObject, [style], [id=main], .skip)').length"
+        )
+        == 0
+    )
+    assert (
+        page.evaluate(
+            "[...document.querySelectorAll('article *')].flatMap(e => [...e.attributes])"
+            ".filter(a => /^(on|data-)/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i"
+            ".test(a.value)).length"
+        )
+        == 0
+    )
     assert page.evaluate(f"{FOREIGN}.length") == 0
     assert page.evaluate("getComputedStyle(document.body).display") == "block"
     assert page.evaluate("document.querySelectorAll('#main').length") == 1
@@ -251,8 +278,9 @@ MATRIX = "$$A = \\begin{bmatrix} 1 & 2 & 3 \\\\ 4 & 5 & 6 \\\\ 7 & 8 & 9 \\end{b
 
 
 def test_matrix_brackets_stretch_in_the_site_s_own_math_font(browser, live_server, seeded):
-    document = load_yaml((Path(__file__).resolve().parents[2] / "content/II/II.4.yaml")
-                         .read_text(encoding="utf-8"))
+    document = load_yaml(
+        (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
+    )
     document.update(code="II.8", number=8, problem_statement=MATRIX + " over $\\mathbb{R}$.")
     chapter_import(document=document)
     visit = Visit(browser, live_server.url)
@@ -272,8 +300,9 @@ def test_matrix_brackets_stretch_in_the_site_s_own_math_font(browser, live_serve
     visit.assert_clean()
 
 
-@pytest.mark.parametrize("path", ["/", "/books/0/", "/books/II/", "/chapters/II.3/",
-                                  "/chapters/0.LA.01/"])
+@pytest.mark.parametrize(
+    "path", ["/", "/books/0/", "/books/II/", "/chapters/II.3/", "/chapters/0.LA.01/"]
+)
 def test_every_page_fits_a_360_pixel_phone(browser, live_server, seeded, path):
     release_ii3()
     visit = Visit(browser, live_server.url, width=360)

@@ -22,11 +22,21 @@ SEED_LINES_IN_ORDER = [
     "M3",
     "Load-bearing",
     "The content is mathematics. Understanding is demonstrated by computation, not recall.",
-    "basics", "2/11", "what the words mean",
-    "concept", "2/2", "what to picture",
-    "theory", "0/4", "why it works, and when it does not",
-    "mathematics", "0/15", "derive it, then compute it",
-    "practice", "0/9", "build it, break it, read the papers",
+    "basics",
+    "2/11",
+    "what the words mean",
+    "concept",
+    "2/2",
+    "what to picture",
+    "theory",
+    "0/4",
+    "why it works, and when it does not",
+    "mathematics",
+    "0/15",
+    "derive it, then compute it",
+    "practice",
+    "0/9",
+    "build it, break it, read the papers",
     "Five strands, not one. Mathematics is the spine; the other four are the body.",
     "Before you start",
     "The problem",
@@ -36,15 +46,23 @@ SEED_LINES_IN_ORDER = [
     "Apparatus",
     "The mathematics this chapter leans on, held in Book 0 so it can be assumed here without "
     "being taught here. Not a gate — follow a link when a step stops making sense.",
-    "Vectors, matrices and the row-major convention", "0.LA.01", "·",
-    "The chain rule for matrix products", "0.MC.07",
+    "Vectors, matrices and the row-major convention",
+    "0.LA.01",
+    "·",
+    "The chain rule for matrix products",
+    "0.MC.07",
     "Notation",
-    "Number of attention heads", "Model width", "Sequence length in tokens",
+    "Number of attention heads",
+    "Model width",
+    "Sequence length in tokens",
     "Propositions",
     "Prop. 1",
     "Heads are slices of one budget, not copies of one mechanism.",
     "Worked problems",
-    "0/5 problems", "0/4 variants", "0/10 exercises", "owes 15 more",
+    "0/5 problems",
+    "0/4 variants",
+    "0/10 exercises",
+    "owes 15 more",
     "Not yet written. At M3 this chapter owes 5 worked problems across 4 distinct variants, and "
     "10 exercises, every one with a published solution.",
     "The build enforces that from the day the chapter is marked published.",
@@ -61,7 +79,7 @@ def assert_in_order(text: str, lines: list[str]) -> None:
     at = 0
     for line in lines:
         found = text.find(line, at)
-        assert found >= 0, f"{line!r} missing after position {at}: ...{text[at:at + 200]}"
+        assert found >= 0, f"{line!r} missing after position {at}: ...{text[at : at + 200]}"
         at = found + len(line)
 
 
@@ -94,7 +112,7 @@ def test_a_released_chapter_shows_its_release_and_verified_solutions(client, rel
     text = visible_text(html)
     assert re.search(r"Release 1, \d{1,2} \w+ \d{4}", text)
     assert "Verified by the engine on" in text and "max error" in text
-    assert "<details class=\"solution\">" in html
+    assert '<details class="solution">' in html
     assert "owes" not in text.split("Worked problems")[1].split("Exercises")[0]
 
 

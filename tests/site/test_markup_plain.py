@@ -29,8 +29,9 @@ def test_what_counts_as_plain():
 def _typeset(batch):
     """KaTeX's part, faked: the parse around the formulas is what is compared here."""
     return {
-        (tex, display): {"error": f"no {tex}"} if "!" in tex else
-        {"html": f'<span class="katex"><math><mi>{escape(tex)}</mi></math></span>'}
+        (tex, display): {"error": f"no {tex}"}
+        if "!" in tex
+        else {"html": f'<span class="katex"><math><mi>{escape(tex)}</mi></math></span>'}
         for tex, display in batch
     }
 
@@ -62,8 +63,12 @@ def test_a_line_of_words_and_formulas_renders_as_the_parser_renders_it(sources):
 
 
 def test_a_line_with_real_formulas_renders_as_the_parser_renders_it():
-    sources = ["What $x_{1}$ means here.", "Softmax, and the product $QK^\\top$.",
-               "Then $\\frac{a}{b}$, $\\sqrt{d}$; and $\\mathbb{R}^n$?", "Bad $\\frac{a$ one."]
+    sources = [
+        "What $x_{1}$ means here.",
+        "Softmax, and the product $QK^\\top$.",
+        "Then $\\frac{a}{b}$, $\\sqrt{d}$; and $\\mathbb{R}^n$?",
+        "Bad $\\frac{a$ one.",
+    ]
     assert all(MATH_LINE.fullmatch(source) for source in sources)
     assert _render_fresh(sources) == _parsed(sources)[0]
 
@@ -71,6 +76,16 @@ def test_a_line_with_real_formulas_renders_as_the_parser_renders_it():
 def test_what_counts_as_a_line_of_words_and_formulas():
     for line in ("What $x_{1}$ means here.", "a $x$ $y$", "a $x$, then $y$; done", "a $ x $"):
         assert MATH_LINE.fullmatch(line), line
-    for other in ("$x$ first", "a $x$ ", "a $x$b", "a $x\\$ b", "a$x$", "a $x$2", "a $$x$$",
-                  "a *b* $x$", "a $x$\nb", "a $\u00e9$"):
+    for other in (
+        "$x$ first",
+        "a $x$ ",
+        "a $x$b",
+        "a $x\\$ b",
+        "a$x$",
+        "a $x$2",
+        "a $$x$$",
+        "a *b* $x$",
+        "a $x$\nb",
+        "a $\u00e9$",
+    ):
         assert not MATH_LINE.fullmatch(other), other

@@ -29,11 +29,16 @@ def engine(instance: int) -> list:
 
 def generated_chapter(*, publish: bool = True) -> None:
     """II.7 whose exercise p3 draws its scores; verified, then released unless asked not to."""
-    chapter_import(document=sketch("II.7", problems=[
-        problem("p1", "worked", "softmax-row"),
-        problem("p2"),
-        problem("p3", scores=SCORES, answer=engine(0)),
-    ]))
+    chapter_import(
+        document=sketch(
+            "II.7",
+            problems=[
+                problem("p1", "worked", "softmax-row"),
+                problem("p2"),
+                problem("p3", scores=SCORES, answer=engine(0)),
+            ],
+        )
+    )
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     if publish:
@@ -101,7 +106,8 @@ def test_an_answer_within_the_tolerance_is_accepted_and_one_outside_is_not(clien
     assert "Right." in check(client, 8, json.dumps(near)).content.decode()
     html = check(client, 8, json.dumps(far)).content.decode()
     assert "Not right." in html and "Not the engine&#x27;s value within rtol 1e-06, atol 1e-09" in (
-        html)
+        html
+    )
 
 
 def test_the_answer_to_another_instance_is_wrong(client, practice):
@@ -114,15 +120,18 @@ def test_a_wrong_shape_names_both_shapes(client, practice):
     assert "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3." in html
 
 
-@pytest.mark.parametrize("typed, message", [
-    ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
-    ("1 2 3\n4 5", "the rows have different lengths (row 1: 3, row 2: 2)"),
-    ("[[1, 2]", "the JSON does not parse"),
-    ("nan nan nan", "is not a finite number"),
-    ("1_0 2 3", "&#x27;1_0&#x27; is not a number"),
-    ("\u0660.\u0664\u0666 1 1", "is not a number"),
-    ("[" * 5000 + "]" * 5000, "the answer nests more than"),
-])
+@pytest.mark.parametrize(
+    "typed, message",
+    [
+        ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
+        ("1 2 3\n4 5", "the rows have different lengths (row 1: 3, row 2: 2)"),
+        ("[[1, 2]", "the JSON does not parse"),
+        ("nan nan nan", "is not a finite number"),
+        ("1_0 2 3", "&#x27;1_0&#x27; is not a number"),
+        ("\u0660.\u0664\u0666 1 1", "is not a number"),
+        ("[" * 5000 + "]" * 5000, "the answer nests more than"),
+    ],
+)
 def test_bad_input_gets_a_clear_message(client, practice, typed, message):
     html = check(client, 1, typed).content.decode()
     assert "Not read." in html and message.lower() in html.lower()
@@ -172,8 +181,9 @@ def test_the_solution_asked_for_many_times_is_computed_once(client, practice, ev
     assert all(answer <= set(page_numbers(page.content.decode())) for page in pages)
 
 
-def test_computing_solutions_counts_against_the_practice_throttle(client, practice, settings,
-                                                                  evaluations):
+def test_computing_solutions_counts_against_the_practice_throttle(
+    client, practice, settings, evaluations
+):
     settings.PRACTICE_CHECK_RATE = "3/min"
     cache.clear()
     assert [solution_page(client, n).status_code for n in (1, 2)] == [200, 200]
@@ -188,17 +198,29 @@ def test_computing_solutions_counts_against_the_practice_throttle(client, practi
     assert solution_page(Client(REMOTE_ADDR="10.0.0.9"), 3).status_code == 200  # another client
 
 
-def test_an_edited_problem_never_shows_the_value_cached_for_its_old_inputs(client, seeded,
-                                                                         settings):
+def test_an_edited_problem_never_shows_the_value_cached_for_its_old_inputs(
+    client, seeded, settings
+):
     settings.PRACTICE_CHECK_RATE = "1000/min"
     generated_chapter(publish=False)  # readers see the working copy
     before = page_numbers(solution_page(client, 2).content.decode())
     edited = SCORES | {"seed": 8}
-    chapter_import(document=sketch("II.7", problems=[
-        problem("p1", "worked", "softmax-row"), problem("p2"),
-        problem("p3", scores=edited, answer=attention.evaluate(
-            "softmax", {"scores": edited}, {"output": "out"}).tolist()),
-    ]))
+    chapter_import(
+        document=sketch(
+            "II.7",
+            problems=[
+                problem("p1", "worked", "softmax-row"),
+                problem("p2"),
+                problem(
+                    "p3",
+                    scores=edited,
+                    answer=attention.evaluate(
+                        "softmax", {"scores": edited}, {"output": "out"}
+                    ).tolist(),
+                ),
+            ],
+        )
+    )
     verify_now(Chapter.objects.get(code="II.7"))
 
     after = page_numbers(solution_page(client, 2).content.decode())
@@ -221,9 +243,15 @@ def test_the_chapter_page_links_practice_only_for_a_generated_verified_problem(c
 
 
 def test_a_generated_problem_is_offered_only_once_its_answer_is_verified(client, seeded):
-    chapter_import(document=sketch("II.7", problems=[
-        problem("p1", "worked", "softmax-row"), problem("p3", scores=SCORES, answer=engine(0)),
-    ]))
+    chapter_import(
+        document=sketch(
+            "II.7",
+            problems=[
+                problem("p1", "worked", "softmax-row"),
+                problem("p3", scores=SCORES, answer=engine(0)),
+            ],
+        )
+    )
     assert client.get(PAGE, {"instance": 1}).status_code == 404  # pending: not yet offered
     verify_now(Chapter.objects.get(code="II.7"))
     Chapter.objects.filter(code="II.7").update(title="Checked")  # the working copy's version moves
@@ -263,13 +291,17 @@ def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice)
 
 
 def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(client, seeded):
-    placed = {"statement": "Softmax of ${{ inputs.scores | digits 3 }}$ is "
-                                  "${{ outputs.out }}$."}
-    chapter_import(document=sketch("II.7", problems=[
-        problem("p1", "worked", "softmax-row"),
-        problem("p2"),
-        problem("p3", scores=SCORES, answer=engine(0)) | placed,
-    ]))
+    placed = {"statement": "Softmax of ${{ inputs.scores | digits 3 }}$ is ${{ outputs.out }}$."}
+    chapter_import(
+        document=sketch(
+            "II.7",
+            problems=[
+                problem("p1", "worked", "softmax-row"),
+                problem("p2"),
+                problem("p3", scores=SCORES, answer=engine(0)) | placed,
+            ],
+        )
+    )
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     chapter_publish(chapter=chapter)
@@ -282,10 +314,16 @@ def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(clie
     assert number(answer[0][0]) not in statement
 
 
-@pytest.mark.parametrize("address", [
-    "/chapters/II.99/problems/p3/?instance=1", "/chapters/II.99/problems/p3/",
-    "/chapters/II.3%00/", "/books/%00/", "/chapters/II.7/problems/p3%00/",
-])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "/chapters/II.99/problems/p3/?instance=1",
+        "/chapters/II.99/problems/p3/",
+        "/chapters/II.3%00/",
+        "/books/%00/",
+        "/chapters/II.7/problems/p3%00/",
+    ],
+)
 def test_no_such_chapter_or_a_nul_in_the_address_is_a_plain_404(client, practice, address):
     assert client.get(address).status_code == 404
 
@@ -303,13 +341,17 @@ def test_a_check_body_that_is_not_json_is_a_documented_400_with_errors(client, p
     assert "400" in check["responses"]
 
 
-@pytest.mark.parametrize(("body", "reason"), [
-    (b'{"answer": 1, "answer": 2}', "the key 'answer' appears twice in one object"),
-    (b'{"answer": ' + b"9" * 5000 + b"}", "a number is larger than about 1.8e308"),
-    (b'{"answer": ' + b"[" * 500 + b"]" * 500 + b"}", "nested more than"),
-])
-def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(client, practice, body,
-                                                                      reason):
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"answer": 1, "answer": 2}', "the key 'answer' appears twice in one object"),
+        (b'{"answer": ' + b"9" * 5000 + b"}", "a number is larger than about 1.8e308"),
+        (b'{"answer": ' + b"[" * 500 + b"]" * 500 + b"}", "nested more than"),
+    ],
+)
+def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(
+    client, practice, body, reason
+):
     """A key given twice would be graded on whichever value won: refused, as in every body."""
     response = client.post(f"{API}/1/check", body, content_type="application/json")
     assert response.status_code == 400
@@ -358,19 +400,26 @@ def test_a_check_says_nothing_of_the_engine_s_value(client, practice):
 
 def test_the_api_s_check_says_nothing_of_the_engine_s_value(client, practice):
     for answer in (ZEROS, engine(4), engine(5), [[v + 1e-3 for v in row] for row in engine(4)]):
-        body = client.post(f"{API}/4/check", {"answer": answer},
-                           content_type="application/json").json()
+        body = client.post(
+            f"{API}/4/check", {"answer": answer}, content_type="application/json"
+        ).json()
         assert set(body) == {"ok", "message", "answer_shape", "expected_shape"}
         assert numbers_in(body["message"]) <= TOLERANCE_AND_SHAPES, body
 
 
-@pytest.mark.parametrize(("typed", "read"), [
-    ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
-    ("1 2\n3 4", "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3."),
-    ("1 2 3 4 5", "Your answer&#x27;s shape is 5; this problem asks for 2 × 3."),
-    ('[[0.5, "a", 1], [1, 1, 1]]', "must be a number or a list of numbers, found &#x27;a&#x27;"),
-    ("[[1, 2, 3], [4, 5]]", "ragged"),
-])
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
+        ("1 2\n3 4", "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3."),
+        ("1 2 3 4 5", "Your answer&#x27;s shape is 5; this problem asks for 2 × 3."),
+        (
+            '[[0.5, "a", 1], [1, 1, 1]]',
+            "must be a number or a list of numbers, found &#x27;a&#x27;",
+        ),
+        ("[[1, 2, 3], [4, 5]]", "ragged"),
+    ],
+)
 def test_a_malformed_answer_is_refused_with_what_was_read_and_the_engine_never_runs(
     client, practice, engine_runs, typed, read
 ):
@@ -390,9 +439,15 @@ def test_an_answer_of_the_right_shape_costs_one_engine_run(client, practice, eng
     assert "Right." in client.get(PAGE, {"instance": 2}).content.decode()
 
 
-@pytest.mark.parametrize(("answer", "status"), [
-    ([1, 2], 200), ([[1, "a", 2], [1, 2, 3]], 422), ({"out": [1, 2]}, 200), (True, 422),
-])
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ([1, 2], 200),
+        ([[1, "a", 2], [1, 2, 3]], 422),
+        ({"out": [1, 2]}, 200),
+        (True, 422),
+    ],
+)
 def test_the_api_refuses_a_malformed_answer_without_running_the_engine(
     client, practice, engine_runs, answer, status
 ):
@@ -407,11 +462,16 @@ def test_a_problem_key_as_long_as_the_model_allows_is_practised_through_the_api(
 ):
     settings.API_ANON_RATE = "1000/min"
     long_key = "k" * 50
-    chapter_import(document=sketch("II.7", problems=[
-        problem("p1", "worked", "softmax-row"),
-        problem("p2"),
-        problem(long_key, scores=SCORES, answer=engine(0)),
-    ]))
+    chapter_import(
+        document=sketch(
+            "II.7",
+            problems=[
+                problem("p1", "worked", "softmax-row"),
+                problem("p2"),
+                problem(long_key, scores=SCORES, answer=engine(0)),
+            ],
+        )
+    )
     verify_now(Chapter.objects.get(code="II.7"))
     read = client.get(f"/api/v1/chapters/II.7/problems/{long_key}/instances/1")
     assert read.status_code == 200, read.content

@@ -18,12 +18,11 @@ def chapter_with_problems(code: str, count: int) -> None:
     At M0 nothing is owed, so any number of verified problems may be released."""
     document = load_yaml(chapter_export(code="II.3"))
     base = document["problems"]
-    document.update(code=code, number=int(code.split(".")[1]), title=f"Copy with {count}",
-                    maturity="M0")
+    document.update(
+        code=code, number=int(code.split(".")[1]), title=f"Copy with {count}", maturity="M0"
+    )
     document["strands"]["mathematics"]["target"] = 0
-    document["problems"] = [
-        {**base[i % len(base)], "key": f"q{i}"} for i in range(count)
-    ]
+    document["problems"] = [{**base[i % len(base)], "key": f"q{i}"} for i in range(count)]
     chapter_import(document=document)
 
 

@@ -17,9 +17,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 AXE = Path(__file__).resolve().parents[2] / "katex/node_modules/axe-core/axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 READER_PAGES = [
-    "/", "/books/0/", "/books/II/", "/chapters/II.4/", "/chapters/II.3/",
-    "/chapters/0.LA.01/", "/chapters/0.MC.07/", "/chapters/II.3/releases/1/",
-    "/chapters/II.3/releases/", "/search/?q=attention", "/search/?q=zzzzqx", "/search/",
+    "/",
+    "/books/0/",
+    "/books/II/",
+    "/chapters/II.4/",
+    "/chapters/II.3/",
+    "/chapters/0.LA.01/",
+    "/chapters/0.MC.07/",
+    "/chapters/II.3/releases/1/",
+    "/chapters/II.3/releases/",
+    "/search/?q=attention",
+    "/search/?q=zzzzqx",
+    "/search/",
 ]
 
 
@@ -132,8 +141,17 @@ SPLIT_WORDS = """(() => {
 })()"""
 
 
-@pytest.mark.parametrize("path", ["/", "/books/II/", "/chapters/II.4/", "/chapters/II.3/",
-                                  "/chapters/0.LA.01/", "/search/?q=attention"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/books/II/",
+        "/chapters/II.4/",
+        "/chapters/II.3/",
+        "/chapters/0.LA.01/",
+        "/search/?q=attention",
+    ],
+)
 def test_a_phone_never_breaks_a_word_in_two(browser, live_server, seeded, path):  # noqa: F811
     """A line may end at a hyphen (row-|major); never inside a word (mathematic-|s)."""
     release_ii3()
@@ -170,8 +188,9 @@ WIDE_FORMULA = "$$" + " + ".join(f"a_{{{i}}} b_{{{i}}}" for i in range(40)) + "$
 
 
 def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live_server, seeded):  # noqa: F811
-    document = load_yaml((Path(__file__).resolve().parents[2] / "content/II/II.4.yaml")
-                         .read_text(encoding="utf-8"))
+    document = load_yaml(
+        (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
+    )
     document.update(code="II.8", number=8, problem_statement=f"A long sum:\n\n{WIDE_FORMULA}")
     chapter_import(document=document)
     visit = Visit(browser, live_server.url, width=390)

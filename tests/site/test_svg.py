@@ -18,7 +18,7 @@ def test_an_svg_with_script_is_imported_and_its_page_shows_only_the_drawing(seed
     document["figures"][0]["svg"] = HOSTILE
     chapter_import(document=document)
     page = client.get("/chapters/II.9/").content.decode()
-    figure = page[page.index("<figure"):page.index("</figure>")]
+    figure = page[page.index("<figure") : page.index("</figure>")]
     assert "<rect" in figure
     assert "script" not in figure and "onload" not in figure and "foreignObject" not in figure
 

@@ -27,8 +27,10 @@ def worker_database_url() -> str:
     if db["ENGINE"] != "django.db.backends.postgresql":
         pytest.skip("a worker process needs PostgreSQL (set DATABASE_URL)")
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return (f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-            f"/{db['NAME']}")
+    return (
+        f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+        f"/{db['NAME']}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -39,9 +41,13 @@ def verifier_worker(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
         database_url = worker_database_url()
     app.control.purge()
-    worker = Worker(name="verifier", broker_url=settings.CELERY_BROKER_URL,
-                    database_url=database_url, logdir=tmp_path_factory.mktemp("worker"),
-                    env=WORKER_ENV)
+    worker = Worker(
+        name="verifier",
+        broker_url=settings.CELERY_BROKER_URL,
+        database_url=database_url,
+        logdir=tmp_path_factory.mktemp("worker"),
+        env=WORKER_ENV,
+    )
     worker.start()
     yield worker
     worker.stop()
@@ -65,28 +71,46 @@ def own_redis(tmp_path):
 
 def decided(solution_ids: list[int], *, timeout: float = 30) -> dict[str, Verdict]:
     """Wait for the worker, then the verdicts by problem key."""
-    wait_for(lambda: not Verdict.objects.filter(solution_id__in=solution_ids,
-                                                status=Verdict.Status.PENDING).exists(),
-             timeout=timeout, what="the worker's verdicts")
-    return {v.solution.problem.key: v for v in
-            Verdict.objects.filter(solution_id__in=solution_ids).select_related(
-                "solution__problem")}
+    wait_for(
+        lambda: (
+            not Verdict.objects.filter(
+                solution_id__in=solution_ids, status=Verdict.Status.PENDING
+            ).exists()
+        ),
+        timeout=timeout,
+        what="the worker's verdicts",
+    )
+    return {
+        v.solution.problem.key: v
+        for v in Verdict.objects.filter(solution_id__in=solution_ids).select_related(
+            "solution__problem"
+        )
+    }
 
 
 def import_chapter(problems: list[dict], code: str = "II.9") -> list[int]:
     """A small chapter of Book II holding these problems; the ids of their solutions."""
-    chapter_import(document={
-        "code": code, "book": "II", "number": int(code.split(".")[1]),
-        "title": "Verifier fixtures", "maturity": "M0", "state": "draft",
-        "problems": problems,
-    })
+    chapter_import(
+        document={
+            "code": code,
+            "book": "II",
+            "number": int(code.split(".")[1]),
+            "title": "Verifier fixtures",
+            "maturity": "M0",
+            "state": "draft",
+            "problems": problems,
+        }
+    )
     return list(Solution.objects.filter(problem__chapter__code=code).values_list("pk", flat=True))
 
 
 def uniform_problem(key: str, answer, **changes) -> dict:
     """Zero queries attend uniformly, so the output is the mean of v's rows: [[2, 3], [2, 3]]."""
     return {
-        "key": key, "kind": "exercise", "variant": "uniform", "statement": "Compute the output.",
+        "key": key,
+        "kind": "exercise",
+        "variant": "uniform",
+        "statement": "Compute the output.",
         "operation": "scaled_dot_product_attention",
         "inputs": {"q": [[0, 0], [0, 0]], "k": [[1, 0], [0, 1]], "v": [[1, 2], [3, 4]]},
         "ask": {"output": "out"},
@@ -109,5 +133,8 @@ def idle_broker(verifier_worker, transactional_db):
 
 def run_manage(*args: str, broker_url: str | None = None):
     """`manage.py ARGS` in a subprocess on the test database and (by default) this run's broker."""
-    return manage(*args, database_url=worker_database_url(),
-                  broker_url=broker_url or settings.CELERY_BROKER_URL)
+    return manage(
+        *args,
+        database_url=worker_database_url(),
+        broker_url=broker_url or settings.CELERY_BROKER_URL,
+    )

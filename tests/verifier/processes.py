@@ -42,13 +42,23 @@ def wait_for(condition, *, timeout: float, what: str, poll: float = 0.1):
     return result
 
 
-def manage(*args: str, database_url: str, broker_url: str,
-           timeout: float = 120) -> subprocess.CompletedProcess:
+def manage(
+    *args: str, database_url: str, broker_url: str, timeout: float = 120
+) -> subprocess.CompletedProcess:
     """`python manage.py ARGS` as a user runs it, against this database and broker."""
-    env = os.environ | {"DJANGO_SETTINGS_MODULE": "curriculum.settings",
-                        "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    env = os.environ | {
+        "DJANGO_SETTINGS_MODULE": "curriculum.settings",
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": broker_url,
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 class Worker:
@@ -58,8 +68,17 @@ class Worker:
     child alone and watch the parent survive.
     """
 
-    def __init__(self, *, name: str, broker_url: str, database_url: str, logdir: Path,
-                 env: dict[str, str] | None = None, beat: bool = True, pool: str = "solo"):
+    def __init__(
+        self,
+        *,
+        name: str,
+        broker_url: str,
+        database_url: str,
+        logdir: Path,
+        env: dict[str, str] | None = None,
+        beat: bool = True,
+        pool: str = "solo",
+    ):
         self.name, self.broker_url, self.database_url = name, broker_url, database_url
         self.logdir, self.env, self.beat, self.pool = logdir, env or {}, beat, pool
         self.process: subprocess.Popen | None = None
@@ -71,24 +90,51 @@ class Worker:
 
     def start(self) -> None:
         self.starts += 1
-        env = {"DJANGO_SETTINGS_MODULE": "curriculum.settings"} | os.environ | self.env | {
-            "DATABASE_URL": self.database_url,
-            "CELERY_BROKER_URL": self.broker_url,
-        }
+        env = (
+            {"DJANGO_SETTINGS_MODULE": "curriculum.settings"}
+            | os.environ
+            | self.env
+            | {
+                "DATABASE_URL": self.database_url,
+                "CELERY_BROKER_URL": self.broker_url,
+            }
+        )
         command = [
-            str(CELERY), "-A", "curriculum", "worker", f"--pool={self.pool}", "--concurrency=1",
-            "-Q", "celery",
-            *(["--beat", "--schedule", str(self.logdir / f"{self.name}-{self.starts}.beat")]
-              if self.beat else []),
-            "--hostname", f"{self.name}-{self.starts}@%h", "--loglevel=INFO",
-            "--without-gossip", "--without-mingle", "--without-heartbeat",
+            str(CELERY),
+            "-A",
+            "curriculum",
+            "worker",
+            f"--pool={self.pool}",
+            "--concurrency=1",
+            "-Q",
+            "celery",
+            *(
+                ["--beat", "--schedule", str(self.logdir / f"{self.name}-{self.starts}.beat")]
+                if self.beat
+                else []
+            ),
+            "--hostname",
+            f"{self.name}-{self.starts}@%h",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
         ]
         with self.log.open("w") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True,
-                                            preexec_fn=die_with_parent)
-        wait_for(lambda: " ready." in self.log_text() or self.process.poll() is not None,
-                 timeout=60, what=f"worker {self.name} to start")
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        wait_for(
+            lambda: " ready." in self.log_text() or self.process.poll() is not None,
+            timeout=60,
+            what=f"worker {self.name} to start",
+        )
         assert self.process.poll() is None, f"worker {self.name} died:\n{self.log_text()}"
 
     def log_text(self) -> str:
@@ -96,8 +142,10 @@ class Worker:
 
     def received(self, task: str = "verify_solution") -> int:
         """How many of these tasks this run of the worker has taken from the queue."""
-        return sum(f"curriculum.tasks.{task}[" in line and line.endswith(" received")
-                   for line in self.log_text().splitlines())
+        return sum(
+            f"curriculum.tasks.{task}[" in line and line.endswith(" received")
+            for line in self.log_text().splitlines()
+        )
 
     def children(self) -> list[int]:
         """Process ids of the worker's pool children (none for the solo pool)."""
@@ -145,9 +193,22 @@ class RedisServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.workdir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent,
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
         )
         wait_for(self._answers, timeout=10, what=f"redis on port {self.port}")
 

@@ -26,14 +26,20 @@ def as_erin(client, erin):
 
 def judged() -> dict[str, int]:
     """II.9 with one verified, one mismatched and one error verdict; problem ids by key."""
-    import_chapter([uniform_problem("right-one", RIGHT),
-                    uniform_problem("wrong-one", [[2, 3], [2, 3.5]]),
-                    uniform_problem("broken-one", RIGHT)])
+    import_chapter(
+        [
+            uniform_problem("right-one", RIGHT),
+            uniform_problem("wrong-one", [[2, 3], [2, 3.5]]),
+            uniform_problem("broken-one", RIGHT),
+        ]
+    )
     # written past validation, as a bad migration or a direct SQL edit could
     Problem.objects.filter(key="broken-one").update(
-        inputs={"q": "a matrix", "k": [[1, 0], [0, 1]], "v": [[1, 2], [3, 4]]})
-    verdict_request(solution=Solution.objects.select_related("problem").get(
-        problem__key="broken-one"))
+        inputs={"q": "a matrix", "k": [[1, 0], [0, 1]], "v": [[1, 2], [3, 4]]}
+    )
+    verdict_request(
+        solution=Solution.objects.select_related("problem").get(problem__key="broken-one")
+    )
     verify_now(Chapter.objects.get(code="II.9"))
     return dict(Problem.objects.filter(chapter__code="II.9").values_list("key", "pk"))
 
@@ -83,8 +89,9 @@ def test_the_change_page_of_a_mismatch_shows_the_engines_value(as_erin, books):
 
 
 def verify_again(client, ids: list[int]):
-    return client.post(changelist(), {"action": "verify_again", "_selected_action": ids},
-                       follow=True)
+    return client.post(
+        changelist(), {"action": "verify_again", "_selected_action": ids}, follow=True
+    )
 
 
 @pytest.mark.django_db
@@ -94,8 +101,11 @@ def test_verify_again_marks_the_selected_verdicts_pending(as_erin, books):
     page = verify_again(as_erin, [ids["right-one"], ids["wrong-one"]])
 
     assert "2 solutions sent to the verifier." in page.content.decode()
-    statuses = dict(Verdict.objects.filter(solution__problem__chapter__code="II.9").values_list(
-        "solution__problem__key", "status"))
+    statuses = dict(
+        Verdict.objects.filter(solution__problem__chapter__code="II.9").values_list(
+            "solution__problem__key", "status"
+        )
+    )
     assert statuses == {"right-one": "pending", "wrong-one": "pending", "broken-one": "error"}
 
 

@@ -22,8 +22,9 @@ from .conftest import decided, import_chapter, uniform_problem
 def test_a_batch_reads_in_bulk_and_writes_each_verdict_by_compare_and_set(books):
     wrong = uniform_problem("wrong", [[2, 3], [2, 4]])
     ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(40)] + [wrong])
-    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list(
-        "solution_id", "fingerprint"))
+    checks = list(
+        Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
+    )
     before = Chapter.objects.get(code="II.9").updated_at
 
     with CaptureQueriesContext(connection) as queries:
@@ -40,19 +41,23 @@ def test_a_batch_reads_in_bulk_and_writes_each_verdict_by_compare_and_set(books)
 
 
 def test_a_batch_skips_what_was_edited_since_it_was_asked_for(books):
-    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
-                          uniform_problem("p2", [[2, 3], [2, 3]])])
-    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list(
-        "solution_id", "fingerprint"))
-    import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
-                    uniform_problem("p2", [[2, 3], [9, 9]])])  # p2 edited: a new fingerprint
+    ids = import_chapter(
+        [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 3]])]
+    )
+    checks = list(
+        Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
+    )
+    import_chapter(
+        [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [9, 9]])]
+    )  # p2 edited: a new fingerprint
 
     assert verdicts_decide(checks=checks) == {ids[0]: "verified"}
     assert Verdict.objects.get(solution_id=ids[1]).status == "pending"
 
 
-def test_a_chapter_verified_again_goes_in_batches_and_every_verdict_arrives(worker, books,
-                                                                         settings):
+def test_a_chapter_verified_again_goes_in_batches_and_every_verdict_arrives(
+    worker, books, settings
+):
     ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(250)])
     decided(ids)
     before = worker.received("verify_batch")
@@ -82,16 +87,18 @@ def test_a_killed_batch_comes_back_one_check_at_a_time(books):
     """Redelivered, a batch whose run died decides each check alone, so one problem that
     kills its worker cannot take the others with it."""
     ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(3)])
-    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list(
-        "solution_id", "fingerprint"))
+    checks = list(
+        Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
+    )
     Verdict.objects.filter(solution_id__in=ids).update(attempts=1)  # the run that died
 
     with CaptureQueriesContext(connection) as queries:
         assert set(verdicts_decide(checks=checks).values()) == {"verified"}
-    per_check = [q for q in queries if "SET \"attempts\"" in q["sql"]]
+    per_check = [q for q in queries if 'SET "attempts"' in q["sql"]]
     assert len(per_check) == 3
-    assert set(Verdict.objects.filter(solution_id__in=ids).values_list("attempts", flat=True)) \
-        == {2}
+    assert set(Verdict.objects.filter(solution_id__in=ids).values_list("attempts", flat=True)) == {
+        2
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -103,23 +110,25 @@ def test_asking_again_reads_no_content_and_the_worker_checks_what_it_finds(books
     """A forced request puts each verdict row back to pending for the fingerprint it holds;
     content changed under it (a raw UPDATE, no request) is decided as it now reads, and the
     verdict records that content's fingerprint, so it counts for exactly what was checked."""
-    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
-                          uniform_problem("p2", [[2, 3], [2, 3]])])
+    ids = import_chapter(
+        [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 3]])]
+    )
     verdicts_decide(checks=[(sid, None) for sid in ids])
-    old = dict(Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
-                                                                        "fingerprint"))
+    old = dict(
+        Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
+    )
     Solution.objects.filter(pk=ids[1]).update(answer=[[2, 3], [2, 30]])  # no request made
 
     with CaptureQueriesContext(connection) as queries:
         asked = chapter_verify(code="II.9")
     assert sorted(asked) == sorted(ids)
     assert not [q for q in queries if '"curriculum_problem"."inputs"' in q["sql"]]
-    pending = dict(Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
-                                                                            "fingerprint"))
+    pending = dict(
+        Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
+    )
     assert pending == old  # each row pending for what it held
 
-    assert verdicts_decide(checks=list(pending.items())) == {ids[0]: "verified",
-                                                             ids[1]: "mismatch"}
+    assert verdicts_decide(checks=list(pending.items())) == {ids[0]: "verified", ids[1]: "mismatch"}
     edited = Solution.objects.select_related("problem", "verdict").get(pk=ids[1])
     assert edited.verdict.fingerprint == fingerprint(edited.problem, edited) != old[ids[1]]
     assert verdict_state(edited) == "mismatch"
@@ -129,11 +138,9 @@ def test_a_forced_request_overtaken_by_an_edit_leaves_the_decision_to_the_edit(b
     ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]])])
     verdicts_decide(checks=[(ids[0], None)])
     chapter_verify(code="II.9")
-    [forced] = Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
-                                                                       "fingerprint")
+    [forced] = Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
     import_chapter([uniform_problem("p1", [[2, 3], [2, 4]])])  # the edit asks for its own check
-    [edit] = Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
-                                                                     "fingerprint")
+    [edit] = Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
 
     assert verdicts_decide(checks=[forced]) == {}  # the older request is a no-op
     assert verdicts_decide(checks=[edit]) == {ids[0]: "mismatch"}

@@ -20,8 +20,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_importing_a_chapter_marks_every_verdict_pending(books):
-    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
-                          uniform_problem("p2", [[2, 3], [2, 4]])])
+    ids = import_chapter(
+        [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 4]])]
+    )
     verdicts = Verdict.objects.filter(solution_id__in=ids)
     assert [v.status for v in verdicts] == ["pending", "pending"]
     for verdict in verdicts:
@@ -73,8 +74,9 @@ def test_an_unchanged_save_keeps_its_verdict_and_a_forced_one_asks_again(books):
 
 def test_the_sweep_finds_only_pendings_older_than_its_cutoff(books):
     verify_now(Chapter.objects.get(code="0.MC.07"))  # the seed's own problems are decided
-    ids = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]]),
-                          uniform_problem("p2", [[2, 3], [2, 3]])])
+    ids = import_chapter(
+        [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 3]])]
+    )
     verify_solution(ids[1])
     assert verdicts_overdue(older_than=timedelta(hours=1)) == []
     overdue = verdicts_overdue(older_than=timedelta(0))
@@ -84,9 +86,11 @@ def test_the_sweep_finds_only_pendings_older_than_its_cutoff(books):
 def test_numbers_the_database_writes_in_another_form_are_decided_and_keep_their_verdict(books):
     """jsonb gives back 1e16 as 10000000000000000 and -0.0 as 0.0: the fingerprint asked for
     before the save must be the one the worker finds after it, or the check never runs."""
-    big = uniform_problem("p1", [[-0.0, 2e16], [-0.0, 2e16]],
-                          inputs={"q": [[0, 0], [0, 0]], "k": [[1, 0], [0, 1]],
-                                  "v": [[-0.0, 1e16], [0.0, 3e16]]})
+    big = uniform_problem(
+        "p1",
+        [[-0.0, 2e16], [-0.0, 2e16]],
+        inputs={"q": [[0, 0], [0, 0]], "k": [[1, 0], [0, 1]], "v": [[-0.0, 1e16], [0.0, 3e16]]},
+    )
     [sid] = import_chapter([big])
     requested = Verdict.objects.get(solution_id=sid).fingerprint
     assert verify_solution(sid, requested) == "verified"

@@ -26,26 +26,39 @@ def uniform(prefix: str, count: int) -> list[dict]:
 @pytest.fixture
 def one_worker(idle_broker, tmp_path):
     """Started by the test once everything is queued, so the order is the broker's alone."""
-    worker = Worker(name="fair", broker_url=idle_broker, database_url=worker_database_url(),
-                    logdir=tmp_path, env=WORKER_ENV, beat=False)
+    worker = Worker(
+        name="fair",
+        broker_url=idle_broker,
+        database_url=worker_database_url(),
+        logdir=tmp_path,
+        env=WORKER_ENV,
+        beat=False,
+    )
     yield worker
     worker.stop()
 
 
 def in_file_order(code: str) -> list[int]:
     """The chapter's solutions in the order of its problems (the order their checks are sent)."""
-    return list(Solution.objects.filter(problem__chapter__code=code)
-                .order_by("problem__position", "problem_id").values_list("pk", flat=True))
+    return list(
+        Solution.objects.filter(problem__chapter__code=code)
+        .order_by("problem__position", "problem_id")
+        .values_list("pk", flat=True)
+    )
 
 
 def decided_in_order(ids: list[int]) -> list[int]:
     decided(ids, timeout=60)
-    return list(Verdict.objects.filter(solution_id__in=ids).order_by("decided_at", "solution_id")
-                .values_list("solution_id", flat=True))
+    return list(
+        Verdict.objects.filter(solution_id__in=ids)
+        .order_by("decided_at", "solution_id")
+        .values_list("solution_id", flat=True)
+    )
 
 
 def test_a_big_chapters_backlog_waits_behind_a_single_save_and_another_chapter(
-        one_worker, books, settings):
+    one_worker, books, settings
+):
     settings.VERIFY_BATCH_SIZE = 2
     import_chapter(uniform("b", 12), code="II.9")  # six batches, one behind another
     big = in_file_order("II.9")
@@ -86,8 +99,9 @@ def test_asking_again_for_a_chapter_with_a_backlog_waits_behind_it(one_worker, b
 def test_a_batch_hands_on_what_its_slice_did_not_reach(one_worker, books):
     ids = import_chapter(uniform("p", 3))
     app.control.purge()  # the import's own task: this test decides the batch itself
-    checks = list(Verdict.objects.filter(solution_id__in=ids).values_list("solution_id",
-                                                                          "fingerprint"))
+    checks = list(
+        Verdict.objects.filter(solution_id__in=ids).values_list("solution_id", "fingerprint")
+    )
 
     assert len(verdicts_decide(checks=checks, run=Slice(seconds=0))) == 1  # no time after one
 
@@ -104,7 +118,8 @@ def test_the_sweep_resends_behind_what_others_ask_for(one_worker, books, setting
     lost = import_chapter(uniform("l", 1), code="II.8")
     app.control.purge()  # its task lost, as if the broker had been down when it was saved
     Verdict.objects.filter(solution_id__in=lost).update(
-        requested_at=timezone.now() - timedelta(hours=1))
+        requested_at=timezone.now() - timedelta(hours=1)
+    )
     assert verdicts_sweep(older_than=timedelta(minutes=1)) == 1
     fresh = import_chapter(uniform("f", 6), code="II.9")  # asked for after the sweep ran
 

@@ -25,11 +25,14 @@ def softmax_of(instance: int) -> list:
 
 def generated_problem(answer, **changes) -> dict:
     return {
-        "key": "g1", "kind": "exercise", "variant": "softmax-generated",
+        "key": "g1",
+        "kind": "exercise",
+        "variant": "softmax-generated",
         "statement": "Compute the softmax of each row of $s$.",
-        "operation": "softmax", "inputs": {"scores": SCORES}, "ask": ASK,
-        "solution": {"steps": "Exponentiate and normalise.", "answer": answer,
-                     "published": True},
+        "operation": "softmax",
+        "inputs": {"scores": SCORES},
+        "ask": ASK,
+        "solution": {"steps": "Exponentiate and normalise.", "answer": answer, "published": True},
     } | changes
 
 
@@ -68,9 +71,11 @@ def test_instances_past_the_setting_are_not_checked(books, monkeypatch, settings
     settings.PRACTICE_INSTANCES = 2
     real = generated.generate
     monkeypatch.setattr(
-        generated, "generate",
-        lambda name, spec, instance=0: np.full((2, 3), np.inf).tolist() if instance == 3
-        else real(name, spec, instance),
+        generated,
+        "generate",
+        lambda name, spec, instance=0: (
+            np.full((2, 3), np.inf).tolist() if instance == 3 else real(name, spec, instance)
+        ),
     )
     assert verify_solution(sid) == "verified"
 
@@ -93,11 +98,15 @@ def test_a_reader_answer_is_checked_against_its_instance_with_the_problem_tolera
 
 @pytest.mark.worker
 def test_the_worker_decides_generated_problems_at_instance_zero(worker, books):
-    ids = import_chapter([
-        generated_problem(six_figures(softmax_of(0))) | {"key": "right"},
-        generated_problem(six_figures(softmax_of(2))) | {"key": "other-instance"},
-    ])
+    ids = import_chapter(
+        [
+            generated_problem(six_figures(softmax_of(0))) | {"key": "right"},
+            generated_problem(six_figures(softmax_of(2))) | {"key": "other-instance"},
+        ]
+    )
     verdicts = decided(ids)
     assert {key: v.status for key, v in verdicts.items()} == {
-        "right": "verified", "other-instance": "mismatch"}
+        "right": "verified",
+        "other-instance": "mismatch",
+    }
     assert verdicts["other-instance"].engine_value == softmax_of(0)

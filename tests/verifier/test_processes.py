@@ -28,8 +28,13 @@ def test_a_worker_started_by_a_killed_test_process_ends_with_it(tmp_path):
         print(worker.process.pid, flush=True)
         time.sleep(600)
     """)
-    tests = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
-                             text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    tests = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+    )
     worker = int(tests.stdout.readline())
     os.kill(tests.pid, 9)  # as an interrupted run's pytest is killed: no teardown runs
     tests.wait(timeout=10)

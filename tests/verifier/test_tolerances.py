@@ -159,9 +159,14 @@ def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(
 def test_a_small_entry_answered_zero_under_the_old_zero_rule_is_decided_again(books):
     inputs = {"q": [[0.0]], "k": [[0.0], [0.0]], "v": [[1e12, 1998.0], [1e12, 0.0]]}
     wrong = {
-        "key": "small", "kind": "exercise", "variant": "small",
-        "statement": "Compute the output.", "operation": "scaled_dot_product_attention",
-        "inputs": inputs, "ask": {"output": "out"}, "tolerance": {"digits": 6},
+        "key": "small",
+        "kind": "exercise",
+        "variant": "small",
+        "statement": "Compute the output.",
+        "operation": "scaled_dot_product_attention",
+        "inputs": inputs,
+        "ask": {"output": "out"},
+        "tolerance": {"digits": 6},
         "solution": {"steps": "Mean of v.", "answer": [[1e12, 999.0]], "published": True},
     }
     [sid] = import_chapter([wrong])

@@ -17,15 +17,20 @@ RIGHT = [[2, 3], [2, 3]]
 
 
 def test_the_worker_verifies_a_right_answer_and_rejects_wrong_ones_by_any_margin(worker, books):
-    ids = import_chapter([
-        uniform_problem("right", RIGHT),
-        uniform_problem("close", [[2, 3], [2, 3.001]]),
-        uniform_problem("far", [[20, 3], [2, 3]]),
-    ])
+    ids = import_chapter(
+        [
+            uniform_problem("right", RIGHT),
+            uniform_problem("close", [[2, 3], [2, 3.001]]),
+            uniform_problem("far", [[20, 3], [2, 3]]),
+        ]
+    )
     verdicts = decided(ids)
 
     assert {key: v.status for key, v in verdicts.items()} == {
-        "right": "verified", "close": "mismatch", "far": "mismatch"}
+        "right": "verified",
+        "close": "mismatch",
+        "far": "mismatch",
+    }
     assert verdicts["right"].max_abs_error == 0
     assert verdicts["close"].max_abs_error == pytest.approx(0.001)
     assert verdicts["far"].max_abs_error == pytest.approx(18)
@@ -66,12 +71,27 @@ def test_bad_input_written_past_validation_gets_an_error_verdict(worker, books):
 
 def test_heads_that_do_not_divide_the_width_get_an_error_verdict(worker, books):
     eye = [[float(i == j) for j in range(4)] for i in range(4)]
-    [sid] = import_chapter([uniform_problem(
-        "mha", [[0] * 4] * 2, operation="multi_head_attention", ask={"output": "out"},
-        inputs={"x": [[1, 0, 1, 0], [0, 1, 0, 1]], "w_q": eye, "w_k": eye, "w_v": eye,
-                "w_o": eye, "heads": 2})])
+    [sid] = import_chapter(
+        [
+            uniform_problem(
+                "mha",
+                [[0] * 4] * 2,
+                operation="multi_head_attention",
+                ask={"output": "out"},
+                inputs={
+                    "x": [[1, 0, 1, 0], [0, 1, 0, 1]],
+                    "w_q": eye,
+                    "w_k": eye,
+                    "w_v": eye,
+                    "w_o": eye,
+                    "heads": 2,
+                },
+            )
+        ]
+    )
     Problem.objects.filter(key="mha").update(
-        inputs=Problem.objects.get(key="mha").inputs | {"heads": 3})
+        inputs=Problem.objects.get(key="mha").inputs | {"heads": 3}
+    )
     verdict_request(solution=Solution.objects.select_related("problem").get(pk=sid))
 
     verdict = decided([sid])["mha"]
@@ -109,7 +129,8 @@ def test_verify_chapter_refuses_an_unknown_code(worker):
 
 def test_verify_all_asks_again_for_every_solution(worker, books):
     ids = import_chapter([uniform_problem("a1", RIGHT)]) + import_chapter(
-        [uniform_problem("b1", [[2, 3], [2, 4]])], code="II.8")
+        [uniform_problem("b1", [[2, 3], [2, 4]])], code="II.8"
+    )
     first = decided(ids)
     call_command("verify_all", "--wait", "30", stdout=io.StringIO())
     again = decided(ids)
@@ -149,6 +170,7 @@ def test_the_worker_keeps_its_database_connection_and_survives_losing_it(worker,
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid",
-                       [list(kept)])
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [list(kept)]
+        )
     assert _edit_and_decide(sid, RIGHT) == "verified"  # a new connection, no lost check

@@ -1,7 +1,6 @@
 """The one error a refused chapter or book file raises, carrying every reason."""
 
 
-
 class ChapterFileError(Exception):
     """A refused file: every error, each as `path: message`."""
 

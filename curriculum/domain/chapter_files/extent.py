@@ -43,6 +43,7 @@ class Extent:
     size: int  # bytes written, at most
     depth: int = 0  # lists and mappings nested in it, itself included
 
+
 type Place = tuple[str, int, int]
 """Where a value is written: ("root", "value" of a mapping entry, "item" of a list, or "flow"
 inside brackets), the indentation of its lines, and the column it starts at."""

@@ -94,14 +94,19 @@ def chapter_import(
         raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
     existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
     released = bool(existing and existing.releases.exists())
-    with collection_paused(), chapter_checked(
-        document,
-        known_books=set(Book.objects.values_list("numeral", flat=True)),
-        known_entries=set(
-            Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list("code", flat=True)
-        ),
-        released=released,
-    ) as clean:
+    with (
+        collection_paused(),
+        chapter_checked(
+            document,
+            known_books=set(Book.objects.values_list("numeral", flat=True)),
+            known_entries=set(
+                Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list(
+                    "code", flat=True
+                )
+            ),
+            released=released,
+        ) as clean,
+    ):
         try:
             with transaction.atomic():
                 if create_only and existing is not None:
@@ -113,9 +118,7 @@ def chapter_import(
                 transaction.set_rollback(dry_run)
         except ValidationError as error:
             raise ChapterFileError(_paths(error)) from error
-    return ImportResult(
-        "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
-    )
+    return ImportResult("chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean))
 
 
 def _require_version(existing: Chapter | None, if_match: frozenset[str]) -> None:
@@ -184,8 +187,6 @@ def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
         Proposition(chapter=chapter, **p) for p in clean["propositions"]
     )
     return chapter
-
-
 
 
 def import_order(paths: list[Path]) -> list[Path]:

@@ -55,12 +55,17 @@ class _Loader(_FAST):  # type: ignore[misc,valid-type]
         for key_node, _ in node.value:
             if key_node.tag == MERGE_TAG:
                 raise yaml.constructor.ConstructorError(
-                    None, None, "a merge key (<<) is not read (YAML 1.2 has none): write the "
-                    "keys out, or give the whole value as an alias (*name)", key_node.start_mark,
+                    None,
+                    None,
+                    "a merge key (<<) is not read (YAML 1.2 has none): write the "
+                    "keys out, or give the whole value as an alias (*name)",
+                    key_node.start_mark,
                 )
             if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: no key of the format is
                 raise yaml.constructor.ConstructorError(  # a list or a mapping
-                    None, None, "a key must be a plain name, not a list or mapping",
+                    None,
+                    None,
+                    "a key must be a plain name, not a list or mapping",
                     key_node.start_mark,
                 )
             key = self.construct_object(key_node, deep=True)
@@ -266,6 +271,4 @@ def pyyaml_load(text: str) -> Any:
 
 
 def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
-    return yaml.dump(
-        document, Dumper=_Dumper, sort_keys=sort_keys, allow_unicode=True, width=WIDTH
-    )
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=sort_keys, allow_unicode=True, width=WIDTH)

@@ -26,7 +26,13 @@ def fingerprint(problem: Problem, solution: Solution) -> str:
 
 
 def fingerprint_of(
-    *, operation: str, inputs: Any, ask: Any, rtol: float, atol: float, digits: int | None,
+    *,
+    operation: str,
+    inputs: Any,
+    ask: Any,
+    rtol: float,
+    atol: float,
+    digits: int | None,
     answer: Any,
 ) -> str:
     """The fingerprint of a problem's checked content and its answer, as `fingerprint` gives

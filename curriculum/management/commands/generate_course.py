@@ -23,9 +23,13 @@ class Command(BaseCommand):
             parser.add_argument(f"--{name}", type=int, default=getattr(defaults, name))
 
     def handle(self, *args, seed, books, chapters, problems, items, releases, **options):
-        for name, value, least in (("books", books, 1), ("chapters", chapters, 1),
-                                   ("problems", problems, 0), ("items", items, 0),
-                                   ("releases", releases, 0)):
+        for name, value, least in (
+            ("books", books, 1),
+            ("chapters", chapters, 1),
+            ("problems", problems, 0),
+            ("items", items, 0),
+            ("releases", releases, 0),
+        ):
             if value < least or (name == "books" and value > 399):
                 raise CommandError(f"--{name}: {value} is out of range")
         size = CourseSize(books, chapters, problems, items, releases)
