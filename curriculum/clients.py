@@ -80,9 +80,10 @@ def client_admit(request: HttpRequest, limit: Limit) -> bool:
         cache.add(f"{client}:opened", time.time(), seconds)
         opened = cache.get(f"{client}:opened", time.time())
     key = f"{client}:{opened!r}"
-    if cache.add(key, 1, seconds + 1):
-        return count >= 1
-    try:
-        return cache.incr(key) <= count
-    except ValueError:  # gone between the two calls: the window has ended
-        return cache.add(key, 1, seconds + 1) and count >= 1
+    for _ in range(2):  # counted in the window, else the window's first; a race: count again
+        try:
+            return cache.incr(key) <= count
+        except ValueError:  # no count yet (or its window just ended)
+            if cache.add(key, 1, seconds + 1):
+                return count >= 1
+    return False
