@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
 
-from curriculum.domain.tokens import token_revoke, token_secret_assign
+from curriculum.domain.tokens import HOLDERS, token_revoke, token_secret_assign
 from curriculum.models import ApiToken
 
 
@@ -28,7 +28,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "user":
-            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True)
+            kwargs["queryset"] = get_user_model().objects.filter(HOLDERS)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):

@@ -7,6 +7,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from curriculum.models import ApiToken
@@ -15,6 +16,18 @@ TOKEN_PREFIX = "cur_"
 PREFIX_LENGTH = 12
 # Recording every use would turn each read into a write; once a minute is enough to audit.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+HOLDERS = Q(is_staff=True, is_active=True)
+"""Who may hold an API token: active staff (the one place this is said)."""
+
+
+class TokenRefused(ValueError):
+    """The user may not hold a token."""
+
+
+def token_holder(user) -> bool:
+    return bool(user.is_active and user.is_staff)
 
 
 def token_digest(secret: str) -> str:
@@ -30,6 +43,8 @@ def token_secret_assign(*, token: ApiToken) -> str:
 
 def token_issue(*, user, name: str) -> tuple[ApiToken, str]:
     """A new token for `user`; the secret is returned here and never stored."""
+    if not token_holder(user):
+        raise TokenRefused(f"{user.get_username()} is not active staff; API tokens are for staff")
     token = ApiToken(user=user, name=name)
     secret = token_secret_assign(token=token)
     token.save()
@@ -48,7 +63,7 @@ def token_user(*, secret: str):
         .filter(digest=token_digest(secret), revoked_at=None)
         .first()
     )
-    if token is None or not (token.user.is_active and token.user.is_staff):
+    if token is None or not token_holder(token.user):
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:

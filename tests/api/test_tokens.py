@@ -3,8 +3,10 @@
 import io
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
+from curriculum.domain.tokens import TokenRefused, token_issue
 from curriculum.models import ApiToken
 
 
@@ -44,3 +46,10 @@ def test_admin_revokes_tokens(client, db, django_user_model, erin, erin_token):
     assert token.revoked_at is not None
     client.logout()
     assert client.get("/api/v1/ping", **erin_token).status_code == 401
+
+
+def test_only_active_staff_may_hold_a_token_whoever_issues_it(db):
+    reader = User.objects.create_user("reader", password="reader-pass-9")
+    with pytest.raises(TokenRefused, match="not active staff"):
+        token_issue(user=reader, name="not for readers")
+    assert not ApiToken.objects.filter(user=reader).exists()
