@@ -29,7 +29,8 @@ MOVED = 4.0
 """An entry within MOVED x how far the perturbation moved it of 0 is noise."""
 
 IN_DOUBT = 2.0**-20
-"""Only an entry below this share of its output's largest |entry| may be noise."""
+"""Only an entry below this share of its output's largest |entry|, or of its inputs' largest
+number (an output that is all noise: x - mean of a constant row), may be noise."""
 
 
 def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0) -> Any:
@@ -37,8 +38,10 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     close to 0 it is taken as 0, or 0.0 where it is a number to answer."""
     arrays = value if isinstance(value, Mapping) else {"": value}
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
-    doubtful = any(_in_doubt(v).any() for k, v in floats.items() if not _counts(arrays[k]))
-    moved = _moved(operation, inputs, ask, instance) if doubtful else None
+    given = _given(inputs, instance)
+    among = _largest(given)
+    doubtful = any(_in_doubt(v, among).any() for k, v in floats.items() if not _counts(arrays[k]))
+    moved = _moved(operation, given, ask) if doubtful and given is not None else None
     bounds = {}
     for key, got in floats.items():
         scale = float(np.max(np.abs(got), initial=0.0))
@@ -47,7 +50,7 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
             other = np.asarray(moved[key] if isinstance(moved, Mapping) else moved, np.float64)
             if other.shape == got.shape:
                 shift = MOVED * np.abs(got - other)
-                noise = _in_doubt(got) & (np.abs(got) <= shift)
+                noise = _in_doubt(got, among) & (np.abs(got) <= shift)
                 bound = np.where(noise, np.maximum(shift, ZERO_SHARE * scale), bound)
         bounds[key] = bound
     return bounds if isinstance(value, Mapping) else bounds[""]
@@ -57,18 +60,39 @@ def _counts(value: Any) -> bool:
     return np.asarray(value).dtype.kind in "iub"
 
 
-def _in_doubt(got: np.ndarray) -> np.ndarray:
-    scale = float(np.max(np.abs(got), initial=0.0))
+def _in_doubt(got: np.ndarray, among: float) -> np.ndarray:
+    scale = max(float(np.max(np.abs(got), initial=0.0)), among)
     return (got != 0) & (np.abs(got) <= IN_DOUBT * scale)
 
 
-def _moved(operation: Any, inputs: Any, ask: Any, instance: int) -> Any:
+def _given(inputs: Any, instance: int) -> dict[str, Any] | None:
+    """The inputs as the engine reads them at ``instance`` (generators drawn)."""
+    if not isinstance(inputs, Mapping):
+        return None
+    try:
+        return expand_inputs(inputs, instance)
+    except EngineInputError:
+        return None
+
+
+def _largest(given: dict[str, Any] | None) -> float:
+    """The largest |number| in the inputs' lists (scalars are counts and settings)."""
+    largest = 0.0
+    for value in (given or {}).values():
+        if isinstance(value, (list, tuple, np.ndarray)):
+            try:
+                array = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                continue
+            finite = np.abs(array[np.isfinite(array)])
+            largest = max(largest, float(np.max(finite, initial=0.0)))
+    return largest
+
+
+def _moved(operation: Any, given: dict[str, Any], ask: Any) -> Any:
     """The value again, every list of numbers moved by PERTURBATION with random signs (lists of
     whole numbers too, as the tensors they are; where the operation refuses that, as for class
     indices, only lists of floats); None where even that is refused."""
-    given = expand_inputs(inputs, instance) if isinstance(inputs, Mapping) else None
-    if given is None:
-        return None
     for kinds in ("iuf", "f"):
         rng = np.random.default_rng(20240)
         moved = {name: _move(v, kinds, rng) for name, v in given.items()}

@@ -23,9 +23,9 @@ def layer_norm(
     e = positive_number("eps", eps)
     dtype = common_dtype(x_arr, g, b)
     xs = x_arr.astype(dtype, copy=False)
-    centred = xs - xs.mean(axis=-1, keepdims=True)
+    centred, s = _scaled(xs - xs.mean(axis=-1, keepdims=True))
     var = np.mean(centred * centred, axis=-1, keepdims=True)
-    out = centred / np.sqrt(var + dtype.type(e))
+    out = centred / np.sqrt(var + dtype.type(e) / s / s)
     if g is not None:
         out = out * g.astype(dtype, copy=False)
     if b is not None:
@@ -39,6 +39,15 @@ def rms_norm(x: object, gamma: object = None, eps: float = 1e-6) -> np.ndarray:
     g, _ = _affine(x_arr, gamma, None)
     e = positive_number("eps", eps)
     dtype = common_dtype(x_arr, g)
-    xs = x_arr.astype(dtype, copy=False)
-    out = xs / np.sqrt(np.mean(xs * xs, axis=-1, keepdims=True) + dtype.type(e))
+    xs, s = _scaled(x_arr.astype(dtype, copy=False))
+    out = xs / np.sqrt(np.mean(xs * xs, axis=-1, keepdims=True) + dtype.type(e) / s / s)
     return out if g is None else out * g.astype(dtype, copy=False)
+
+
+def _scaled(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose largest |entry| passes 1 divided by it (a norm is the same of a row and of a
+    multiple of it, eps scaled alike), so no square overflows: 1e200 is normalised to 1, not to
+    0 over an infinite variance. Rows within 1 are left exactly as they are."""
+    largest = np.max(np.abs(rows), axis=-1, keepdims=True, initial=0.0)
+    s = np.where(largest > 1, largest, 1).astype(rows.dtype)
+    return rows / s, s

@@ -445,7 +445,8 @@ def math_prepared(sources: list[str]) -> Iterator[None]:
     if len(batch) > settings.LIMIT_CHAPTER_FORMULAS:  # before KaTeX spends a second on them
         raise TooManyFormulas(len(batch))
     results = typeset(batch)
-    if any(result is UNFINISHED for result in results.values()):
+    made = sum(len(results[formula].get("html", "")) for formula in batch)  # every occurrence
+    if made > settings.LIMIT_CHAPTER_HTML_BYTES or any(r is UNFINISHED for r in results.values()):
         raise MathTooLarge()
     token = _PREPARED.set(_Prepared(results, found, parsed))
     try:

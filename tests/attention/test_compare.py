@@ -202,3 +202,26 @@ def test_three_figures_accept_what_rounds_to_the_value_and_nothing_further(answe
 def test_more_figures_than_three_stay_as_tight_as_they_say():
     assert compare(np.asarray(0.26894142), 0.26894, digits=5).ok
     assert not compare(np.asarray(0.26894142), 0.2689, digits=5).ok
+
+
+def test_exact_zeros_of_an_output_that_is_all_noise_are_answered_zero():
+    """x - mean of a constant row, and the gradients of attention whose values are all alike,
+    are exactly 0 and come out as noise; measured against the inputs, 0 is their answer."""
+    assert judged("layer_norm", {"x": [0.1, 0.1, 0.1]}, [0.0, 0.0, 0.0]).ok
+    backward = {
+        "q": [[0.1, 0.7], [0.9, -0.3]],
+        "k": [[0.2, 0.4], [-0.5, 0.8], [0.3, 0.3]],
+        "v": [[0.1, 0.2]] * 3,
+        "grad_out": [[1.0, 2.0], [3.0, -1.0]],
+    }
+    operation = "scaled_dot_product_attention_backward"
+    for output in ("dq", "dk"):
+        zeros = [[0.0, 0.0]] * (2 if output == "dq" else 3)
+        assert judged(operation, backward, zeros, ask={"output": output}).ok, output
+
+
+def test_norms_of_huge_rows_are_computed_not_overflowed_to_zero():
+    assert judged("rms_norm", {"x": [1e200, 1e200]}, [1.0, 1.0]).ok
+    assert not judged("rms_norm", {"x": [1e200, 1e200]}, [0.0, 0.0]).ok
+    assert judged("layer_norm", {"x": [1e200, -1e200]}, [1.0, -1.0]).ok
+    assert judged("layer_norm", {"x": [3e155, 1e155]}, [1.0, -1.0]).ok

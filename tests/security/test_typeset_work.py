@@ -152,3 +152,15 @@ def test_a_practice_page_past_its_rate_says_when_to_retry(books, settings):
     refused = client.post(page, {"instance": 1, "answer": "1"})
     assert refused.status_code == 429 and refused["Retry-After"] == "60"
     assert "(PRACTICE_CHECK_RATE)" in refused.content.decode()
+
+
+def test_one_heavy_formula_repeated_past_the_page_is_refused_before_the_page_is_built(
+    books, settings
+):
+    settings.LIMIT_CHAPTER_HTML_BYTES = 50_000
+    document = sketch("II.7")
+    heavy = r"\begin{pmatrix}1&2&3&4\\5&6&7&8\end{pmatrix}"
+    document["summary"] = " ".join([f"${heavy}$"] * 200)  # one formula, typeset once
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    assert refused.value.errors[0].endswith("bytes of HTML (LIMIT_CHAPTER_HTML_BYTES)")
