@@ -38,7 +38,9 @@ if [ -n "${CELERY_BROKER_URL:-}" ]; then
   $BIN/celery -A curriculum worker --beat --loglevel=warning --schedule var/celerybeat-schedule &
   worker=$!
 fi
-trap 'kill ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true; rm -rf "${NGINX_DIR:-}"' \
+# stop them, let them finish stopping (gunicorn unlinks its own socket), then tidy up
+trap 'kill ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true
+  wait ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true; rm -rf "${NGINX_DIR:-}"' \
   EXIT INT TERM
 workers="${WEB_CONCURRENCY:-$((2 * $(nproc) + 1))}"
 $BIN/gunicorn curriculum.wsgi:application --bind "${GUNICORN_BIND:-unix:$socket}" \
