@@ -13,7 +13,7 @@ from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
 from curriculum.bodies import PROCESS_BODIES
-from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS
+from curriculum.clients import ANONYMOUS_READS
 from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
 from curriculum.domain.gate import PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
@@ -123,9 +123,8 @@ def http_error(request, exc: HttpError):
     body that could not be read says why."""
     cause = exc.__cause__
     errors = cause.errors if isinstance(cause, ChapterFileError) else []
-    if exc.status_code == 429:
-        limit = PRACTICE_CHECKS if request.path.endswith("/check") else ANONYMOUS_READS
-        errors = [limit.refusal()]
+    if exc.status_code == 429:  # the throttle that refused says which rate
+        errors = [getattr(request, "refused_by", ANONYMOUS_READS).refusal()]
     return _error(request, exc.status_code, exc.message, errors)
 
 

@@ -19,7 +19,10 @@ class ClientThrottle(BaseThrottle):
     limit: Limit
 
     def allow_request(self, request: HttpRequest) -> bool:
-        return client_admit(request, self.limit)
+        if client_admit(request, self.limit):
+            return True
+        request.refused_by = self.limit  # type: ignore[attr-defined]  # the 429 names it
+        return False
 
     def wait(self) -> float:
         return float(self.limit.rate()[1])  # at most one period: the window ends within it

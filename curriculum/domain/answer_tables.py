@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.template.loader import render_to_string
 
-from .placeholders import SHOWN_DIGITS
+from .placeholders import SHOWN_DIGITS, value_entries
 
 
 def number(value: Any) -> str:
@@ -18,19 +18,11 @@ def number(value: Any) -> str:
     return f"{value:.{SHOWN_DIGITS}g}"
 
 
-def _entries(value: Any) -> int:
-    if isinstance(value, dict):
-        return sum(_entries(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_entries(v) for v in value)
-    return 1
-
-
 def answer_table(answer: Any, *, bounded: bool = False) -> dict[str, Any]:
     """A scalar, a vector, a matrix or named values, as rows of printed numbers; `bounded`
     (a page made on request: practice) prints no more than LIMIT_TEXT_TYPESET_ENTRIES entries,
     and past them says how many there are."""
-    if bounded and (entries := _entries(answer)) > settings.LIMIT_TEXT_TYPESET_ENTRIES:
+    if bounded and (entries := value_entries(answer)) > settings.LIMIT_TEXT_TYPESET_ENTRIES:
         limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
         return {"shape": "too-large", "entries": entries, "limit": limit, "rows": []}
     if isinstance(answer, dict):

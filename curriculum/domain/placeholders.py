@@ -123,10 +123,10 @@ class Room:
         return True
 
 
-def _entries(value: Any) -> int:
+def value_entries(value: Any) -> int:
     """The numbers a value typesets: each of an array's entries, each named value's."""
     if isinstance(value, Mapping):
-        return sum(_entries(v) for v in value.values())
+        return sum(value_entries(v) for v in value.values())
     return int(np.size(np.asarray(value, dtype=object)))
 
 
@@ -169,12 +169,12 @@ def placeholder_errors(
         except TooLarge as error:
             errors.append(f"{match.group()}: {error}")
             continue
-        if (size := _entries(value)) > MAX_TYPESET_ENTRIES:
+        if (size := value_entries(value)) > MAX_TYPESET_ENTRIES:
             errors.append(f"{match.group()}: {TooLarge(size)}")
         entries += size
     limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
     if not errors and entries <= limit:
-        errors += _formulas_too_long(placeholders_expand(text, operation=operation, inputs=inputs))
+        errors += _formulas_too_long(_expanded(text, values, Room()))
     if entries > limit:
         errors.append(
             f"its placeholders typeset {entries:,} entries; at most {limit:,} in one text "
@@ -212,8 +212,12 @@ def placeholders_expand(
     """
     if "{{" not in text:
         return text
-    values = _Values(operation, inputs, instance)
-    room = room or Room()
+    return _expanded(text, _Values(operation, inputs, instance), room or Room())
+
+
+def _expanded(text: str, values: _Values, room: Room) -> str:
+    """The expansion itself, from values a caller may already hold (validation has computed
+    them: the engine is not asked twice)."""
     left = [settings.LIMIT_TEXT_TYPESET_ENTRIES]
 
     def replace(match: re.Match[str]) -> str:
@@ -221,7 +225,7 @@ def placeholders_expand(
             value = values.get(match["kind"], match["name"])
         except (KeyError, attention.EngineInputError, TooLarge):
             return match.group()
-        size = _entries(value)
+        size = value_entries(value)
         if size > MAX_TYPESET_ENTRIES or size > left[0] or not room.take(size):
             return match.group()
         left[0] -= size

@@ -125,8 +125,12 @@ def _page(
         ]
         if instance
         else [],
-        "inputs_url": f"/api/v1/chapters/{practice.code}/problems/{practice.problem['key']}"
-        f"/instances/{instance}",
+        "inputs_url": reverse(
+            "api:instance_read",
+            kwargs={"code": practice.code, "key": practice.problem["key"], "n": str(instance)},
+        )
+        if instance
+        else "",
         "asked": practice.problem["ask"].get("output", ""),
         "checked": checked_as(practice.model()),
         "solution_url": _address(practice, instance, solution="1") + "#solution"

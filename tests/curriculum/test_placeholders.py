@@ -3,6 +3,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
+from curriculum.domain import placeholders
 from curriculum.domain.chapter_files import ChapterFileError, chapter_export, chapter_import
 from curriculum.domain.placeholders import placeholder_errors, placeholders_expand, to_tex
 from curriculum.domain.reading import chapter_for_reader
@@ -105,3 +106,16 @@ def test_an_output_too_large_to_typeset_is_refused_before_it_is_computed():
     ]
     shown = placeholders_expand("{{ outputs.out }}", operation="softmax", inputs={"scores": big})
     assert shown == "{{ outputs.out }}"
+
+
+def test_checking_a_texts_placeholders_asks_the_engine_once_per_output(monkeypatch):
+    """Validation expands the text to measure its formulas from the values it has computed."""
+    calls = []
+    real = placeholders.attention.evaluate
+    monkeypatch.setattr(
+        placeholders.attention, "evaluate", lambda *a, **k: calls.append(a) or real(*a, **k)
+    )
+    text = "$$ {{ outputs.out }} $$ and $$ {{ outputs.out | digits 3 }} $$"
+    inputs = {"scores": [[0.0, 1.0]]}
+    assert placeholders.placeholder_errors(text, operation="softmax", inputs=inputs) == []
+    assert len(calls) == 1
