@@ -42,7 +42,7 @@ from attention.registry.table import (
 from attention.softmax import softmax
 from attention.work import evaluation_work
 
-ENGINE_VERSION = "1.2.0"
+ENGINE_VERSION = "1.2.1"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
 
 __all__ = [

@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
+from attention.checks import flag
 from attention.errors import fail
-from attention.scalars import is_bool, is_integer
+from attention.scalars import is_integer
 from attention.softmax import (
     SMALL,
     all_finite,
@@ -182,8 +183,7 @@ def sdpa_inputs(
         )
     if k_arr.shape[-2] != v_arr.shape[-2]:
         raise fail("inputs.v", f"has {v_arr.shape[-2]} rows but k has {k_arr.shape[-2]}")
-    if not is_bool(causal):
-        raise fail("inputs.causal", f"must be a boolean, got {causal!r}")
+    flag("causal", causal)
     rows, cols = q_arr.shape[-2], k_arr.shape[-2]
     try:
         lead = np.broadcast_shapes(q_arr.shape[:-2], k_arr.shape[:-2], v_arr.shape[:-2])
@@ -240,8 +240,7 @@ def _prepare_mask(
     mask: object | None, batched: bool, batch: int, seq: int, causal: object
 ) -> np.ndarray | None:
     """Return the mask as (B or 1, 1, T, T) so it broadcasts across heads."""
-    if not is_bool(causal):
-        raise fail("inputs.causal", f"must be a boolean, got {causal!r}")
+    flag("causal", causal)
     if mask is None:
         return None
     arr = as_bool_mask("inputs.mask", mask)

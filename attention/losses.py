@@ -31,19 +31,31 @@ def cross_entropy(logits: object, targets: object) -> tuple[np.ndarray, np.ndarr
     """Mean over rows of ``logsumexp(row) - row[target]``; returns ``(loss, d loss / d logits)``.
 
     ``logits`` is (C,) with one target or (..., C) with a target per row. The row maximum is
-    subtracted before exponentiating, so logits of any finite magnitude are exact.
+    subtracted before exponentiating, so logits of any finite magnitude are exact; the sums
+    that 1 would swallow (the other classes beside the maximum, the others beside the target)
+    are summed without it, so a confident row keeps its tiny loss and gradient.
     """
     z = features("logits", logits)
     t = class_targets(targets, z.shape[:-1], z.shape[-1])
     rows = int(np.prod(z.shape[:-1], dtype=np.int64))
     flat, picks = z.reshape(rows, z.shape[-1]), t.reshape(rows)
-    peak = flat.max(axis=-1, keepdims=True)
-    shifted = flat - peak
+    every, peaks = np.arange(rows), flat.argmax(axis=-1)
+    shifted = flat - flat[every, peaks][:, None]
     exps = np.exp(shifted)
-    total = exps.sum(axis=-1, keepdims=True)
-    chosen = shifted[np.arange(rows), picks]
-    loss = np.mean(np.log(total[:, 0]) - chosen)
-    grad = exps / total
-    grad[np.arange(rows), picks] -= 1
+    beside_peak, beside_target = _sum_without(exps, peaks), _sum_without(exps, picks)
+    total = 1 + beside_peak
+    loss = np.mean(np.log1p(beside_peak) - shifted[every, picks])
+    grad = exps / total[:, None]
+    grad[every, picks] = -beside_target / total
     grad /= rows
     return np.asarray(loss, dtype=z.dtype), grad.reshape(z.shape)
+
+
+def _sum_without(exps: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Each row's sum with one column left out, summed without it (never a difference)."""
+    every = np.arange(len(exps))
+    kept = exps[every, columns]
+    exps[every, columns] = 0
+    total = exps.sum(axis=-1)
+    exps[every, columns] = kept
+    return total

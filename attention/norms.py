@@ -23,7 +23,7 @@ def layer_norm(
     e = positive_number("eps", eps)
     dtype = common_dtype(x_arr, g, b)
     xs = x_arr.astype(dtype, copy=False)
-    centred, s = _scaled(xs - xs.mean(axis=-1, keepdims=True))
+    centred, s = _scaled(_centred(xs))
     var = np.mean(centred * centred, axis=-1, keepdims=True)
     out = centred / np.sqrt(var + dtype.type(e) / s / s)
     if g is not None:
@@ -42,6 +42,16 @@ def rms_norm(x: object, gamma: object = None, eps: float = 1e-6) -> np.ndarray:
     xs, s = _scaled(x_arr.astype(dtype, copy=False))
     out = xs / np.sqrt(np.mean(xs * xs, axis=-1, keepdims=True) + dtype.type(e) / s / s)
     return out if g is None else out * g.astype(dtype, copy=False)
+
+
+def _centred(rows: np.ndarray) -> np.ndarray:
+    """Each row less its mean, corrected by a second pass (a near-constant row's deviations are
+    then right to their last digits, not lost to the mean's rounding) and exactly 0 in a constant
+    row: otherwise the rounding alone, normalised, reads as ±1."""
+    centred = rows - rows.mean(axis=-1, keepdims=True)
+    centred -= centred.mean(axis=-1, keepdims=True)
+    centred[np.ptp(rows, axis=-1) == 0] = 0
+    return centred
 
 
 def _scaled(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

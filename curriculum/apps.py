@@ -8,12 +8,29 @@ def _ensure_roles(sender, **kwargs):
     roles_ensure()
 
 
+def _index_search(sender, **kwargs):
+    """Entries of another revision than their chapter's (a database from before revisions, or
+    a change whose rebuild did not run) are made again, so search is right after migrate. The
+    rebuild renders through the cache, so a database cache's table is made first."""
+    from django.core.management import call_command
+
+    from curriculum.domain.search import search_index_sync
+
+    call_command("createcachetable", verbosity=0)
+    search_index_sync()
+
+
 class CurriculumConfig(AppConfig):
     name = "curriculum"
     verbose_name = "Curriculum"
 
     def ready(self):
         post_migrate.connect(_ensure_roles, sender=self)
+        post_migrate.connect(_index_search, sender=self)
+        from curriculum.domain.revisions import chapters_revised
+        from curriculum.domain.search import search_index_revised
+
+        chapters_revised.connect(search_index_revised, dispatch_uid="search_index_revised")
         # Celery's registry of this process: the domain sends tasks by name, and a registered
         # task runs in-process when there is no broker, with its own options (time limits).
         import curriculum.tasks  # noqa: F401

@@ -1,6 +1,6 @@
-"""Response bodies kept as bytes under a key that names their version, for site and API alike:
+"""Response bodies kept as bytes under a key that names their tag, for site and API alike:
 each process's own copy first, then the shared cache (Django's own; settings.CACHES). The
-version comes from the domain (`reading`: a chapter's freshness, the course's version); what
+version comes from the domain (`reading`: a chapter's freshness, the course's tag); what
 the bytes are, and how long they are kept, is the web layer's."""
 
 import threading
@@ -10,8 +10,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.cache import cache
 
-from curriculum.domain.markup import RENDER_VERSION
-from curriculum.domain.reading import Freshness, course_version
+from curriculum.domain.markup import RENDER_FORMAT
+from curriculum.domain.reading import Freshness, course_tag
 from curriculum.domain.snapshots import SNAPSHOT_FORMAT
 
 
@@ -63,7 +63,7 @@ def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -
     never serves old bytes, and so is the time of the version, so a database made again
     (release 1 anew) never meets an old release 1."""
     stamp = freshness.last_modified.isoformat()
-    key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}:{stamp}"
+    key = f"body:{kind}:{SNAPSHOT_FORMAT}:{RENDER_FORMAT}:{freshness.tag}:{stamp}"
     body = PROCESS_BODIES.get(key)
     if body is None:
         body = cache.get(key)
@@ -77,7 +77,7 @@ def body_cached(*, kind: str, freshness: Freshness, make: Callable[[], bytes]) -
 def listing_key(kind: str) -> str:
     """Where a list's bytes are kept for this version of the course: `kind` names the form, the
     reader's kind (staff see drafts) and the parameters."""
-    return f"list:{kind}:{course_version()}"
+    return f"list:{kind}:{course_tag()}"
 
 
 def listing_cached(*, kind: str, make: Callable[[], bytes]) -> bytes:

@@ -80,6 +80,12 @@ DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", None)}
 # Keep connections across requests and tasks (the verifier's cost is mostly connecting).
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters bound by the server, so psycopg prepares a query run again on the connection
+    # (its second run on: the hot reads' planning then costs the database once per session).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=1
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 PASSWORD_HASHERS = [
@@ -193,10 +199,11 @@ CELERY_BEAT_SCHEDULE = {
 _REDIS = env.str("CACHE_URL", "") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
 )
+_LOCAL_CACHE = DEBUG and not env.str("CACHE_URL", "")  # make run: each process's own memory
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-        if DEBUG and not env.str("CACHE_URL", "")
+        if _LOCAL_CACHE
         else {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": _REDIS,
@@ -208,7 +215,23 @@ CACHES = {
             "LOCATION": "curriculum_cache",
             "OPTIONS": {"MAX_ENTRIES": env.int("CACHE_MAX_ENTRIES", 100_000)},
         }
-    )
+    ),
+    # Rendered text and typeset formulas: shared in Redis where there is one, else each
+    # process's own (a database cache writes key by key, and storing a large chapter's 20,000
+    # formulas there took minutes, far longer than typesetting them)
+    "markup": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _REDIS,
+            "KEY_PREFIX": "markup",
+        }
+        if _REDIS and not _LOCAL_CACHE
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "markup",
+            "OPTIONS": {"MAX_ENTRIES": env.int("MARKUP_CACHE_ENTRIES", 20_000)},
+        }
+    ),
 }
 LOCAL_BODY_CACHE_BYTES = env.int("LOCAL_BODY_CACHE_BYTES", 32 * 1024 * 1024)
 
@@ -267,6 +290,7 @@ LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
 LIMIT_CHAPTER_PARTS = env.int("LIMIT_CHAPTER_PARTS", 300)
 # What placeholders ({{ inputs.x }}) typeset: matrix entries in one text and in a chapter
 LIMIT_CHAPTER_FORMULAS = env.int("LIMIT_CHAPTER_FORMULAS", 20_000)  # $...$ in a chapter or save
+LIMIT_VALUE_TYPESET_ENTRIES = env.int("LIMIT_VALUE_TYPESET_ENTRIES", 400)  # one placeholder's
 LIMIT_TEXT_TYPESET_ENTRIES = env.int("LIMIT_TEXT_TYPESET_ENTRIES", 1200)
 LIMIT_CHAPTER_TYPESET_ENTRIES = env.int("LIMIT_CHAPTER_TYPESET_ENTRIES", 12_000)
 # Derived, not set: admin posts a chapter as one form, which must take a chapter at the limits

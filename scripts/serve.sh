@@ -30,8 +30,7 @@ if [ -z "${GUNICORN_BIND:-}" ]; then
   rm -f "$socket"
 fi
 $BIN/python manage.py ensure_database
-$BIN/python manage.py migrate --noinput
-$BIN/python manage.py createcachetable  # the cache every gunicorn worker shares where there is no Redis
+$BIN/python manage.py migrate --noinput  # and the cache's table, where there is no Redis
 $BIN/python manage.py collectstatic --noinput --verbosity 0
 mkdir -p var
 if [ -n "${CELERY_BROKER_URL:-}" ]; then

@@ -8,6 +8,7 @@ confirmation on its own page (the CSP allows no inline script).
 
 import base64
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,12 +20,11 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
-from curriculum.domain.chapter_files import source_version
+from curriculum.domain.chapter_files import source_tag
 from curriculum.domain.counting import chapter_counts
-from curriculum.domain.editing import book_save, chapter_save, chapter_withdraw, problem_delete
+from curriculum.domain.editing import BookSave, ChapterSave, ChapterWithdraw, ProblemDelete
 from curriculum.domain.gate import (
     CHANGED_SINCE_REVIEW,
-    PUBLISH_PERMISSION,
     ChapterPublish,
     PublishForbidden,
     PublishOutdated,
@@ -32,9 +32,10 @@ from curriculum.domain.gate import (
     publish_reasons,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
-from curriculum.domain.roles import Forbidden
+from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.svg import svg_inline, svg_removals
+from curriculum.domain.verification import with_verdict_state
 from curriculum.domain.working_copy import working_copy_require
 from curriculum.models import (
     ApparatusLink,
@@ -48,7 +49,7 @@ from curriculum.models import (
 )
 from curriculum.models.course import APPARATUS_PREFIX
 
-from .conflicts import CheckedAgainWhenSaved, OpenedVersionForm
+from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .releases import ReleaseInline
 from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
@@ -63,7 +64,7 @@ class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
     refused_when_saved = (ValidationError,)  # Book.clean, again under the book's lock
 
     def save_model(self, request, obj, form, change):
-        book_save(book=obj, user=request.user)
+        BookSave(book=obj, user=request.user).execute()
 
 
 class StrandItemInline(TextBoxes, admin.TabularInline):
@@ -143,10 +144,20 @@ class PropositionInline(TextBoxes, admin.StackedInline):
     rows = {"statement": 4, "proof": 8}
 
 
+class ListedProblem(forms.ModelForm):
+    """A row of the chapter's problem list, which edits nothing (it only deletes): the model's
+    checks are not run on it, so a row deleted since the page opened, or an id no row has, is
+    refused as the formset's own error instead of checking a blank problem (a 500)."""
+
+    def _post_clean(self):
+        pass
+
+
 class ProblemInline(admin.TabularInline):
     """A list: each problem, with its solution, is edited on its own page."""
 
     model = Problem
+    form = ListedProblem
     extra = 0
     fields = ["key", "kind", "variant", "operation", "verdict"]
     readonly_fields = ["key", "kind", "variant", "operation", "verdict"]
@@ -157,11 +168,11 @@ class ProblemInline(admin.TabularInline):
         return False
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("solution__verdict")
+        return with_verdict_state(super().get_queryset(request))
 
     @admin.display(description="verdict")
     def verdict(self, problem):
-        return verdict_badge(getattr(problem, "solution", None))
+        return verdict_badge(getattr(problem, "solution", None), problem.verdict_state)
 
 
 def latest_release_number(chapter: Chapter) -> int:
@@ -169,17 +180,10 @@ def latest_release_number(chapter: Chapter) -> int:
     return getattr(chapter, "latest", None) or 0
 
 
-class ChapterForm(OpenedVersionForm):
+class ChapterForm(OpenedTagForm):
     @staticmethod
     def version_of(instance) -> str:
-        return source_version(code=instance.code)
-
-    def clean(self):
-        """Number is not asked: the code carries it (II.4 is chapter 4)."""
-        cleaned = super().clean()
-        if isinstance(code := cleaned.get("code"), str):
-            self.instance.take_number_from_code(code)
-        return cleaned
+        return source_tag(code=instance.code)
 
 
 @admin.register(Chapter)
@@ -199,7 +203,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                     "title",
                     "author",
                     ("maturity", "spine", "state"),
-                    "opened_version",
+                    "opened_tag",
                 ],
                 "description": "The code gives the number (II.4 is chapter 4). The maturity "
                 "level sets the problem quotas; state cannot be set to published here: Publish "
@@ -252,16 +256,16 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
     def save_model(self, request, obj, form, change):
         # the page's version is checked again under the chapter lock, held until the admin's
         # transaction commits, so the inlines saved next are covered too
-        if change and (opened := form.cleaned_data.get("opened_version")):
-            working_copy_require(chapter_id=obj.pk, versions=frozenset({opened}))
-        chapter_save(chapter=obj, user=request.user)
+        if change and (opened := form.cleaned_data.get("opened_tag")):
+            working_copy_require(chapter_id=obj.pk, tags=frozenset({opened}))
+        ChapterSave(chapter=obj, user=request.user).execute()
 
     def save_formset(self, request, form, formset, change):
         if formset.model is not Problem:
             return super().save_formset(request, form, formset, change)
         formset.save(commit=False)  # the list edits nothing; it only deletes
         for problem in formset.deleted_objects:
-            problem_delete(problem=problem, user=request.user)
+            ProblemDelete(problem=problem, user=request.user).execute()
         return None
 
     def has_publish_permission(self, request) -> bool:
@@ -273,7 +277,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
     def withdraw(self, request, queryset):
         for chapter in queryset.order_by("pk"):
             try:
-                chapter_withdraw(chapter=chapter, user=request.user)
+                ChapterWithdraw(chapter=chapter, user=request.user).execute()
             except Forbidden as refusal:
                 self.message_user(request, f"{chapter.code}: {refusal}", messages.ERROR)
                 return
@@ -332,7 +336,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             "title": f"Publish {chapter.code}?",
             "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
             "next_release": latest_release_number(chapter) + 1,
-            "reviewed": source_version(code=chapter.code),  # what Publish will release
+            "reviewed": source_tag(code=chapter.code),  # what Publish will release
         }
         return TemplateResponse(request, "admin/curriculum/chapter/publish_confirm.html", context)
 

@@ -1,6 +1,6 @@
 """Admin pages whose save lost a race: answered again, so the form says what changed.
 
-A form carries the version its page was opened on (`OpenedVersionForm`) and refuses a save over
+A form carries the version its page was opened on (`OpenedTagForm`) and refuses a save over
 a newer one.
 
 A form's checks (the version a page was opened on, a book's numeral) run before any lock; the
@@ -37,11 +37,11 @@ class CheckedAgainWhenSaved:
         return HttpResponseRedirect(request.get_full_path())
 
 
-class OpenedVersionForm(forms.ModelForm):
+class OpenedTagForm(forms.ModelForm):
     """Carries the version of what it was opened on; a save over a newer version is refused
     with nothing written, so another writer's edit (the API, another tab) is never lost."""
 
-    opened_version = forms.CharField(widget=forms.HiddenInput, required=False)
+    opened_tag = forms.CharField(widget=forms.HiddenInput, required=False)
 
     @staticmethod
     def version_of(instance) -> str:
@@ -50,11 +50,11 @@ class OpenedVersionForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.pk and not self.is_bound:
-            self.fields["opened_version"].initial = self.version_of(self.instance)
+            self.fields["opened_tag"].initial = self.version_of(self.instance)
 
     def clean(self):
         cleaned = super().clean()
-        opened = cleaned.get("opened_version")
+        opened = cleaned.get("opened_tag")
         if self.instance.pk and opened and opened != self.version_of(self.instance):
             raise forms.ValidationError(
                 "Someone changed this since you opened it; nothing was saved. Open it again to "

@@ -12,18 +12,18 @@ from django.utils.html import format_html, format_html_join
 import attention
 from curriculum.domain.answers import solution_lint
 from curriculum.domain.editing import (
-    problem_delete,
-    problem_save,
+    ProblemDelete,
+    ProblemSave,
+    SolutionDelete,
+    problem_tag,
     problem_unchanged_require,
-    problem_version,
-    solution_delete,
 )
 from curriculum.domain.operations import ask_help
 from curriculum.domain.problem_keys import next_problem
-from curriculum.domain.verification import solutions_verify
+from curriculum.domain.verification import Reverify, verdict_state, with_verdict_state
 from curriculum.models import Problem, Solution
 
-from .conflicts import CheckedAgainWhenSaved, OpenedVersionForm
+from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import VerdictFilter, verdict_badge
@@ -38,11 +38,14 @@ class SolutionInline(TextBoxes, admin.StackedInline):
     rows = {"steps": 10, "answer": 4}
     code = frozenset({"answer"})
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(verdict_state=verdict_state())
+
     @admin.display(description="verdict")
     def verification(self, solution):
         if solution.pk is None:
             return "—"
-        badge = verdict_badge(solution)
+        badge = verdict_badge(solution, solution.verdict_state)
         value = getattr(getattr(solution, "verdict", None), "engine_value", None)
         return format_html("{}<br>engine value: <code>{}</code>", badge, value) if value else badge
 
@@ -52,10 +55,30 @@ def operation_choices() -> list[tuple[str, str]]:
     return [("", "---------")] + [(name, f"{name}: {op.description}") for name, op in known]
 
 
-class ProblemForm(ProblemAddsAPart, OpenedVersionForm):
+class ProblemForm(ProblemAddsAPart, OpenedTagForm):
+    """rtol and atol may be left empty while digits is set: they then check nothing."""
+
+    LOOSE = ("rtol", "atol")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in self.LOOSE:
+            if name in self.fields:
+                self.fields[name].required = False
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in self.LOOSE:
+            if name in self.fields and cleaned.get(name) is None and name not in self.errors:
+                if cleaned.get("digits") is None:
+                    self.add_error(name, "Give rtol and atol, or digits.")
+                else:
+                    cleaned[name] = Problem._meta.get_field(name).default
+        return cleaned
+
     @staticmethod
     def version_of(instance) -> str:
-        return problem_version(instance)
+        return problem_tag(instance)
 
 
 @admin.register(Problem)
@@ -63,8 +86,12 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
+
+    def get_queryset(self, request):
+        return with_verdict_state(super().get_queryset(request))
+
     search_fields = ["key", "variant", "chapter__code", "statement"]
-    list_select_related = ["chapter", "solution__verdict"]
+    list_select_related = ["chapter"]
     fieldsets = [
         (
             None,
@@ -73,7 +100,7 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                     ("chapter", "key", "position"),
                     ("kind", "variant"),
                     "statement",
-                    "opened_version",
+                    "opened_tag",
                 ],
                 "description": f"Statement: {MARKDOWN_HELP}",
             },
@@ -144,34 +171,37 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
 
     @admin.display(description="verdict")
     def verdict(self, problem):
-        return verdict_badge(getattr(problem, "solution", None))
+        return verdict_badge(getattr(problem, "solution", None), problem.verdict_state)
 
     def save_model(self, request, obj, form, change):
         """Saved with its solution in save_related: one service call for both."""
 
     def save_related(self, request, form, formsets, change):
         (solutions,) = formsets  # the one inline: the solution
-        if change and (opened := form.cleaned_data.get("opened_version")):
+        if change and (opened := form.cleaned_data.get("opened_tag")):
             problem_unchanged_require(problem_id=form.instance.pk, opened=opened)  # locked
         changed = solutions.save(commit=False)
         if solutions.deleted_objects:
-            solution_delete(problem=form.instance, user=request.user)
-        problem_save(
+            SolutionDelete(problem=form.instance, user=request.user).execute()
+        ProblemSave(
             problem=form.instance, solution=changed[0] if changed else None, user=request.user
-        )
+        ).execute()
         solution = Solution.objects.filter(problem=form.instance).first()
         for warning in solution_lint(solution=solution) if solution else ():
             self.message_user(request, f"Answer: {warning}.", messages.WARNING)
 
     def delete_model(self, request, obj):
-        problem_delete(problem=obj, user=request.user)
+        ProblemDelete(problem=obj, user=request.user).execute()
 
     def delete_queryset(self, request, queryset):
         for problem in queryset:
-            problem_delete(problem=problem, user=request.user)
+            ProblemDelete(problem=problem, user=request.user).execute()
 
-    @admin.action(description="Verify again")
+    def has_reverify_permission(self, request) -> bool:
+        return not Reverify(user=request.user).check()
+
+    @admin.action(description="Verify again", permissions=["reverify"])
     def verify_again(self, request, queryset):
         solution_ids = Solution.objects.filter(problem__in=queryset).values_list("pk", flat=True)
-        count = solutions_verify(solution_ids=list(solution_ids))
+        count = len(Reverify(solution_ids=list(solution_ids), user=request.user).execute())
         self.message_user(request, f"{count} solutions sent to the verifier.")

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
 
-from curriculum.domain.tokens import HOLDERS, token_revoke, token_secret_assign
+from curriculum.domain.tokens import HOLDERS, TokenIssue, token_revoke
 from curriculum.models import ApiToken
 
 
@@ -32,9 +32,10 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
-        secret = None if change else token_secret_assign(token=obj)
-        super().save_model(request, obj, form, change)
-        request.token_secret = secret  # for response_add, on this request only
+        if change:  # its name, the one field left to edit
+            super().save_model(request, obj, form, change)
+        else:  # the secret for response_add, on this request only
+            request.token_secret = TokenIssue(token=obj, user=request.user).execute()
 
     def response_add(self, request, obj, post_url_continue=None):
         """The secret is shown once, in the body of this page: never in a cookie (messages

@@ -1,5 +1,5 @@
 """A solution's verdict as admin shows it (a badge) and lists it (a filter): the state is the
-domain's `verdict_state`, so a stale verdict is never shown or listed as verified."""
+domain's `verdict_state` expression, so a stale verdict is never shown or listed as verified."""
 
 from django.contrib import admin
 from django.utils.html import format_html
@@ -7,10 +7,10 @@ from django.utils.html import format_html
 from curriculum.domain.verification import verdict_state
 
 
-def verdict_badge(solution) -> str:
+def verdict_badge(solution, state: str) -> str:
+    """`state` as the queryset's `verdict_state` annotation gives it."""
     if solution is None:
-        return format_html('<span class="verdict verdict-none">no solution</span>')
-    state = verdict_state(solution)
+        return format_html('<span class="verdict verdict-{}">no solution</span>', "none")
     return format_html(
         '<strong class="verdict verdict-{}">{}</strong>{}{}',
         state,
@@ -45,8 +45,7 @@ class VerdictFilter(admin.SimpleListFilter):
         if self.value() == "none":
             return queryset.filter(solution__isnull=True)
         if self.value():
-            solved = queryset.filter(solution__isnull=False).select_related("solution__verdict")
-            return queryset.filter(
-                pk__in=[p.pk for p in solved if verdict_state(p.solution) == self.value()]
+            return queryset.alias(state=verdict_state("solution__")).filter(
+                solution__isnull=False, state=self.value()
             )
         return queryset

@@ -15,13 +15,14 @@ from ninja.parser import Parser
 from curriculum.bodies import PROCESS_BODIES
 from curriculum.clients import ANONYMOUS_READS
 from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
+from curriculum.domain.chapter_files.schema import ChapterDocument
 from curriculum.domain.gate import PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden
 
 from . import chapters, lists, operations, practice, search, writes  # noqa: F401  (writes: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
-from .schemas import ChapterDocument, Error, Pong
+from .schemas import Error, Pong
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
 from .writes import BodyTooLarge
 
@@ -30,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 class CurriculumAPI(NinjaAPI):
     def create_response(self, request, data, *, status=None, temporal_response=None):
-        """A list made on a miss leaves its bytes where `kept_per_course_version` looks."""
+        """A list made on a miss leaves its bytes where `kept_per_course_tag` looks."""
         response = super().create_response(
             request, data, status=status, temporal_response=temporal_response
         )

@@ -45,7 +45,7 @@ def chapter_read(request, code: str = CODE, preview: bool = False):
     return conditional_json(
         request,
         who,
-        version=fresh.version,
+        tag=fresh.tag,
         last_modified=fresh.last_modified,
         build=lambda: reader_body(chapter_for_reader(code=code, staff=who.staff)),
     )
@@ -82,7 +82,7 @@ def release_read(request, code: str = CODE, number: int = RELEASE_NUMBER):
     return conditional_json(
         request,
         who,
-        version=fresh.version,
+        tag=fresh.tag,
         last_modified=fresh.last_modified,
         build=lambda: reader_body(release_for_reader(code=code, number=number, staff=who.staff)),
     )

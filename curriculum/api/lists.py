@@ -24,7 +24,7 @@ router = Router(tags=["books and chapters"], auth=READ_AUTH)
 JSON = "application/json; charset=utf-8"  # what ninja's renderer says of its bytes
 
 
-def kept_per_course_version(view: Callable[..., object]) -> Callable[..., object]:
+def kept_per_course_tag(view: Callable[..., object]) -> Callable[..., object]:
     """A list's bytes made once per version of the course (`reading.listing_key`) for the
     caller's kind and the validated parameters, then served from this process's copy: after
     authentication and throttling, a hit costs the version query and a memory read. On a miss
@@ -68,7 +68,7 @@ def _books(request, numeral: str | None, maturity: str | None, state: str | None
 
 
 @router.get("/books", response={200: list[BookOut], **READ_ERRORS}, openapi_extra=READ_SECURITY)
-@kept_per_course_version
+@kept_per_course_tag
 @paginate(LimitOffsetPagination)
 def book_list(request, maturity: Maturity | None = None, state: State | None = None):
     """Books in order, each with the chapters you may see (filtered by maturity and state)."""
@@ -80,7 +80,7 @@ def book_list(request, maturity: Maturity | None = None, state: State | None = N
     response={200: BookOut, 404: Error, **READ_ERRORS},
     openapi_extra=READ_SECURITY,
 )
-@kept_per_course_version
+@kept_per_course_tag
 def book_read(
     request, numeral: str = NUMERAL, maturity: Maturity | None = None, state: State | None = None
 ):
@@ -94,7 +94,7 @@ def book_read(
 @router.get(
     "/chapters", response={200: list[ChapterSummary], **READ_ERRORS}, openapi_extra=READ_SECURITY
 )
-@kept_per_course_version
+@kept_per_course_tag
 @paginate(LimitOffsetPagination)
 def chapter_list(
     request,

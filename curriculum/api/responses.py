@@ -56,17 +56,17 @@ def conditional_json(
     request: HttpRequest,
     who: Caller,
     *,
-    version: str,
+    tag: str,
     last_modified: datetime,
     build: Callable[[], dict],
 ) -> HttpResponse:
-    """304 (or 412) from the ETag alone; `build` runs only when this version's body is not
+    """304 (or 412) from the ETag alone; `build` runs only when this tag's body is not
     cached yet. Last-Modified is sent for information only (above)."""
-    etag = quote_etag(version)
+    etag = quote_etag(tag)
     stamp = int(last_modified.timestamp())
     response = get_conditional_response(request, etag=etag)
     if response is None:
-        fresh = Freshness(version, last_modified)
+        fresh = Freshness(tag, last_modified)
         body = body_cached(kind="json", freshness=fresh, make=lambda: json_bytes(build()))
         response = HttpResponse(body, content_type="application/json")
     response["ETag"] = etag

@@ -1,6 +1,7 @@
-"""Shapes of the API: the chapter document clients PUT, the chapter readers GET, and errors.
+"""Shapes of the API: the chapter readers GET, and errors. The document clients PUT is the
+chapter-file schema itself (`chapter_files.schema.ChapterDocument`).
 
-The reader shape is the chapter file format (content-format.md) plus what is derived:
+The reader shape is that schema (the `*Out` classes extend its parts) plus what is derived:
 `*_html` beside each Markdown source, strand and quota counts with the debt, and per problem
 the verification provenance; a figure comes as its drawing (`svg_html`), not its source.
 Chapter and release bodies are served as the domain gives them to readers
@@ -9,29 +10,24 @@ together. `extra="allow"` keeps a field the domain adds later from being called 
 """
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from ninja import Schema
 from pydantic import ConfigDict, Field
 
-from curriculum.domain.ladder import LEVELS, STRAND_CODES
-from curriculum.domain.placeholders import MAX_DIGITS
-from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS
-from curriculum.models import Chapter, Problem
-
-from .params import CODE_RE, NUMERAL_RE
-
-# The choices come from the ladder and the model, so the schema cannot drift from them.
-if TYPE_CHECKING:
-    type Maturity = str
-    type StrandKind = str
-    type State = str
-    type ProblemKind = str
-else:
-    Maturity = Literal[tuple(LEVELS)]
-    StrandKind = Literal[STRAND_CODES]
-    State = Literal[tuple(Chapter.State.values)]
-    ProblemKind = Literal[tuple(Problem.Kind.values)]
+from curriculum.domain.chapter_files.schema import (
+    MathematicsStrandDocument,
+    Maturity,
+    NotationDocument,
+    ProblemDocument,
+    PropositionDocument,
+    SolutionDocument,
+    State,
+    StrandDocument,
+    StrandItemDocument,
+    StrandKind,
+    Tolerance,
+)
 
 
 class Open(Schema):
@@ -54,106 +50,6 @@ class Pong(Schema):
     ok: bool
 
 
-# ---------------------------------------------------------------- the document (PUT)
-
-
-class StrandItemIn(Open):
-    title: str
-    body: str = ""
-    published: bool = False
-
-
-class StrandIn(Open):
-    target: int = Field(ge=0)
-    items: list[StrandItemIn] = Field(default_factory=list)
-
-
-class MathematicsStrandIn(Open):
-    target: int = Field(ge=0, description="Worked problems + exercises at the maturity level.")
-
-
-class StrandsIn(Open):
-    basics: StrandIn
-    concept: StrandIn
-    theory: StrandIn
-    mathematics: MathematicsStrandIn
-    practice: StrandIn
-
-
-class FigureIn(Open):
-    label: str
-    caption: str
-    alt: str
-    svg: str = Field(description="An SVG drawing; only allowlisted elements and attributes.")
-
-
-class NotationIn(Open):
-    symbol: str
-    meaning: str
-
-
-class PropositionIn(Open):
-    number: int = Field(ge=1)
-    title: str
-    statement: str
-    proof: str | None = None
-    proof_published: bool = False
-
-
-ATOL_RULE = "At most what keeps each entry of the answer within half a unit in its third figure."
-
-
-class Tolerance(Open):
-    """`{digits}` (significant figures) or `{rtol, atol}`: content-format.md, Tolerance."""
-
-    rtol: float | None = Field(None, ge=0, le=MAX_RTOL)
-    atol: float | None = Field(None, ge=0, description=ATOL_RULE)
-    digits: int | None = Field(None, ge=MIN_DIGITS, le=MAX_DIGITS)
-
-
-class SolutionIn(Open):
-    steps: str = ""
-    answer: Any = Field(description="A number, a vector, a matrix, or named values.")
-    published: bool = False
-
-
-class ProblemIn(Open):
-    key: str
-    kind: ProblemKind
-    variant: str
-    statement: str
-    operation: str = Field(description="A named operation of the attention engine.")
-    inputs: dict[str, Any]
-    ask: dict[str, Any]
-    tolerance: Tolerance | None = None
-    solution: SolutionIn | None = None
-
-
-class ChapterDocument(Open):
-    """A chapter file (content-format.md) as JSON; the importer validates it whole."""
-
-    code: str = Field(pattern=CODE_RE, examples=["II.4", "0.LA.01"])
-    book: str = Field(pattern=NUMERAL_RE)
-    number: int | None = Field(None, ge=1, description="Optional: the code carries it.")
-    title: str
-    author: str = ""
-    thesis: str = ""
-    summary: str = ""
-    maturity: Maturity
-    spine: StrandKind = "mathematics"
-    state: State = Field(
-        "draft", description="published only for a chapter already released (as exported)."
-    )
-    before_you_start: str = ""
-    problem_statement: str = ""
-    strands: StrandsIn | None = None
-    figures: list[FigureIn] = Field(default_factory=list)
-    apparatus: list[str] = Field(default_factory=list, description="Book 0 codes.")
-    notation: list[NotationIn] = Field(default_factory=list)
-    propositions: list[PropositionIn] = Field(default_factory=list)
-    problems: list[ProblemIn] = Field(default_factory=list)
-
-
 class Imported(Schema):
     code: str
     created: bool
@@ -168,11 +64,11 @@ class Enqueued(Schema):
 # ---------------------------------------------------------------- the chapter (GET)
 
 
-class StrandItemOut(StrandItemIn):
+class StrandItemOut(StrandItemDocument, Open):
     body_html: str
 
 
-class StrandOut(StrandIn):
+class StrandOut(StrandDocument, Open):
     items: list[StrandItemOut]  # type: ignore[assignment]  # a richer item, read-only
 
 
@@ -180,7 +76,7 @@ class StrandsOut(Open):
     basics: StrandOut
     concept: StrandOut
     theory: StrandOut
-    mathematics: MathematicsStrandIn
+    mathematics: MathematicsStrandDocument
     practice: StrandOut
 
 
@@ -198,17 +94,17 @@ class FigureOut(Open):
     )
 
 
-class NotationOut(NotationIn):
+class NotationOut(NotationDocument, Open):
     meaning_html: str
 
 
-class PropositionOut(PropositionIn):
+class PropositionOut(PropositionDocument, Open):
     proof: str | None = Field(description="null until the proof is published.")
     statement_html: str
     proof_html: str
 
 
-class SolutionOut(SolutionIn):
+class SolutionOut(SolutionDocument, Open):
     steps_html: str
     answer_html: str = Field(description="The answer as the page prints it, a table.")
 
@@ -222,7 +118,7 @@ class Verification(Open):
     decided_at: datetime | None
 
 
-class ProblemOut(ProblemIn):
+class ProblemOut(ProblemDocument, Open):
     tolerance: Tolerance
     statement_html: str
     solution: SolutionOut | None = Field(

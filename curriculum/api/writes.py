@@ -1,8 +1,8 @@
 """Writes, for tokens only: import a chapter document, publish through the gate, re-verify.
 
 Each is a thin call into the domain: the importer (every error with its path), the one
-publication gate (every reason), and `chapter_verify`. A token carries its user's
-permissions, so an author's token may import but not publish.
+publication gate (every reason), and re-verifying. Each action decides what the token's user
+may do (`domain.actions`), so an author's token may import but not publish.
 """
 
 import re
@@ -16,16 +16,16 @@ from ninja.responses import Status
 
 from curriculum.domain.chapter_files import (
     ChapterFileError,
-    chapter_import,
+    ChapterImport,
     chapter_source,
     json_document,
     load_yaml,
+    source_tag,
     source_text,
-    source_version,
 )
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, reader_view
-from curriculum.domain.verification import chapter_verify
+from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter
 
 from .auth import WRITE_AUTH, caller
@@ -116,15 +116,15 @@ def chapter_source_read(request, code: str = CODE):
     """
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
-    document = chapter_source(code=chapter.code)  # read once: its version and its body
-    version = source_version(code=chapter.code, document=document)
-    response = get_conditional_response(request, etag=version)
+    document = chapter_source(code=chapter.code)  # read once: its tag and its body
+    tag = source_tag(code=chapter.code, document=document)
+    response = get_conditional_response(request, etag=tag)
     if response is None and _is_yaml(request.headers.get("Accept", "")):
         text = source_text(document=document)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     elif response is None:
         response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
-    response["ETag"] = version
+    response["ETag"] = tag
     response["Cache-Control"] = "private, no-cache"
     patch_vary_headers(response, ["Accept", "Authorization"])
     return response
@@ -144,16 +144,14 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
     again, merge, send again). `If-None-Match: *` creates only. Without either, the last writer
     wins. The answer's ETag is the version just written.
     """
-    exists = Chapter.objects.filter(code=code).exists()
-    caller(request).require("curriculum.change_chapter" if exists else "curriculum.add_chapter")
-    result = chapter_import(
+    result = ChapterImport(
         document=_document(request),
         expected_code=code,
         user=caller(request).user,
-        if_match=_versions(request.headers.get("If-Match")),
+        if_match=_tags(request.headers.get("If-Match")),
         create_only=request.headers.get("If-None-Match", "").strip() == "*",
-    )
-    response["ETag"] = source_version(code=code)
+    ).execute()
+    response["ETag"] = source_tag(code=code)
     body = {
         "code": result.label,
         "created": result.created,
@@ -162,7 +160,7 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
     return Status(201 if result.created else 200, body)
 
 
-def _versions(header: str | None) -> frozenset[str] | None:
+def _tags(header: str | None) -> frozenset[str] | None:
     """The strong entity tags an If-Match names ("*" for any). A weak tag never matches, and
     neither does anything malformed: an empty header or a stray word is a client that asked for
     a guard, and gets 412 rather than an unguarded write."""
@@ -201,7 +199,9 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     nothing is released; read again, review, send again. Without it, the working copy as it is
     when the request lands is published (scripts that publish what they just wrote keep working).
     """
-    action = ChapterPublish(_chapter(code), caller(request).user, _versions(if_match))
+    action = ChapterPublish(
+        chapter=_chapter(code), user=caller(request).user, reviewed=_tags(if_match)
+    )
     release = action.execute()
     return json_response(
         reader_body(reader_view(code, release.snapshot, release, release.number)), status=201
@@ -216,9 +216,8 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
 )
 def verify_endpoint(request, code: str = CODE):
     """Re-check every solution of the chapter with the engine (queued; verdicts follow)."""
-    caller(request).require("curriculum.change_solution")
     try:
-        enqueued = chapter_verify(code=code)
+        enqueued = Reverify(code=code, user=caller(request).user).execute()
     except Chapter.DoesNotExist:
         raise NotVisible from None
     return Status(202, {"code": code, "enqueued": len(enqueued)})

@@ -1,6 +1,7 @@
 """Counting: what each strand has done against its target, the quotas, and the debt.
 
-Works on a chapter loaded by `selectors.chapters_with_parts`, so counting costs no queries.
+Works on a chapter loaded by `selectors.chapters_with_parts`, whose problems the database
+has marked counted (`verification.state.counted`), so counting costs no queries.
 """
 
 from dataclasses import dataclass
@@ -8,7 +9,6 @@ from dataclasses import dataclass
 from curriculum.models import Chapter, Problem
 
 from .ladder import LEVELS, MATHEMATICS, STRANDS, Level
-from .verification import verdict_is_counted
 
 
 @dataclass(frozen=True)
@@ -40,15 +40,6 @@ class ChapterCounts:
         return worked_short + max(level.exercises - self.exercises, 0)
 
     @property
-    def quotas_met(self) -> bool:
-        level = self.level
-        return (
-            self.worked >= level.worked
-            and self.variants >= level.variants
-            and self.exercises >= level.exercises
-        )
-
-    @property
     def debt_sentence(self) -> str:
         """The seed's sentence, while anything is owed; empty when the quotas are met."""
         if self.owes == 0:
@@ -68,7 +59,7 @@ def plural(count: int, noun: str) -> str:
 
 def counted_problems(chapter: Chapter) -> list[Problem]:
     """Problems whose published solution the engine has verified for exactly what they say."""
-    return [p for p in chapter.problems.all() if verdict_is_counted(getattr(p, "solution", None))]
+    return [p for p in chapter.problems.all() if p.counted]  # type: ignore[attr-defined]  # with_verdict_state
 
 
 def chapter_counts(chapter: Chapter) -> ChapterCounts:

@@ -1,82 +1,153 @@
-"""Every mutation of the course, one service each: admin, API, files and commands call these.
+"""Every edit of the course, one action each (`domain.actions`): admin, API, files and commands
+call these.
 
-Each checks its permission here (a user of None is the command line, run by whoever runs the
-server), takes the chapter's row lock first (the gate re-checks under the same lock), cleans
-in full before saving, and moves the chapter's version. Withdrawing is an Editor's act, as
-publishing is, so no other writer may reach it by another path (a state field, a file).
+Each checks its permission (a user of None is the system) under the chapter's row lock, which
+the gate re-checks under too, cleans in full before saving, and moves the chapter's version.
+Withdrawing is an Editor's act, as publishing is, so no other writer may reach it by another
+path (a state field, a file).
 """
 
 import hashlib
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from django.db import transaction
 
 from curriculum.models import Book, Chapter, Problem, Solution
+from curriculum.models.course import state_after_edit
 
-from .gate import PUBLISH_PERMISSION, PublishForbidden
+from .actions import Action
+from .gate import PublishForbidden
 from .locks import book_lock, chapter_lock
-from .roles import permission_require
+from .problem_keys import next_problem
+from .revisions import chapters_moved
+from .roles import PUBLISH_PERMISSION, Forbidden, refusals
 from .rows import rows_upsert
-from .verification import chapter_touch, fingerprint_of, verdict_request, verdicts_request
+from .verification import (
+    PROBLEM_FINGERPRINTED,
+    fingerprint_of,
+    verdict_request,
+    verdicts_request,
+)
 from .working_copy import SourceChanged
 
+PROBLEMS_REPLACE = [
+    f"curriculum.{action}_{model}"
+    for action in ("add", "change")
+    for model in ("problem", "solution")
+]
+PROBLEM_DROP = "curriculum.delete_problem"
 WITHDRAW_FOR_EDITORS = (
     "withdrawing or re-showing a released chapter is for Editors, as publishing is"
 )
 
 
-def book_save(*, book: Book, user: Any = None) -> Book:
-    """Save a book under its row lock, which publishing takes too: the rule that its numeral is
+@dataclass(kw_only=True)
+class BookSave(Action):
+    """Under the book's row lock, which publishing takes too: the rule that its numeral is
     fixed once a chapter of it has a release (Book.clean) is checked against every release
     there will be, not only those committed before a publish still under way."""
-    permission_require(user=user, permission=_permission("book", book))
-    with transaction.atomic():
-        if book.pk:
-            book_lock(book_id=book.pk)
-        book.full_clean()
-        book.save()
-    return book
+
+    book: Book
+
+    def permissions(self) -> list[str]:
+        return [_permission("book", self.book)]
+
+    def lock(self) -> None:
+        if self.book.pk:
+            book_lock(book_id=self.book.pk)
+
+    def run(self) -> Book:
+        self.book.full_clean()
+        self.book.save()
+        chapters_moved(self.book.chapters.values_list("pk", flat=True))
+        return self.book
 
 
-def chapter_save(*, chapter: Chapter, user: Any = None) -> Chapter:
-    """Save the chapter row (its parts are the caller's, inside the same transaction)."""
-    permission_require(user=user, permission=_permission("chapter", chapter))
-    with transaction.atomic():
-        stored = chapter_lock(chapter_id=chapter.pk) if chapter.pk else None
+@dataclass(kw_only=True)
+class ChapterSave(Action):
+    """The chapter row (its parts are the caller's, inside the same transaction); a released
+    chapter is hidden or shown again only by an Editor."""
+
+    chapter: Chapter
+
+    def permissions(self) -> list[str]:
+        return [_permission("chapter", self.chapter)]
+
+    def lock(self) -> None:
+        if self.chapter.pk:
+            chapter_lock(chapter_id=self.chapter.pk)
+
+    def check(self) -> list[str]:
+        reasons = super().check()
+        if self._shows_or_hides_a_release() and refusals(
+            user=self.user, permissions=[PUBLISH_PERMISSION]
+        ):
+            reasons.append(WITHDRAW_FOR_EDITORS)
+        return list(dict.fromkeys(reasons))
+
+    def _shows_or_hides_a_release(self) -> bool:
+        stored = Chapter.objects.filter(pk=self.chapter.pk).first() if self.chapter.pk else None
+        if stored is None or not _shown_changes(stored, self.chapter):
+            return False
+        return stored.releases.exists()
+
+    def refuse(self, reasons: list[str]) -> Exception:
+        if WITHDRAW_FOR_EDITORS in reasons:
+            return PublishForbidden(WITHDRAW_FOR_EDITORS)
+        return super().refuse(reasons)
+
+    def run(self) -> Chapter:
+        chapter = self.chapter
+        stored = Chapter.objects.filter(pk=chapter.pk).first() if chapter.pk else None
         chapter.full_clean()
-        if stored is not None and _shown_changes(stored, chapter) and stored.releases.exists():
-            _require_editor(user)
         chapter.save()
-    return chapter
+        hidden = stored is not None and _shown_changes(stored, chapter)
+        hidden = hidden and chapter.state == Chapter.State.DRAFT
+        chapters_moved({chapter.pk}, withdrawn=[chapter.pk] if hidden else [])
+        return chapter
 
 
-def chapter_withdraw(*, chapter: Chapter, user: Any = None) -> Chapter:
+@dataclass(kw_only=True)
+class ChapterWithdraw(ChapterSave):
     """Back to draft: readers no longer see the chapter or its releases, which are all kept."""
-    _require_editor(user)
-    chapter.state = Chapter.State.DRAFT
-    return chapter_save(chapter=chapter, user=user)
+
+    denied: ClassVar[str | None] = WITHDRAW_FOR_EDITORS
+
+    def __post_init__(self) -> None:
+        self.chapter.state = Chapter.State.DRAFT
+
+    def permissions(self) -> list[str]:
+        return [*super().permissions(), PUBLISH_PERMISSION]
 
 
 def _shown_changes(stored: Chapter, chapter: Chapter) -> bool:
     """Whether readers stop or start seeing the chapter: draft is hidden, all else shown."""
-    return (stored.state == Chapter.State.DRAFT) != (chapter.state == Chapter.State.DRAFT)
+    state = state_after_edit(chapter.state, released=True)
+    return (stored.state == Chapter.State.DRAFT) != (state == Chapter.State.DRAFT)
 
 
-def _require_editor(user: Any) -> None:
-    if user is not None and not user.has_perm(PUBLISH_PERMISSION):
-        raise PublishForbidden(WITHDRAW_FOR_EDITORS)
+@dataclass(kw_only=True)
+class ProblemSave(Action):
+    """A problem, and its solution when given; either way its verdict is asked for again after
+    commit (an unchanged one keeps its decided verdict). A problem without a key gets the next
+    free one. Returns whether a check was sent."""
 
+    problem: Problem
+    solution: Solution | None = None
 
-def problem_save(*, problem: Problem, solution: Solution | None = None, user: Any = None) -> bool:
-    """Save a problem, and its solution when given; either way its verdict is asked for again
-    after commit (an unchanged one keeps its decided verdict). Returns whether a check was sent.
-    """
-    permission_require(user=user, permission=_permission("problem", problem))
-    if solution is not None:
-        permission_require(user=user, permission=_permission("solution", solution))
-    with transaction.atomic():
-        chapter_lock(chapter_id=problem.chapter_id)
+    def permissions(self) -> list[str]:
+        solution = [_permission("solution", self.solution)] if self.solution is not None else []
+        return [_permission("problem", self.problem), *solution]
+
+    def lock(self) -> None:
+        chapter_lock(chapter_id=self.problem.chapter_id)
+
+    def run(self) -> bool:
+        problem, solution = self.problem, self.solution
+        if not problem.key:
+            problem.key, problem.position = next_problem(chapter_id=problem.chapter_id)
         problem.full_clean()
         problem.save()
         if solution is not None:
@@ -86,25 +157,32 @@ def problem_save(*, problem: Problem, solution: Solution | None = None, user: An
         else:
             solution = Solution.objects.filter(problem=problem).first()
         sent = solution is not None and verdict_request(solution=solution)
-        chapter_touch(chapter_id=problem.chapter_id)
-    return sent
+        chapters_moved({problem.chapter_id})
+        return sent
 
 
-def solution_delete(*, problem: Problem, user: Any = None) -> None:
+@dataclass(kw_only=True)
+class SolutionDelete(Action):
     """The problem stays, unsolved: it no longer counts, and the gate says so."""
-    permission_require(user=user, permission="curriculum.delete_solution")
-    with transaction.atomic():
-        chapter_lock(chapter_id=problem.chapter_id)
-        Solution.objects.filter(problem=problem).delete()
-        chapter_touch(chapter_id=problem.chapter_id)
+
+    problem: Problem
+    needs: ClassVar[tuple[str, ...]] = ("curriculum.delete_solution",)
+
+    def lock(self) -> None:
+        chapter_lock(chapter_id=self.problem.chapter_id)
+
+    def run(self) -> None:
+        Solution.objects.filter(problem=self.problem).delete()
+        chapters_moved({self.problem.chapter_id})
 
 
-def problem_delete(*, problem: Problem, user: Any = None) -> None:
-    permission_require(user=user, permission="curriculum.delete_problem")
-    with transaction.atomic():
-        chapter_lock(chapter_id=problem.chapter_id)
-        problem.delete()
-        chapter_touch(chapter_id=problem.chapter_id)
+@dataclass(kw_only=True)
+class ProblemDelete(SolutionDelete):
+    needs: ClassVar[tuple[str, ...]] = (PROBLEM_DROP,)
+
+    def run(self) -> None:
+        self.problem.delete()
+        chapters_moved({self.problem.chapter_id})
 
 
 PROBLEM_FIELDS = [
@@ -125,12 +203,11 @@ PROBLEM_FIELDS = [
 def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None) -> int:
     """A chapter's problems as a checked file gives them, matched by key so that an unchanged
     problem keeps its verdict; in bulk, so thousands cost a few statements. The file validator
-    has held every problem to the rules its full_clean would. Returns the checks sent."""
+    has held every problem to the rules its full_clean would. Returns the checks sent. Part of
+    ChapterImport, which checks every other permission it needs."""
     kept = {p["key"] for p in problems}
-    needed = ["add_problem", "change_problem", "add_solution", "change_solution"]
-    needed += ["delete_problem"] if _gone(chapter, kept) else []
-    for codename in needed:
-        permission_require(user=user, permission=f"curriculum.{codename}")
+    if _gone(chapter, kept) and (refused := refusals(user=user, permissions=[PROBLEM_DROP])):
+        raise Forbidden(refused[0])
     with transaction.atomic():
         chapter_lock(chapter_id=chapter.pk)
         Problem.objects.filter(pk__in=_gone(chapter, kept)).delete()
@@ -149,27 +226,21 @@ def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None
         unsolved = [pk for pk, p in pairs if not p["solution"]]
         Solution.objects.filter(problem_id__in=unsolved).delete()
         solved = [(pk, p) for pk, p in pairs if p["solution"] is not None]
-        solution_ids = rows_upsert(
+        rows_upsert(
             Solution,
-            [{"problem_id": pk} | p["solution"] for pk, p in solved],
-            unique=["problem"],
-            update=["steps", "answer", "published"],
-        )
-        sent = verdicts_request(
-            asked=[
-                (
-                    solution_ids[(pk,)],
-                    chapter.pk,
-                    fingerprint_of(**_checked(p), answer=p["solution"]["answer"]),
-                )
+            [
+                {"problem_id": pk, "fingerprint": fingerprint_of(_fingerprinted(p))} | p["solution"]
                 for pk, p in solved
-            ]
+            ],
+            unique=["problem"],
+            update=["steps", "answer", "published", "fingerprint"],
         )
-        chapter_touch(chapter_id=chapter.pk)
+        sent = verdicts_request(chapter_ids={chapter.pk})
+        chapters_moved({chapter.pk})
     return len(sent)
 
 
-def problem_version(problem: Problem) -> str:
+def problem_tag(problem: Problem) -> str:
     """A problem's content with its solution's, as a short hash: a form opened on one version
     is refused over another, so an edit made meanwhile (the API, another tab) is not lost."""
     solution = (
@@ -191,7 +262,7 @@ def problem_unchanged_require(*, problem_id: int, opened: str) -> None:
     if chapter_id is not None:
         chapter_lock(chapter_id=chapter_id)
         stored = Problem.objects.filter(pk=problem_id, chapter_id=chapter_id).first()
-    if stored is None or problem_version(stored) != opened:
+    if stored is None or problem_tag(stored) != opened:
         raise SourceChanged("the problem changed since that version was read")
 
 
@@ -201,10 +272,10 @@ def _gone(chapter: Chapter, kept: set[str]) -> list[int]:
     return [pk for pk, key in chapter.problems.values_list("pk", "key") if key not in kept]
 
 
-def _checked(clean: dict) -> dict[str, Any]:
-    """What of a clean problem its verdict's fingerprint covers."""
-    fields = _problem_fields(clean)
-    return {name: fields[name] for name in ("operation", "inputs", "ask", "rtol", "atol", "digits")}
+def _fingerprinted(clean: dict) -> dict[str, Any]:
+    """What of a clean problem and its solution the fingerprint covers."""
+    fields = _problem_fields(clean) | {"answer": clean["solution"]["answer"]}
+    return {name: fields[name] for name in (*PROBLEM_FINGERPRINTED, "answer")}
 
 
 def _problem_fields(clean: dict) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The publication gate: the one place that decides whether a chapter may be released.
 
-Like Wagtail's publish action, it is an object with `check()` then `execute()`, so admin,
-the command line and the API behave identically. `check()` lists every reason, never just
+Like Wagtail's publish action, it is an action (`domain.actions`): `check()` then `execute()`, so
+admin, the command line and the API behave identically. `check()` lists every reason, never just
 the first. `execute()` re-checks under a row lock on the chapter, and every writer that can
 break the rule (deleting or editing problems and solutions) takes the same lock first, so
 two staff at once cannot produce a release that breaks it; it then locks the chapter's book,
@@ -12,28 +12,26 @@ the API's If-Match, `publish_chapter --reviewed`): a publish over anything newer
 an Editor never releases an edit they did not see.
 """
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import ClassVar
 
-from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
 from curriculum.models import Chapter, Release
 from curriculum.models.course import code_book_mismatch
 
+from .actions import Action
 from .answers import tolerance_text
 from .counting import chapter_counts
 from .documents import chapter_document
 from .locks import book_lock, chapter_lock
-from .roles import Forbidden
+from .revisions import chapters_moved
+from .roles import PUBLISH_PERMISSION, Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
-from .verification import verdict_state
-from .working_copy import source_version, version_named
+from .working_copy import source_tag, tag_named
 
-PUBLISH_PERMISSION = "curriculum.publish_chapter"
-NOT_AN_EDITOR = "you may edit chapters but not publish them (Editors publish)"
+NOT_AN_EDITOR = "only Editors publish chapters"
 CHANGED_SINCE_REVIEW = "the chapter changed since you reviewed it: review it again, then publish"
 
 
@@ -96,7 +94,7 @@ def publish_reasons(chapter: Chapter) -> list[str]:
         elif not solution.published:
             reasons.append(f"problem {problem.key}: its solution is not published")
         else:
-            state = verdict_state(solution)
+            state = problem.verdict_state  # type: ignore[attr-defined]
             if state != "verified":
                 reasons.append(
                     f"problem {problem.key}: its answer is not verified ({state}"
@@ -116,55 +114,50 @@ def _detail(solution) -> str:
     return f": {verdict.message}" if verdict.message else ""
 
 
-@dataclass
-class ChapterPublish:
+@dataclass(kw_only=True)
+class ChapterPublish(Action):
     chapter: Chapter
-    user: Any = None  # a User; None for the command line with no --user
-    # the working copy's versions (`source_version`, "*" for any) the publisher reviewed;
+    # the working copy's versions (`source_tag`, "*" for any) the publisher reviewed;
     # None when they name none
     reviewed: frozenset[str] | None = None
-
-    def may_publish(self) -> bool:
-        """No user is the command line, run by whoever runs the server."""
-        return self.user is None or self.user.has_perm(PUBLISH_PERMISSION)
+    needs: ClassVar[tuple[str, ...]] = (PUBLISH_PERMISSION,)
+    denied: ClassVar[str | None] = NOT_AN_EDITOR
+    loaded: Chapter = field(init=False)  # as check() read it, under the lock in execute()
 
     def check(self) -> list[str]:
-        reasons = [] if self.may_publish() else [NOT_AN_EDITOR]
-        loaded = chapters_with_parts().get(pk=self.chapter.pk)
-        return reasons + self.outdated(loaded) + publish_reasons(loaded)
+        self.loaded = chapters_with_parts().get(pk=self.chapter.pk)
+        return super().check() + self.outdated(self.loaded) + publish_reasons(self.loaded)
 
     def outdated(self, loaded: Chapter) -> list[str]:
         """The refusal when the working copy is not a version the publisher reviewed."""
         if self.reviewed is None:
             return []
-        version = source_version(code=loaded.code, document=chapter_document(loaded))
-        return [] if version_named(version, self.reviewed) else [CHANGED_SINCE_REVIEW]
+        tag = source_tag(code=loaded.code, document=chapter_document(loaded))
+        return [] if tag_named(tag, self.reviewed) else [CHANGED_SINCE_REVIEW]
 
-    def execute(self) -> Release:
-        if not self.may_publish():
-            raise PublishForbidden(NOT_AN_EDITOR)
-        with transaction.atomic():
-            locked = chapter_lock(chapter_id=self.chapter.pk)
-            book_lock(book_id=locked.book_id)  # a rename of the book waits, or is seen here
-            loaded = chapters_with_parts().get(pk=self.chapter.pk)
-            outdated = self.outdated(loaded)
-            reasons = outdated + publish_reasons(loaded)
-            if outdated:
-                raise PublishOutdated(reasons)
-            if reasons:
-                raise PublishRefused(reasons)
-            # updated_at moves too: chapters leaning on this one show its released title
-            Chapter.objects.filter(pk=loaded.pk).update(
-                state=Chapter.State.PUBLISHED, updated_at=timezone.now()
-            )
-            loaded.state = Chapter.State.PUBLISHED
-            last = loaded.releases.aggregate(n=Max("number"))["n"] or 0
-            return Release.objects.create(
-                chapter=loaded,
-                number=last + 1,
-                snapshot=chapter_snapshot(loaded),
-                created_by=self.user if getattr(self.user, "pk", None) else None,
-            )
+    def lock(self) -> None:
+        locked = chapter_lock(chapter_id=self.chapter.pk)
+        book_lock(book_id=locked.book_id)  # a rename of the book waits, or is seen here
+
+    def refuse(self, reasons: list[str]) -> Exception:
+        if NOT_AN_EDITOR in reasons:
+            return PublishForbidden(NOT_AN_EDITOR)
+        if CHANGED_SINCE_REVIEW in reasons:
+            return PublishOutdated(reasons)
+        return PublishRefused(reasons)
+
+    def run(self) -> Release:
+        loaded = self.loaded
+        Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
+        chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
+        loaded.state = Chapter.State.PUBLISHED
+        last = loaded.releases.aggregate(n=Max("number"))["n"] or 0
+        return Release.objects.create(
+            chapter=loaded,
+            number=last + 1,
+            snapshot=chapter_snapshot(loaded),
+            created_by=self.user if getattr(self.user, "pk", None) else None,
+        )
 
 
 def chapter_publish(*, chapter: Chapter, user=None) -> Release:

@@ -3,6 +3,8 @@ and jsonb cannot hold them), wherever they sit in a document."""
 
 from typing import Any
 
+MAX_WHOLE_NUMBER = 10_000  # chapter and proposition numbers, strand targets
+
 
 def nul_paths(document: Any) -> list[str]:
     """Where a NUL character sits in a document's keys or text, as `problems[0].statement`."""

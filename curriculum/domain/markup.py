@@ -23,14 +23,16 @@ from pathlib import Path
 
 import nh3
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_block_dollar
 
 KATEX_DIR = Path(__file__).resolve().parents[2] / "katex"
 KATEX_TIMEOUT_SECONDS = 60
-RENDER_VERSION = "katex-0.16.47/6"  # part of every cache key: bump when the output changes
+RENDER_FORMAT = "katex-0.16.47/7"  # part of every cache key: bump when the output changes
 
 TEXT_TAGS = {
     "p",
@@ -163,10 +165,22 @@ class MathUnavailable(RuntimeError):
     """KaTeX could not be run (node missing, or scripts/install-katex.sh not yet run)."""
 
 
+_BLOCK = math_block_dollar(allow_labels=False)
+
+
+def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A line that opens with $$ is one display block only if no $$ stands inside it:
+    "$$a$$ and $$b$$" is a paragraph of two formulas, not the formula "a$$ and $$b"."""
+    line = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]].strip()
+    return "$$" not in line[2:-2] and _BLOCK(state, start, end, silent)
+
+
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False}).use(
+    parser = MarkdownIt("commonmark", {"html": False}).use(
         dollarmath_plugin, double_inline=True, allow_digits=False, allow_labels=False
     )
+    parser.block.ruler.at("math_block", _math_block)
+    return parser
 
 
 PARSER = _parser()
@@ -198,27 +212,7 @@ def formulas(source: str) -> list[tuple[str, bool]]:
 @functools.lru_cache(maxsize=4096)
 def _formulas(source: str) -> tuple[tuple[str, bool], ...]:
     """A text checked twice (a form's full_clean, then the editing service's) is parsed once."""
-    if MATH_LINE.fullmatch(source):
-        return _line_formulas(source)
     return tuple(_formula(token) for token in _math_tokens(PARSER.parse(source)))
-
-
-_WORDS = r"[A-Za-z0-9 ,.;?()']"
-_AFTER = rf"[ ,.;?)]{_WORDS}*"
-_FORMULA = r"\$[ -#%-~]*[ -#%-\[\]-~]\$"
-MATH_LINE = re.compile(
-    rf"[A-Za-z]{_WORDS}* {_FORMULA}(?:(?:{_AFTER})? {_FORMULA})*(?:{_AFTER})?(?<! )"
-)
-"""One line of plain words with inline formulas, each after a space and before a space, a stop
-or the end, as "What $x_{1}$ means here.": Markdown makes it one paragraph whose only markup is
-those formulas, so it needs no parse (a property test holds it to the parser). A formula here
-is printable ASCII without a dollar, not ending in a backslash (which would escape its dollar).
-"""
-INLINE_FORMULA = re.compile(r"\$([^$]*)\$")
-
-
-def _line_formulas(source: str) -> tuple[tuple[str, bool], ...]:
-    return tuple((tex.strip(), False) for tex in INLINE_FORMULA.findall(source))
 
 
 # ---------------------------------------------------------------- KaTeX
@@ -234,14 +228,14 @@ def _limits() -> dict[str, int]:
     }
 
 
-def _version() -> str:
+def _render_format() -> str:
     """Cache keys change with the renderer and with the limits it enforces."""
-    return f"{RENDER_VERSION}|{sorted(_limits().items())}"
+    return f"{RENDER_FORMAT}|{sorted(_limits().items())}"
 
 
-def _formula_key(formula: tuple[str, bool], version: str) -> str:
+def _formula_key(formula: tuple[str, bool], form: str) -> str:
     tex, display = formula
-    digest = hashlib.sha256(f"{version}|{int(display)}|{tex}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{form}|{int(display)}|{tex}".encode()).hexdigest()
     return f"tex:{digest}"
 
 
@@ -288,14 +282,14 @@ def typeset(batch: list[tuple[str, bool]]) -> dict[tuple[str, bool], dict[str, s
     prepared = context.typeset if context is not None else {}
     if all(formula in prepared for formula in wanted):
         return {formula: prepared[formula] for formula in wanted}
-    version = _version()
-    keys = {formula: _formula_key(formula, version) for formula in wanted}
-    found = cache.get_many(keys.values())
+    form = _render_format()
+    keys = {formula: _formula_key(formula, form) for formula in wanted}
+    found = caches["markup"].get_many(keys.values())
     missing = [formula for formula in wanted if keys[formula] not in found]
     if missing:
         fresh = dict(zip(missing, _katex(missing), strict=True))
         done = {keys[f]: result for f, result in fresh.items() if "unfinished" not in result}
-        cache.set_many(done, timeout=None)
+        caches["markup"].set_many(done, timeout=None)
         found.update({keys[f]: UNFINISHED if "unfinished" in r else r for f, r in fresh.items()})
     return {formula: found[keys[formula]] for formula in wanted}
 
@@ -360,22 +354,16 @@ def _demote_headings(tokens: list[Token]) -> None:
 
 
 def _render_fresh(sources: list[str]) -> list[str]:
-    """Parse every text (unless `math_prepared` has, or it is a MATH_LINE), typeset all their
-    formulas in one batch, then render and clean."""
+    """Parse every text (unless `math_prepared` has), typeset all their formulas in one batch,
+    then render and clean."""
     context = _PREPARED.get()
     kept = context.parsed if context is not None else {}
-    lines = {source for source in sources if MATH_LINE.fullmatch(source)}
-    parsed = [
-        kept.pop(source) if source in kept else PARSER.parse(source)
-        for source in sources
-        if source not in lines
-    ]
+    parsed = [kept.pop(source) if source in kept else PARSER.parse(source) for source in sources]
     for tokens in parsed:
         _keep_punctuation(tokens)
         _demote_headings(tokens)
     math = [list(_math_tokens(tokens)) for tokens in parsed]
     batch = [_formula(token) for tokens in math for token in tokens]
-    batch += [formula for source in lines for formula in _line_formulas(source)]
     results = typeset(batch) if batch else {}
     for token in (token for tokens in math for token in tokens):
         formula = _formula(token)
@@ -383,45 +371,24 @@ def _render_fresh(sources: list[str]) -> list[str]:
         if punctuation := token.meta.get("punctuation"):
             token.content = f'<span class="nobr">{token.content}{escape(punctuation)}</span>'
         token.type = "html_block" if token.block else "html_inline"
-    rendered = (_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed)
-    return [_line_html(s, results) if s in lines else next(rendered) for s in sources]
+    return [_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed]
 
 
-def _line_html(source: str, results: dict[tuple[str, bool], dict[str, str]]) -> str:
-    """A MATH_LINE as the parser renders it: a paragraph of its words and formulas, a stop or
-    comma kept on its formula's line (`_keep_punctuation`), then cleaned."""
-    parts = INLINE_FORMULA.split(source)  # words, TeX, words, ..., words
-    html = [parts[0]]
-    for tex, after in zip(parts[1::2], parts[2::2], strict=True):
-        formula = (tex.strip(), False)
-        shown = _math_html(formula, results[formula], block=False)
-        if found := PUNCTUATION.match(after):
-            shown = f'<span class="nobr">{shown}{escape(found.group())}</span>'
-            after = after[found.end() :]
-        html += [shown, after]
-    return _clean(f"<p>{''.join(html)}</p>\n")
-
-
-def _key(source: str, version: str) -> str:
-    return "md:" + hashlib.sha256(f"{version}|{source}".encode()).hexdigest()
-
-
-PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 ,.;?()']*[A-Za-z0-9.?)']")
-"""One line of words and plain punctuation: Markdown makes it one paragraph, as it is, so it
-needs no parse, no sanitiser and no cache (most strand items and many captions are such)."""
+def _key(source: str, form: str) -> str:
+    return "md:" + hashlib.sha256(f"{form}|{source}".encode()).hexdigest()
 
 
 def render_many(sources: list[str]) -> list[str]:
-    """Render many texts with one cache round trip and at most one KaTeX process."""
-    version = _version()
-    keys = {s: _key(s, version) for s in sources if s and not PLAIN.fullmatch(s)}
-    found = cache.get_many(keys.values())
-    missing = [s for s in dict.fromkeys(keys) if keys[s] not in found]
-    if missing:
-        fresh = {keys[s]: html for s, html in zip(missing, _render_fresh(missing), strict=True)}
-        cache.set_many(fresh, timeout=None)
-        found.update(fresh)
-    return [found[keys[s]] if s in keys else f"<p>{s}</p>\n" if s else "" for s in sources]
+    """Render many texts with one cache round trip and at most one KaTeX process. Only texts
+    with formulas are cached: any other renders faster than a cache entry is written."""
+    form = _render_format()
+    keys = {s: _key(s, form) for s in sources if "$" in s}
+    found = caches["markup"].get_many(keys.values())
+    html = {s: found[key] for s, key in keys.items() if key in found}
+    todo = [s for s in dict.fromkeys(sources) if s and s not in html]
+    html.update(zip(todo, _render_fresh(todo), strict=True))
+    caches["markup"].set_many({keys[s]: html[s] for s in todo if s in keys}, timeout=None)
+    return [html.get(s, "") for s in sources]
 
 
 def render(source: str) -> str:
@@ -433,14 +400,13 @@ def math_prepared(sources: list[str]) -> Iterator[None]:
     """Parse each text once and typeset every formula in one KaTeX run (TooManyFormulas past
     LIMIT_CHAPTER_FORMULAS, counted where they stand); keep all of it at hand
     for the checks and renders made inside the block: a cache may keep fewer (local memory culls
-    past 300 entries), and a miss there costs a KaTeX process per text."""
+    past its entries), and a miss there costs a KaTeX process per text."""
     marked = [source for source in dict.fromkeys(sources) if "$" in source]
-    found = {source: _line_formulas(source) for source in marked if MATH_LINE.fullmatch(source)}
-    parsed = {source: PARSER.parse(source) for source in marked if source not in found}
-    found.update(
-        (source, tuple(_formula(token) for token in _math_tokens(tokens)))
+    parsed = {source: PARSER.parse(source) for source in marked}
+    found = {
+        source: tuple(_formula(token) for token in _math_tokens(tokens))
         for source, tokens in parsed.items()
-    )
+    }
     batch = [formula for each in found.values() for formula in each]
     if len(batch) > settings.LIMIT_CHAPTER_FORMULAS:  # before KaTeX spends a second on them
         raise TooManyFormulas(len(batch))

@@ -27,9 +27,6 @@ SHOWN_DIGITS = 6
 MAX_DIGITS = 15
 """A float carries about 16 significant figures; no more than this can be asked for."""
 
-MAX_TYPESET_ENTRIES = 400
-"""A 20x20 matrix: past this a page is no place to read the numbers."""
-
 PLACEHOLDER = re.compile(
     r"\{\{\s*(?P<kind>inputs|outputs)\.(?P<name>[A-Za-z_]\w*)\s*"
     r"(?:\|\s*digits\s+(?P<digits>\d+)\s*)?\}\}"
@@ -90,21 +87,39 @@ class _Values:
             self._typesettable(name)  # before computing: a page is rendered on request
             ask = {"output": name}
             self.outputs[name] = attention.evaluate(self.operation, self.raw, ask, self.instance)
+        _finite_require(self.outputs[name])
         return self.outputs[name]
 
     def _typesettable(self, name: str) -> None:
         axes = attention.output_axes(self.operation, self.raw, self.instance) or {}
         dims = axes.get(name)
-        if dims and (size := math.prod(n for _, n in dims)) > MAX_TYPESET_ENTRIES:
+        if dims and (size := math.prod(n for _, n in dims)) > settings.LIMIT_VALUE_TYPESET_ENTRIES:
             raise TooLarge(size)
 
 
 class TooLarge(ValueError):
-    """More entries than a page should typeset (MAX_TYPESET_ENTRIES)."""
+    """More entries than one placeholder may typeset (LIMIT_VALUE_TYPESET_ENTRIES)."""
 
     def __init__(self, size: int) -> None:
-        super().__init__(f"has {size} entries, too many to typeset (at most {MAX_TYPESET_ENTRIES})")
+        limit = settings.LIMIT_VALUE_TYPESET_ENTRIES
+        super().__init__(
+            f"has {size} entries, too many to typeset (at most {limit}, "
+            "LIMIT_VALUE_TYPESET_ENTRIES)"
+        )
         self.size = size
+
+
+class NotFinite(ValueError):
+    """An output the engine computes as inf or nan: no number to show a reader."""
+
+
+def _finite_require(value: Any) -> None:
+    for part in value.values() if isinstance(value, Mapping) else [value]:
+        array = np.asarray(part, dtype=float)
+        if not np.all(np.isfinite(array)):
+            where = [int(i) for i in np.argwhere(~np.isfinite(array))[0]]
+            at = f" at {where}" if where else ""
+            raise NotFinite(f"the engine computes {array[tuple(where)]}{at}: no number to show")
 
 
 @dataclass
@@ -166,10 +181,10 @@ def placeholder_errors(
         except attention.EngineInputError as error:
             errors.append(f"{match.group()}: cannot be computed: {error}")
             continue
-        except TooLarge as error:
+        except (TooLarge, NotFinite) as error:
             errors.append(f"{match.group()}: {error}")
             continue
-        if (size := value_entries(value)) > MAX_TYPESET_ENTRIES:
+        if (size := value_entries(value)) > settings.LIMIT_VALUE_TYPESET_ENTRIES:
             errors.append(f"{match.group()}: {TooLarge(size)}")
         entries += size
     limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
@@ -223,10 +238,10 @@ def _expanded(text: str, values: _Values, room: Room) -> str:
     def replace(match: re.Match[str]) -> str:
         try:
             value = values.get(match["kind"], match["name"])
-        except (KeyError, attention.EngineInputError, TooLarge):
+        except (KeyError, attention.EngineInputError, TooLarge, NotFinite):
             return match.group()
         size = value_entries(value)
-        if size > MAX_TYPESET_ENTRIES or size > left[0] or not room.take(size):
+        if size > settings.LIMIT_VALUE_TYPESET_ENTRIES or size > left[0] or not room.take(size):
             return match.group()
         left[0] -= size
         digits = match["digits"]

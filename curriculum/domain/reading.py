@@ -4,21 +4,19 @@ Drafts exist only for staff. A staff preview shows the working copy with its unp
 parts. The site and the API both read through here, so neither can leak what the other hides.
 """
 
-import hashlib
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.db import connections
 from django.db.models import (
     CharField,
-    Count,
     F,
     Max,
     OuterRef,
-    Q,
     QuerySet,
     StringAgg,
     Subquery,
@@ -27,12 +25,13 @@ from django.db.models import (
 )
 from django.db.models.fields.json import KT
 from django.db.models.functions import MD5, Coalesce, Concat, Length
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from curriculum.models import Book, Chapter, Release
-from curriculum.queries import Prepared
 
 from .counting import chapter_counts
-from .markup import RENDER_VERSION
+from .markup import RENDER_FORMAT
 from .selectors import chapters_with_counted_parts, chapters_with_parts
 from .snapshots import SNAPSHOT_FORMAT, chapter_snapshot, snapshot_for_readers
 
@@ -62,80 +61,103 @@ def reader_view(
 class Freshness:
     """What a reader is shown of a chapter, as HTTP validators: ETag and Last-Modified."""
 
-    version: str
+    tag: str
     last_modified: datetime
 
 
-_SHOWN_ENTRY = ~Q(apparatus_links__entry__state=Chapter.State.DRAFT)
-
-
-def _freshness(code: str) -> QuerySet[Any, Any]:
-    return (
-        Chapter.objects.filter(code=code)
-        .annotate(
-            latest=Max("releases__number"),
-            released_at=Max("releases__created_at"),
-            leaned=Max("apparatus_links__entry__updated_at", filter=_SHOWN_ENTRY),
-            shown_entries=Count("apparatus_links", filter=_SHOWN_ENTRY, distinct=True),
-        )
-        .values(
-            "state",
-            "updated_at",
-            "latest",
-            "released_at",
-            "leaned",
-            "shown_entries",
-            "book__title",
-        )
-    )
-
-
-_FRESHNESS = Prepared("chapter_freshness", _freshness, "code")
-
-
 def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
-    """One cheap query that decides visibility and names the version a reader would get.
-
-    The working copy's version moves with every edit (`updated_at` is touched by every writer,
-    verdicts included), with the Book 0 entries it shows (the newest edit among them and how
-    many there are, so withdrawing one moves it, while a draft's edits move nothing and so say
-    nothing of it), and with its book's title. Its SQL is built once (a 304 is this query
-    alone).
-    """
-    row = _FRESHNESS.first(code=code)
-    if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
-        raise NotVisible
+    """One cheap query that decides visibility and names the tag of what a reader would get: the
+    latest release, else the working copy, with the chapter's revision
+    (`revisions.chapters_moved`: a release's links to Book 0 move it too) and the row's id, so a
+    chapter made again under the same code is never taken for the old one."""
+    row = _visible(code, staff)
     if row["latest"]:
-        return Freshness(f"{code}:r{row['latest']}", row["released_at"])
-    stamps = [row["updated_at"]] + ([row["leaned"]] if row["leaned"] else [])
-    parts = (
-        f"{code}|{'|'.join(t.isoformat() for t in stamps)}|{row['shown_entries']}"
-        f"|{row['book__title']}"
-    )
-    digest = hashlib.sha256(parts.encode()).hexdigest()[:16]
-    return Freshness(f"{code}:w{digest}", max(stamps))
+        return _release_freshness(code, row, f"r{row['latest']}", row["released_at"])
+    return Freshness(f"{code}:w{row['pk']}.{row['revision']}", row["updated_at"])
 
 
 def release_freshness(*, code: str, number: int, staff: bool = False) -> Freshness:
-    """Validators for one release, from one query that never loads its snapshot."""
-    chapter_freshness(code=code, staff=staff)  # a withdrawn (draft) chapter hides its history
-    newest = Release.objects.filter(chapter=OuterRef("chapter")).order_by("-number")
-    row = (
-        Release.objects.filter(chapter__code=code, number=number)
-        .annotate(latest=Subquery(newest.values("number")[:1]))
-        .values("created_at", "latest")
+    """Validators for one release, from two queries that never load its snapshot."""
+    row = _visible(code, staff)  # a withdrawn (draft) chapter hides its history
+    created = (
+        Release.objects.filter(chapter_id=row["pk"], number=number)
+        .values_list("created_at", flat=True)
         .first()
     )
-    if row is None:
+    if created is None:
         raise NotVisible
-    return Freshness(f"{code}:r{number}:of{row['latest']}", row["created_at"])
+    return _release_freshness(code, row, f"r{number}:of{row['latest']}", created)
+
+
+def _visible(code: str, staff: bool) -> Mapping[str, Any]:
+    """The chapter's row and its releases' latest number and date: every conditional read
+    asks this, so its SQL is built once per process (`_visible_sql`)."""
+    sql, params = _visible_sql()
+    with connections[Chapter.objects.db].cursor() as cursor:
+        cursor.execute(sql, [code if param == _CODE else param for param in params])
+        found = cursor.fetchone()
+    row = dict(zip(_VISIBLE, found, strict=True)) if found else None
+    if row is None or (row["state"] == Chapter.State.DRAFT and not staff):
+        raise NotVisible
+    for moment in ("updated_at", "released_at"):
+        row[moment] = _moment(row[moment])
+    return row
+
+
+_VISIBLE = ("pk", "state", "revision", "updated_at", "latest", "released_at")
+_CODE = "\x00code"  # no chapter's code (a NUL is refused everywhere): the code's parameter
+
+
+@functools.cache
+def _visible_sql() -> tuple[str, tuple]:
+    """Building the queryset costs four times running its SQL, which takes only the code."""
+    rows = (
+        Chapter.objects.filter(code=_CODE)
+        .annotate(latest=Max("releases__number"), released_at=Max("releases__created_at"))
+        .values(*_VISIBLE)
+    )
+    return rows[:1].query.sql_with_params()
+
+
+def _moment(value: Any) -> Any:
+    """A timestamp as the ORM would give it: SQLite's raw cursor returns an aggregate's as
+    text, in UTC."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+    if isinstance(value, datetime) and timezone.is_naive(value):
+        value = timezone.make_aware(value, UTC)
+    return value
+
+
+def _release_freshness(
+    code: str, row: Mapping[str, Any], release: str, created: datetime
+) -> Freshness:
+    """A release's text is fixed, but which Book 0 entries it may link moves with the chapter's
+    revision (and its Last-Modified with the chapter's)."""
+    moved = f"{code}:{release}:w{row['pk']}.{row['revision']}"
+    return Freshness(moved, max(created, row["updated_at"]))
+
+
+def _links_open(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A release links only the Book 0 entries readers can open now: one withdrawn since is
+    not sent to a 404."""
+    codes = [entry["code"] for entry in snapshot["apparatus"]]
+    if not codes:
+        return snapshot
+    shown = set(
+        Chapter.objects.filter(code__in=codes)
+        .exclude(state=Chapter.State.DRAFT)
+        .values_list("code", flat=True)
+    )
+    kept = [entry for entry in snapshot["apparatus"] if entry["code"] in shown]
+    return snapshot if len(kept) == len(codes) else {**snapshot, "apparatus": kept}
 
 
 def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False) -> ReaderView:
     """The latest release if there is one, else the working copy of a non-draft chapter.
 
     A draft is hidden even when it has releases: putting a chapter back to draft withdraws it.
-    The working copy is built once per version and cached, never per request.
+    The working copy is built once per tag and cached, never per request.
     """
     if preview and staff:
         chapter = chapters_with_parts().filter(code=code).first()
@@ -148,9 +170,9 @@ def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False)
         releases = releases.exclude(chapter__state=Chapter.State.DRAFT)
     release = releases.order_by("-number").first()
     if release is not None:
-        return reader_view(code, release.snapshot, release, release.number)
+        return reader_view(code, _links_open(release.snapshot), release, release.number)
     freshness = chapter_freshness(code=code, staff=staff)
-    key = f"working:{SNAPSHOT_FORMAT}:{RENDER_VERSION}:{freshness.version}"
+    key = f"working:{SNAPSHOT_FORMAT}:{RENDER_FORMAT}:{freshness.tag}"
     view = cache.get(key)
     if view is None:
         view = reader_view(code, chapter_snapshot(chapters_with_parts().get(code=code)), None, None)
@@ -164,7 +186,7 @@ def release_for_reader(*, code: str, number: int, staff: bool = False) -> Reader
     if release is None:
         raise NotVisible
     latest = Release.objects.filter(chapter__code=code).aggregate(n=Max("number"))["n"]
-    return reader_view(code, release.snapshot, release, latest)
+    return reader_view(code, _links_open(release.snapshot), release, latest)
 
 
 def releases_for_reader(*, code: str, staff: bool = False) -> list[Release]:
@@ -175,7 +197,7 @@ def releases_for_reader(*, code: str, staff: bool = False) -> list[Release]:
 
 
 @dataclass(frozen=True)
-class ChapterSummary:
+class ChapterOverview:
     code: str
     book: str
     number: int
@@ -223,9 +245,9 @@ def _chapters(
     latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
     chapters = Chapter.objects.select_related("book").annotate(
         latest_release=Subquery(latest.values("number")[:1]),
-        released=Subquery(latest.values("summary")[:1]),
+        released=Subquery(latest.values("overview")[:1]),
         shown_maturity=Coalesce(
-            Subquery(latest.annotate(m=KT("summary__maturity")).values("m")[:1]),
+            Subquery(latest.annotate(m=KT("overview__maturity")).values("m")[:1]),
             F("maturity"),
             output_field=CharField(),
         ),
@@ -241,19 +263,19 @@ def _chapters(
     return chapters.order_by("book__position", "number", "code")
 
 
-def _summaries(chapters: list[Any]) -> list[ChapterSummary]:
-    """A released chapter from its release's summary; only the others are counted, from their
+def _overviews(chapters: list[Any]) -> list[ChapterOverview]:
+    """A released chapter from its release's overview; only the others are counted, from their
     parts, loaded for all of them at once."""
     counted = [c.pk for c in chapters if c.released is None]
     loaded = chapters_with_counted_parts().in_bulk(counted) if counted else {}
-    return [_summary(chapter, loaded.get(chapter.pk)) for chapter in chapters]
+    return [_overview(chapter, loaded.get(chapter.pk)) for chapter in chapters]
 
 
-def _summary(chapter: Any, loaded: Chapter | None) -> ChapterSummary:
-    summary = chapter.released
-    if summary is None:
+def _overview(chapter: Any, loaded: Chapter | None) -> ChapterOverview:
+    overview = chapter.released
+    if overview is None:
         counts = chapter_counts(loaded or chapter)
-        summary = {
+        overview = {
             "title": chapter.title,
             "maturity": chapter.maturity,
             "maturity_name": counts.level.name,
@@ -262,17 +284,17 @@ def _summary(chapter: Any, loaded: Chapter | None) -> ChapterSummary:
             ],
             "owes": counts.owes,
         }
-    return ChapterSummary(
+    return ChapterOverview(
         code=chapter.code,
         book=chapter.book.numeral,
         number=chapter.number,
-        title=summary["title"],
-        maturity=summary["maturity"],
-        maturity_name=summary["maturity_name"],
+        title=overview["title"],
+        maturity=overview["maturity"],
+        maturity_name=overview["maturity_name"],
         state=chapter.state,
         latest_release=chapter.latest_release,
-        strands=summary["strands"],
-        owes=summary["owes"],
+        strands=overview["strands"],
+        owes=overview["owes"],
     )
 
 
@@ -282,10 +304,10 @@ def chapters_listing(
     numeral: str | None = None,
     maturity: str | None = None,
     state: str | None = None,
-) -> Listing[ChapterSummary]:
+) -> Listing[ChapterOverview]:
     """Chapters of every book in order, with their progress; filtered in the database."""
     return Listing(
-        _chapters(staff=staff, numeral=numeral, maturity=maturity, state=state), _summaries
+        _chapters(staff=staff, numeral=numeral, maturity=maturity, state=state), _overviews
     )
 
 
@@ -295,16 +317,16 @@ def books_listing(
     numeral: str | None = None,
     maturity: str | None = None,
     state: str | None = None,
-) -> Listing[tuple[Book, list[ChapterSummary]]]:
+) -> Listing[tuple[Book, list[ChapterOverview]]]:
     """Books in order, each with the chapters this reader may see (filtered) and their progress."""
     books = Book.objects.all() if numeral is None else Book.objects.filter(numeral=numeral)
 
-    def build(page: list[Book]) -> list[tuple[Book, list[ChapterSummary]]]:
+    def build(page: list[Book]) -> list[tuple[Book, list[ChapterOverview]]]:
         listed = _chapters(staff=staff, numeral=None, maturity=maturity, state=state)
         chapters = list(listed.filter(book__in=page))
-        by_book: dict[int, list[ChapterSummary]] = {}
-        for chapter, summary in zip(chapters, _summaries(chapters), strict=True):
-            by_book.setdefault(chapter.book_id, []).append(summary)
+        by_book: dict[int, list[ChapterOverview]] = {}
+        for chapter, overview in zip(chapters, _overviews(chapters), strict=True):
+            by_book.setdefault(chapter.book_id, []).append(overview)
         return [(book, by_book.get(book.pk, [])) for book in page]
 
     return Listing(books.order_by("position"), build)
@@ -312,7 +334,7 @@ def books_listing(
 
 def books_for_reader(
     *, staff: bool = False, numeral: str | None = None
-) -> list[tuple[Book, list[ChapterSummary]]]:
+) -> list[tuple[Book, list[ChapterOverview]]]:
     """Every book (or the one named) with its chapters, for the site's contents pages."""
     return list(books_listing(staff=staff, numeral=numeral))
 
@@ -326,7 +348,7 @@ def _joined(*fields: Any) -> Concat:
 
 
 def _course() -> QuerySet[Any, Any]:
-    """Every book's fields, then each chapter's id, book, state and last touch, as one digest.
+    """Every book's fields, then each chapter's id, book, state and revision, as one digest.
     Texts are preceded by their lengths, so no two courses read alike. Where the database cannot
     order an aggregate (SQLite before 3.44) the rows come in its own order: another order of the
     same rows only costs a list being made again."""
@@ -336,20 +358,25 @@ def _course() -> QuerySet[Any, Any]:
     )
     every_book = StringAgg(book, Value("\n"), order_by=("position", "id") if ordered else None)
     books = Book.objects.annotate(one=Value(1)).values("one").order_by().values(every=every_book)
-    chapter = _joined("id", "book_id", "state", "updated_at")
+    chapter = _joined("id", "book_id", "state", "revision")
     chapters = StringAgg(chapter, Value("\n"), order_by=("id",) if ordered else None)
     digest = MD5(Concat(Subquery(books), Value("\n"), chapters, output_field=TextField()))
     return Chapter.objects.annotate(one=Value(1)).values("one").order_by().values(digest=digest)
 
 
-_COURSE = Prepared("course_version", _course)
-
-
-def course_version() -> str:
+def course_tag() -> str:
     """One query over every book and chapter that moves whenever anything a list shows may
     have: a book's fields, a chapter added, removed, moved or withdrawn, and any edit, verdict
-    or release (every writer touches the chapter's `updated_at`, as `chapter_freshness` relies
-    on). A draft counts too: staff lists show it. A few microseconds a chapter (300: about half
-    a millisecond), no row read twice."""
-    row = _COURSE.first()
-    return (row or {}).get("digest") or "empty"
+    or release (every writer moves the chapter's revision). A draft counts too: staff lists
+    show it. A few microseconds a chapter (300: about half a millisecond), no row read twice."""
+    with connections[Chapter.objects.db].cursor() as cursor:
+        cursor.execute(*_course_sql())
+        row = cursor.fetchone()
+    return (row[0] if row else None) or "empty"
+
+
+@functools.cache
+def _course_sql() -> tuple[str, tuple]:
+    """The course query as SQL, built once per process: it takes no arguments, and building it
+    costs ten times what running it does (psycopg then prepares it on each connection)."""
+    return _course().query.sql_with_params()

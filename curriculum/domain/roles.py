@@ -1,4 +1,7 @@
-"""Staff roles: Authors edit the course; Editors edit and publish."""
+"""Staff roles: Authors edit the course; Editors edit and publish. Who may do what is said here
+(the permission each action needs) and decided by the actions (`domain.actions`), nowhere else."""
+
+from collections.abc import Iterable
 
 from django.contrib.auth.models import Group, Permission
 
@@ -14,6 +17,10 @@ CONTENT_MODELS = (
     "solution",
 )
 READ_MODELS = ("release", "verdict")
+
+PUBLISH_PERMISSION = "curriculum.publish_chapter"  # publish, and withdraw or re-show a release
+REVERIFY_PERMISSION = "curriculum.change_solution"  # send a chapter's solutions to the verifier
+TOKEN_ISSUE_PERMISSION = "curriculum.add_apitoken"
 
 
 def roles_ensure() -> None:
@@ -40,7 +47,12 @@ class Forbidden(PermissionError):
     """The user's role does not allow this change (403 in the API, a message in admin)."""
 
 
-def permission_require(*, user, permission: str) -> None:
-    """No user is the command line, run by whoever runs the server."""
-    if user is not None and not user.has_perm(permission):
-        raise Forbidden(f"your role may not do this (it needs {permission.split('.')[-1]})")
+def refusals(*, user, permissions: Iterable[str]) -> list[str]:
+    """What the user's role does not allow, one reason each; no user is the system."""
+    if user is None:
+        return []
+    return [
+        f"your role may not do this (it needs {permission.split('.')[-1]})"
+        for permission in permissions
+        if not user.has_perm(permission)
+    ]

@@ -3,17 +3,18 @@ notation, propositions and problems, ranked, with a highlighted snippet and a li
 
 The index is built from the chapter as a reader gets it (`reading.chapter_for_reader`: the
 latest release, else the published parts of the working copy), one row per part, each tagged
-with the version it was built from. Every search first rebuilds the chapters whose version
-moved, whoever moved it (admin, importer, API, publishing, withdrawing), so no writer has to
-remember the index; drafts are never indexed, and results are filtered by the chapter's state
-at query time as well. The query is read into terms here (`search_terms.py`), never by the
-database. PostgreSQL ranks by full-text search over a GIN index; SQLite (the embedded
-default) falls back to a plain case-insensitive match of each term.
+with the revision it was built from. A chapter's entries are rebuilt once the transaction that
+moved its revision commits (`revisions.chapters_moved`, which every writer calls), and after
+migrate for any whose entries are of another revision; a search only reads. Drafts are never
+indexed, and results are filtered by the chapter's state at query time as well. The query is
+read into terms here (`search_terms.py`), never by the database. PostgreSQL ranks by full-text
+search over a GIN index; SQLite (the embedded default) falls back to a plain case-insensitive
+match of each term.
 """
 
 import html
 import operator
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any
@@ -25,11 +26,11 @@ from django.contrib.postgres.search import (
     SearchVector,
 )
 from django.db import connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 
 from curriculum.models import Chapter, SearchEntry
 
-from .reading import NotVisible, chapter_for_reader
+from .reading import chapter_for_reader
 from .search_terms import CONTROL, SearchRefused, Term, query_terms
 
 __all__ = ["MAX_RESULTS", "Hit", "SearchRefused", "search", "search_index_sync"]
@@ -58,7 +59,6 @@ def search(*, query: str, limit: int = MAX_RESULTS) -> list[Hit]:
     alternatives = query_terms(query)
     if not alternatives:
         return []
-    search_index_sync()
     entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT)
     if connection.vendor == "postgresql":
         hits = _ranked(entries, alternatives)
@@ -144,45 +144,45 @@ def _excerpt(body: str, words: str) -> str:
 # ---------------------------------------------------------------- the index
 
 
-def search_index_sync() -> int:
-    """Rebuild every chapter whose reader-visible version moved; returns how many were."""
-    indexed = dict(SearchEntry.objects.values_list("chapter_id", "version").distinct())
+def search_index_sync(*, chapter_ids: Iterable[int] | None = None) -> int:
+    """Rebuild these chapters' entries (all, by default) where they are not of the revision
+    readers are now shown; returns how many were rebuilt."""
+    chapters = (
+        Chapter.objects.all()
+        if chapter_ids is None
+        else Chapter.objects.filter(pk__in=set(chapter_ids))
+    )
+    indexed = dict(
+        SearchEntry.objects.filter(chapter__in=chapters).values_list("chapter_id", "revision")
+    )
     stale = [
-        (row["pk"], row["code"], version)
-        for row in Chapter.objects.annotate(latest=Max("releases__number")).values(
-            "pk", "code", "state", "latest", "updated_at"
-        )
-        if indexed.get(row["pk"]) != (version := _version(row))
+        pk
+        for pk, state, revision in chapters.values_list("pk", "state", "revision")
+        if indexed.get(pk) != (None if state == Chapter.State.DRAFT else revision)
     ]
-    for pk, code, version in stale:
-        _reindex(pk, code, version)
+    for pk in stale:
+        _reindex(pk)
     return len(stale)
 
 
-def _version(row: Mapping[str, Any]) -> str | None:
-    """None for a draft: it has no entries, and any it had are removed."""
-    if row["state"] == Chapter.State.DRAFT:
-        return None
-    if row["latest"]:
-        return f"r{row['latest']}"
-    return f"w{row['updated_at'].isoformat()}"
+def search_index_revised(sender: Any, *, chapter_ids: Iterable[int], **kwargs: Any) -> None:
+    """The receiver of `revisions.chapters_revised` (connected when the app is ready)."""
+    search_index_sync(chapter_ids=chapter_ids)
 
 
-def _reindex(pk: int, code: str, version: str | None) -> None:
+def _reindex(pk: int) -> None:
+    """Under the chapter's row lock, so the revision read is the one the snapshot is of."""
     with transaction.atomic():
+        chapter = Chapter.objects.select_for_update().filter(pk=pk).first()
         SearchEntry.objects.filter(chapter_id=pk).delete()
-        if version is None:
+        if chapter is None or chapter.state == Chapter.State.DRAFT:
             return
-        try:
-            snapshot = chapter_for_reader(code=code).snapshot
-        except NotVisible:  # withdrawn since the versions were read
-            return
+        snapshot = chapter_for_reader(code=chapter.code).snapshot
         SearchEntry.objects.bulk_create(
             [
-                SearchEntry(chapter_id=pk, version=version, position=n, **part)
+                SearchEntry(chapter_id=pk, revision=chapter.revision, position=n, **part)
                 for n, part in enumerate(_parts(snapshot))
-            ],
-            ignore_conflicts=True,  # a concurrent search rebuilt the same version first
+            ]
         )
         if connection.vendor == "postgresql":
             SearchEntry.objects.filter(chapter_id=pk).update(

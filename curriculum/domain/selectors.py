@@ -4,6 +4,8 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 
 from curriculum.models import ApparatusLink, Chapter, Problem, Release
 
+from .verification.state import with_verdict_state
+
 
 def chapters_with_parts() -> QuerySet[Chapter]:
     return Chapter.objects.select_related("book").prefetch_related(
@@ -12,7 +14,7 @@ def chapters_with_parts() -> QuerySet[Chapter]:
         "notation",
         "propositions",
         Prefetch("apparatus_links", _apparatus_links()),
-        Prefetch("problems", Problem.objects.select_related("solution__verdict")),
+        Prefetch("problems", with_verdict_state(Problem.objects.all())),
     )
 
 
@@ -21,7 +23,7 @@ def chapters_with_counted_parts() -> QuerySet[Chapter]:
     return Chapter.objects.prefetch_related(
         "strand_items",
         "propositions",
-        Prefetch("problems", Problem.objects.select_related("solution__verdict")),
+        Prefetch("problems", with_verdict_state(Problem.objects.all())),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.html import format_html
 
-from curriculum.models import Chapter, Solution
+from curriculum.models import Chapter, Problem
 
 from .answer_tables import answer_html
 from .counting import ChapterCounts, chapter_counts
@@ -22,7 +22,6 @@ from .markup import render_many
 from .placeholders import Room, placeholders_expand
 from .svg import svg_inline
 from .tolerances import tolerance_words
-from .verification import verdict_state
 
 SNAPSHOT_FORMAT = 2  # 2: answers rendered (answer_html); readers get figures without source
 ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
@@ -32,12 +31,12 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
     """`chapter` must come from `selectors.chapters_with_parts` (no queries are made here)."""
     document = chapter_document(chapter)
     counts = chapter_counts(chapter)
-    solutions = {p.key: getattr(p, "solution", None) for p in chapter.problems.all()}
+    problems = {p.key: p for p in chapter.problems.all()}
     if not include_unpublished:
         _drop_unpublished(document)
     for problem in document["problems"]:
         # what the engine said of a solution is shown only where the solution itself is
-        shown = solutions[problem["key"]] if "solution" in problem else None
+        shown = problems[problem["key"]] if "solution" in problem else None
         problem["verification"] = _provenance(shown, problem)
     snapshot = {
         "format": SNAPSHOT_FORMAT,
@@ -96,12 +95,14 @@ def _drop_unpublished(document: dict[str, Any]) -> None:
             problem.pop("solution", None)
 
 
-def _provenance(solution: Solution | None, problem: dict[str, Any]) -> dict[str, Any] | None:
-    if solution is None:
+def _provenance(shown: Problem | None, problem: dict[str, Any]) -> dict[str, Any] | None:
+    """What the engine said of a shown problem's solution (its state annotated on the problem)."""
+    solution = getattr(shown, "solution", None)
+    if shown is None or solution is None:
         return None
     verdict = getattr(solution, "verdict", None)
     return {
-        "status": verdict_state(solution),
+        "status": shown.verdict_state,  # type: ignore[attr-defined]
         "max_abs_error": _finite(verdict.max_abs_error) if verdict else None,
         "max_rel_error": _finite(verdict.max_rel_error) if verdict else None,
         "tolerance": problem["tolerance"],
@@ -215,7 +216,7 @@ PAGE_MARKUP = {
 """Bytes, at most, the chapter page wraps around each part it lists beside that part's own HTML
 and texts (a problem's heading, verification, practice link and contents entry; an entry's
 title): counted against the cap, so many small parts cannot grow a page past it
-(tests/security/test_page_cap.py holds the templates to these)."""
+(tests/curriculum/domain/test_snapshots_page_cap.py holds the templates to these)."""
 
 
 def page_markup(document: dict[str, Any]) -> int:

@@ -5,12 +5,17 @@ A revoked token, or one whose user is inactive or no longer staff, resolves to n
 
 import hashlib
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import ClassVar
 
 from django.db.models import Q
 from django.utils import timezone
 
 from curriculum.models import ApiToken
+
+from .actions import Action
+from .roles import TOKEN_ISSUE_PERMISSION
 
 TOKEN_PREFIX = "cur_"
 PREFIX_LENGTH = 12
@@ -34,21 +39,40 @@ def token_digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_secret_assign(*, token: ApiToken) -> str:
-    """Give an unsaved token a fresh secret; only its prefix and digest are kept."""
-    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token.prefix, token.digest = secret[:PREFIX_LENGTH], token_digest(secret)
-    return secret
+@dataclass(kw_only=True)
+class TokenIssue(Action):
+    """An unsaved token for its holder, saved with a fresh secret: the secret is returned by
+    execute() and never stored (only its prefix and digest are)."""
+
+    token: ApiToken
+
+    needs: ClassVar[tuple[str, ...]] = (TOKEN_ISSUE_PERMISSION,)
+
+    def check(self) -> list[str]:
+        holder = self.token.user
+        refused = [] if token_holder(holder) else [not_a_holder(holder)]
+        return super().check() + refused
+
+    def refuse(self, reasons: list[str]) -> Exception:
+        if not token_holder(self.token.user):
+            return TokenRefused(not_a_holder(self.token.user))
+        return super().refuse(reasons)
+
+    def run(self) -> str:
+        secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        self.token.prefix, self.token.digest = secret[:PREFIX_LENGTH], token_digest(secret)
+        self.token.save()
+        return secret
+
+
+def not_a_holder(user) -> str:
+    return f"{user.get_username()} is not active staff; API tokens are for staff"
 
 
 def token_issue(*, user, name: str) -> tuple[ApiToken, str]:
-    """A new token for `user`; the secret is returned here and never stored."""
-    if not token_holder(user):
-        raise TokenRefused(f"{user.get_username()} is not active staff; API tokens are for staff")
+    """A new token for `user`, issued by the system (the command line)."""
     token = ApiToken(user=user, name=name)
-    secret = token_secret_assign(token=token)
-    token.save()
-    return token, secret
+    return token, TokenIssue(token=token).execute()
 
 
 def token_revoke(*, token: ApiToken) -> None:

@@ -4,6 +4,7 @@ Both read only what the reader may see: drafts are skipped (unless staff), and a
 chapter is known by its latest release's title, never by its working copy.
 """
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,9 +16,8 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
 from curriculum.models import Chapter, Release
-from curriculum.queries import Prepared
 
-from .reading import releases_for_reader
+from .reading import course_tag, releases_for_reader
 from .releases import authored
 
 
@@ -33,7 +33,7 @@ class Neighbours:
     next: Neighbour | None
 
     @property
-    def version(self) -> str:
+    def tag(self) -> str:
         """Moves when either link would change: a page's ETag includes it."""
         named = [(n.code, n.title) if n else None for n in (self.previous, self.next)]
         return hashlib.sha256(repr(named).encode()).hexdigest()[:12]
@@ -42,7 +42,7 @@ class Neighbours:
 def _neighbours(code: str, *, staff: bool) -> QuerySet[Any, Any]:
     """The chapter (if the reader may see it) with the nearest visible chapter on each side in
     book order (book, number, code): each found by an ordered look for one row, and only those
-    two are named (by their latest release's title, read from its summary, else their own)."""
+    two are named (by their latest release's title, read from its overview, else their own)."""
     visible = Chapter.objects.all() if staff else Chapter.objects.exclude(state=Chapter.State.DRAFT)
     position, number, code_here = OuterRef("book__position"), OuterRef("number"), OuterRef("code")
     before = visible.filter(
@@ -57,7 +57,7 @@ def _neighbours(code: str, *, staff: bool) -> QuerySet[Any, Any]:
     ).order_by("book__position", "number", "code")
     latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
     shown_title = Coalesce(
-        Subquery(latest.values(t=KT("summary__title"))[:1]), F("title"), output_field=CharField()
+        Subquery(latest.values(t=KT("overview__title"))[:1]), F("title"), output_field=CharField()
     )
     return (
         visible.filter(code=code)
@@ -71,19 +71,16 @@ def _neighbours(code: str, *, staff: bool) -> QuerySet[Any, Any]:
     )
 
 
-_NEIGHBOURS = {
-    staff: Prepared(
-        f"chapter_neighbours_{'staff' if staff else 'reader'}",
-        lambda code, staff=staff: _neighbours(code, staff=staff),
-        "code",
-    )
-    for staff in (False, True)
-}
-
-
 def chapter_neighbours(*, code: str, staff: bool = False) -> Neighbours:
+    """Found once per tag of the course (which moves with every title, state and position a
+    link shows) in each process: a page's ETag names them, so a 304 costs no look for them."""
+    return _neighbours_at(course_tag(), code, staff)
+
+
+@functools.lru_cache(maxsize=4096)
+def _neighbours_at(tag: str, code: str, staff: bool) -> Neighbours:
     """One query, whatever the course's size costs it only two ordered looks."""
-    row: Mapping[str, Any] = _NEIGHBOURS[staff].first(code=code) or {}
+    row: Mapping[str, Any] = _neighbours(code, staff=staff).first() or {}
     return Neighbours(
         previous=_neighbour(row.get("previous_code"), row.get("previous_title")),
         next=_neighbour(row.get("next_code"), row.get("next_title")),

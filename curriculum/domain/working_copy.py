@@ -30,7 +30,7 @@ def chapter_source(*, code: str) -> dict[str, Any]:
     return chapter_document(chapter_with_parts(code=code))
 
 
-def source_version(*, code: str, document: dict[str, Any] | None = None) -> str:
+def source_tag(*, code: str, document: dict[str, Any] | None = None) -> str:
     """The working copy's version as its file says it, a quoted strong ETag: it moves with every
     edit of the source and with nothing else (a verdict decided, a neighbour renamed). Given
     the `document` just read (`chapter_source`), it is not read again."""
@@ -39,15 +39,15 @@ def source_version(*, code: str, document: dict[str, Any] | None = None) -> str:
     return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
-def version_named(version: str, versions: frozenset[str]) -> bool:
-    """Whether the versions a writer read (an If-Match's, "*" for any) include `version`."""
-    return ANY in versions or version in versions
+def tag_named(tag: str, tags: frozenset[str]) -> bool:
+    """Whether the tags a writer read (an If-Match's, "*" for any) include `tag`."""
+    return ANY in tags or tag in tags
 
 
-def working_copy_require(*, chapter_id: int, versions: frozenset[str]) -> Chapter:
+def working_copy_require(*, chapter_id: int, tags: frozenset[str]) -> Chapter:
     """Lock the chapter for the rest of the caller's transaction, then refuse unless its working
-    copy is at one of `versions`; returns the locked row. Callers must be inside atomic()."""
+    copy is at one of `tags`; returns the locked row. Callers must be inside atomic()."""
     locked = chapter_lock(chapter_id=chapter_id)
-    if not version_named(source_version(code=locked.code), versions):
+    if not tag_named(source_tag(code=locked.code), tags):
         raise SourceChanged("the working copy changed since that version was read")
     return locked

@@ -5,11 +5,11 @@ from django.db import migrations, models
 
 def summarise_releases(apps, schema_editor):
     """Releases made before lists read summaries get theirs from their snapshot."""
-    from curriculum.models.releases import release_summary
+    from curriculum.models.releases import release_overview
 
     Release = apps.get_model("curriculum", "Release")
     for release in Release.objects.all().iterator():
-        Release.objects.filter(pk=release.pk).update(summary=release_summary(release.snapshot))
+        Release.objects.filter(pk=release.pk).update(summary=release_overview(release.snapshot))
 
 
 class Migration(migrations.Migration):

@@ -64,6 +64,13 @@ def state_after_edit(state: str, *, released: bool) -> str:
     return "published" if released and state == "in_progress" else state
 
 
+def state_refusal(state: str, *, released: bool) -> str | None:
+    """Only publishing makes a chapter published; an edit may keep a released one so."""
+    return (
+        "published is reached only by publishing" if state == "published" and not released else None
+    )
+
+
 class Book(models.Model):
     numeral = models.CharField(
         max_length=10,
@@ -134,6 +141,8 @@ class Chapter(models.Model):
     theory_target = models.PositiveIntegerField(default=0)
     practice_target = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+    # moved by every change to what readers are shown of it (domain/revisions.py)
+    revision = models.PositiveBigIntegerField(default=1, editable=False)
 
     class Meta:
         ordering = ["book__position", "number", "code"]
@@ -151,10 +160,12 @@ class Chapter(models.Model):
     def __str__(self) -> str:
         return f"{self.code} {self.title}"
 
-    def take_number_from_code(self, code: str) -> None:
-        """Where the number is not asked (admin's chapter page), the code gives it: II.4 is
-        chapter 4; a code that ends in no number leaves the number as it is."""
-        self.number = number_from_code(code) or self.number
+    def clean_fields(self, exclude=None) -> None:
+        """Where the number is not asked (a form without it, as admin's chapter page), the code
+        gives it: II.4 is chapter 4; a code that ends in no number leaves the number as it is."""
+        if exclude and "number" in exclude and isinstance(self.code, str):
+            self.number = number_from_code(self.code) or self.number
+        super().clean_fields(exclude)
 
     def clean(self) -> None:
         if not re.match(CODE_RE, self.code or ""):
@@ -163,8 +174,8 @@ class Chapter(models.Model):
         if released:
             self._keep_identity()
         self.state = state_after_edit(self.state, released=released)
-        if self.state == self.State.PUBLISHED and not released:
-            raise ValidationError({"state": "published is reached only by publishing"})
+        if refusal := state_refusal(self.state, released=released):
+            raise ValidationError({"state": refusal})
         if self.number and (mismatch := code_number_mismatch(self.code, self.number)):
             raise ValidationError({"number": mismatch})
         if self.book_id and (mismatch := code_book_mismatch(self.code, self.book.numeral)):

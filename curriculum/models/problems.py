@@ -65,7 +65,9 @@ class Problem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["chapter", "key"], name="problem_key_once"),
             models.CheckConstraint(
-                condition=models.Q(rtol__gte=0, atol__gte=0), name="tolerance_not_negative"
+                condition=models.Q(rtol__gte=0, atol__gte=0),
+                name="tolerance_not_negative",
+                violation_error_message="rtol and atol are at least 0",
             ),
             models.CheckConstraint(
                 condition=models.Q(digits__isnull=True)
@@ -113,6 +115,11 @@ class Solution(models.Model):
     steps = LFTextField(blank=True, validators=[validate_markdown])
     answer = models.JSONField(help_text="Scalar, list, nested lists, or a mapping (JSON).")
     published = models.BooleanField(default=False)
+    fingerprint = models.CharField(
+        max_length=64,
+        editable=False,
+        help_text="Of what the problem and this answer now say: a verdict counts for it only.",
+    )
 
     def __str__(self) -> str:
         return f"solution to {self.problem}"

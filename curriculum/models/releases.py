@@ -11,7 +11,7 @@ class Release(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.PROTECT, related_name="releases")
     number = models.PositiveIntegerField()
     snapshot = models.JSONField()
-    summary = models.JSONField(
+    overview = models.JSONField(
         default=dict, editable=False, help_text="What lists show of it (never the snapshot)."
     )
     created_by = models.ForeignKey(
@@ -32,14 +32,14 @@ class Release(models.Model):
     def save(self, *args, **kwargs):
         if not self._state.adding:
             raise ValueError("a release is immutable; publish again to make a new one")
-        self.summary = release_summary(self.snapshot)
+        self.overview = release_overview(self.snapshot)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("site:release", args=[self.chapter.code, self.number])
 
 
-def release_summary(snapshot: dict) -> dict:
+def release_overview(snapshot: dict) -> dict:
     """The few fields a list shows of a release, kept apart so lists never read snapshots."""
     derived = snapshot["derived"]
     return {

@@ -8,10 +8,10 @@ from .course import Chapter
 
 class SearchEntry(models.Model):
     """Built from the chapter as readers see it (its latest release, else its working copy),
-    tagged with the version it was built from so a moved version is noticed and rebuilt."""
+    tagged with the chapter's revision it was built from."""
 
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
-    version = models.CharField(max_length=200)
+    revision = models.PositiveBigIntegerField()
     position = models.PositiveIntegerField()
     title = models.CharField(max_length=200, help_text="The chapter's title, as readers see it.")
     kind = models.CharField(max_length=40)
@@ -23,7 +23,7 @@ class SearchEntry(models.Model):
 
     class Meta:
         ordering = ["chapter", "position"]
-        indexes = [models.Index(fields=["chapter", "version"], name="search_chapter_version")]
+        indexes = [models.Index(fields=["chapter", "revision"], name="search_chapter_revision")]
         constraints = [
             models.UniqueConstraint(fields=["chapter", "position"], name="search_entry_once")
         ]

@@ -12,7 +12,7 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
 from curriculum.bodies import body_cached, listing_cached
-from curriculum.domain.markup import RENDER_VERSION
+from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.reading import (
     Freshness,
@@ -89,18 +89,18 @@ def _chapter(
     return response
 
 
-def _pages_version() -> str:
+def _pages_format() -> str:
     """Changes when the chapter template, the rendering or the static files a page links (by
     their hashed names, in production) do, so a deploy refreshes pages."""
     templates = sorted((Path(settings.BASE_DIR) / "templates/site").glob("*.html"))
-    digest = hashlib.sha256(RENDER_VERSION.encode())
+    digest = hashlib.sha256(RENDER_FORMAT.encode())
     for template in templates:
         digest.update(template.read_bytes())
     digest.update(str(getattr(staticfiles_storage, "manifest_hash", "")).encode())
     return digest.hexdigest()[:12]
 
 
-PAGES_VERSION = _pages_version()
+PAGES_FORMAT = _pages_format()
 
 
 def chapter(request: HttpRequest, code: str) -> HttpResponse:
@@ -116,7 +116,7 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
         # the links to the chapters either side are part of the page: their move is a new page
         neighbours = chapter_neighbours(code=code, staff=staff)
         validators = {
-            "ETag": quote_etag(f"{freshness.version}:{neighbours.version}:{PAGES_VERSION}"),
+            "ETag": quote_etag(f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}"),
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
             "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
         }
@@ -145,7 +145,7 @@ def _page(
     """The page's bytes, made once per version (and template version, and neighbours) and
     then cached."""
     body = body_cached(
-        kind=f"page:{PAGES_VERSION}:{neighbours.version}:{'staff' if staff else 'reader'}",
+        kind=f"page:{PAGES_FORMAT}:{neighbours.tag}:{'staff' if staff else 'reader'}",
         freshness=freshness,
         make=lambda: _chapter(request, view(), preview=False, neighbours=neighbours).content,
     )

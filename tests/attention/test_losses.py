@@ -73,3 +73,22 @@ def test_registry_refuses_fractional_and_out_of_range_targets():
         {"output": "grad", "row": 1},
     )
     np.testing.assert_allclose(grad, [0.25, -0.25])
+
+
+@pytest.mark.parametrize("margin", [40.0, 60.0, 700.0])
+def test_a_confident_right_answer_keeps_its_tiny_loss_and_gradient(margin):
+    """log(1 + e^-m) and the target's gradient -e^-m/(1 + e^-m) are far below 1's precision:
+    they must not cancel to 0 (an answer of 0 would then be verified)."""
+    loss, grad = cross_entropy([[margin, 0.0]], [0])
+    tiny = math.exp(-margin)
+    assert float(loss) == pytest.approx(math.log1p(tiny), rel=1e-12)
+    assert grad[0, 0] == pytest.approx(-tiny / (1 + tiny), rel=1e-12)
+    assert grad[0, 1] == pytest.approx(tiny / (1 + tiny), rel=1e-12)
+    assert grad[0, 0] < 0 < grad[0, 1]
+
+
+def test_a_confident_answer_between_ties_and_in_float32_stays_exact():
+    loss, grad = cross_entropy(np.array([[50.0, 50.0, 0.0]], dtype=np.float32), [1])
+    assert loss.dtype == np.float32 and grad.dtype == np.float32
+    assert float(loss) == pytest.approx(math.log(2), rel=1e-6)
+    assert float(grad[0, 2]) == pytest.approx(math.exp(-50) / 2, rel=1e-5)

@@ -93,3 +93,20 @@ def test_registry_selects_a_row():
         "rms_norm", {"x": [[3, 4], [1, 7]], "eps": 1e-300}, {"output": "out", "row": 1}
     )
     np.testing.assert_allclose(value, [0.2, 1.4], rtol=1e-12)
+
+
+def test_a_constant_row_normalises_to_exact_zeros_whatever_eps():
+    """The mean's rounding is not a deviation: normalised by a tiny eps it would read as ±1."""
+    for eps in (1e-300, 1e-5):
+        out = layer_norm(np.array([[0.1, 0.1, 0.1], [0.3, 0.3, 0.3], [1.0, 2.0, 3.0]]), eps=eps)
+        assert np.all(out[:2] == 0)
+        np.testing.assert_allclose(out[2], [-1.224744871391589, 0, 1.224744871391589], rtol=1e-4)
+
+
+def test_a_near_constant_row_keeps_its_deviations():
+    """[c, c, c + ulp]: the exact deviations are -ulp/3, -ulp/3, 2ulp/3, so the normalised row
+    is [-1/√2, -1/√2, √2]; one rounded mean would lose them."""
+    c = 0.1
+    row = np.array([[c, c, np.nextafter(c, 1.0)]])
+    out = layer_norm(row, eps=1e-300)
+    np.testing.assert_allclose(out[0], [-(0.5**0.5), -(0.5**0.5), 2**0.5], rtol=1e-6)

@@ -4,9 +4,10 @@ import in one transaction per file, and export to the same form.
 A file that breaks a rule is refused whole and nothing is written.
 """
 
-from ..working_copy import SourceChanged, chapter_source, source_version
+from ..working_copy import SourceChanged, chapter_source, source_tag
 from .errors import ChapterFileError
 from .importing import (
+    ChapterImport,
     ImportResult,
     books_import,
     chapter_export,
@@ -29,6 +30,7 @@ __all__ = [
     "books_import",
     "chapter_checked",
     "chapter_export",
+    "ChapterImport",
     "chapter_import",
     "chapter_source",
     "dump_yaml",
@@ -40,7 +42,7 @@ __all__ = [
     "json_document",
     "load_yaml",
     "source_text",
-    "source_version",
+    "source_tag",
     "validate_book",
     "validate_books",
 ]

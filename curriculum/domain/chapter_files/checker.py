@@ -1,122 +1,117 @@
-"""The checker every chapter-file check reports to: each error once, with its path, and nothing
-reported again inside a path already refused (missing, or not a mapping)."""
+"""The checker every chapter-file check reports to: each error once, with its path. A part's
+structure (keys, types, bounds) is the schema's; its errors are told in an author's words."""
 
+import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union, get_args, get_origin
 
-from django.core.validators import slug_re
-from django.db.models import Model
+from pydantic import BaseModel, ValidationError
 
 from ..markup import math_errors
 from ..placeholders import Room
 
-SLUG_RE = slug_re  # what Django's SlugField accepts, so admin and files agree
-MAX_WHOLE_NUMBER = 10_000  # chapter and proposition numbers, strand targets
+KINDS = {
+    "string_type": "text",
+    "int_type": "a whole number",
+    "bool_type": "true or false",
+    "float_type": "a number",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+}
 
 
 @dataclass
 class Checker:
     errors: list[str] = field(default_factory=list)
-    # paths already reported missing or not a mapping: what is inside them is not reported again
-    settled: set[str] = field(default_factory=set)
     typeset: Room = field(default_factory=Room)  # what the chapter's placeholders expand to
 
     def error(self, path: str, message: str) -> None:
-        if any(path == p or path.startswith((f"{p}.", f"{p}[")) for p in self.settled):
-            return
         self.errors.append(f"{path or 'top level'}: {message}")
 
-    def mapping(
-        self, value: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()
-    ) -> dict:
-        if not isinstance(value, dict):
-            what = "a mapping of keys such as code, book, title" if not path else "a mapping"
-            self.error(path, f"expected {what}, got {kind_of(value)}")
-            self.settled.add(path)
-            return {}
-        for key in value:
-            if key not in allowed:
-                self.error(
-                    f"{path}.{key}" if path else str(key),
-                    f"unknown key (allowed: {', '.join(allowed)})",
-                )
-        for key in required:
-            if key not in value:
-                where = f"{path}.{key}" if path else key
-                self.error(where, "is required")
-                self.settled.add(where)
-        return value
+    def structure(
+        self, model: type[BaseModel], value: Any, path: str = "", *, partial: bool = False
+    ) -> Any:
+        """The value as the schema reads it, or None once its errors are reported; `partial`
+        keeps the keys that are right, the others None, for the checks that read them."""
+        try:
+            return model.model_validate(value)
+        except ValidationError as refusal:
+            refused: set[str] = set()
+            for error in refusal.errors():
+                where = _path(path, error["loc"])
+                self.error(where, _message(model, error, top=not where))
+                refused.add(str(error["loc"][0]) if error["loc"] else "")
+        if not partial or "" in refused:
+            return None
+        kept = model.model_construct(**dict.fromkeys(refused & set(model.model_fields)))
+        for name, given in value.items():
+            if name in model.model_fields and name not in refused:
+                model.__pydantic_validator__.validate_assignment(kept, name, given)
+        return kept
 
-    def text(
-        self,
-        holder: dict,
-        key: str,
-        path: str,
-        *,
-        required: bool = False,
-        markdown: bool = False,
-        nullable: bool = False,
-    ) -> str | None:
-        value = holder.get(key)
-        where = f"{path}.{key}" if path else key
-        if value is None:
-            if required:
-                if key in holder:
-                    self.error(where, "must not be empty")
-                return ""
-            return None if nullable else ""
-        if not isinstance(value, str):
-            self.error(where, f"expected text, got {kind_of(value)}")
-            return ""
-        if required and not value.strip():
-            self.error(where, "must not be empty")
-        if markdown:
-            for problem in math_errors(value):
-                self.error(where, problem)
-        return value
+    def filled(self, value: str, path: str) -> None:
+        if not value.strip():
+            self.error(path, "must not be empty")
 
-    def integer(
-        self,
-        holder: dict,
-        key: str,
-        path: str,
-        *,
-        default: int = 0,
-        minimum: int = 0,
-        maximum: int = MAX_WHOLE_NUMBER,
-    ) -> int:
-        value = holder.get(key, default)
-        where = f"{path}.{key}" if path else key
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error(where, f"expected a whole number, got {kind_of(value)}")
-            return default
-        if value < minimum:
-            self.error(where, f"must be at least {minimum}, got {value}")
-        elif value > maximum:
-            self.error(where, f"must be at most {maximum}, got {value}")
-            return default
-        return value
+    def markdown(self, value: str | None, path: str) -> None:
+        for problem in math_errors(value or ""):
+            self.error(path, problem)
 
-    def fits(self, value: Any, path: str, model: type[Model], name: str) -> None:
-        limit = getattr(model._meta.get_field(name), "max_length", None)
-        if isinstance(value, str) and limit is not None and len(value) > limit:
-            self.error(path, f"is {len(value)} characters long; at most {limit} fit")
 
-    def boolean(self, holder: dict, key: str, path: str) -> bool:
-        value = holder.get(key, False)
-        if not isinstance(value, bool):
-            self.error(f"{path}.{key}", f"expected true or false, got {kind_of(value)}")
-            return False
-        return value
+def _path(path: str, loc: tuple) -> str:
+    for step in loc:
+        path = f"{path}[{step}]" if isinstance(step, int) else f"{path}.{step}" if path else step
+    return path
 
-    def sequence(self, holder: dict, key: str, path: str) -> list:
-        value = holder.get(key, [])
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            self.error(f"{path}.{key}" if path else key, f"expected a list, got {kind_of(value)}")
-            return []
-        return value
+
+def _message(model: type[BaseModel], error: Any, *, top: bool) -> str:
+    kind, value = error["type"], error["input"]
+    owner, named = _field_at(model, error["loc"])
+    if kind == "missing":
+        return "is required"
+    if kind == "extra_forbidden":
+        return f"unknown key (allowed: {', '.join(owner.model_fields)})"
+    if kind == "string_too_long":
+        return f"is {len(value)} characters long; at most {error['ctx']['max_length']} fit"
+    extra = named.json_schema_extra if named is not None else None
+    if isinstance(extra, dict) and "expected" in extra:
+        return f"expected {extra['expected']}, got {kind_of(value)}"
+    if kind == "greater_than_equal":
+        return f"must be at least {error['ctx']['ge']}, got {value}"
+    if kind == "less_than_equal":
+        return f"must be at most {error['ctx']['le']}, got {value}"
+    if kind == "literal_error":
+        return f"expected one of {', '.join(get_args(named.annotation))}, got {kind_of(value)}"
+    if top and kind == "model_type":
+        return f"expected a mapping of keys such as code, book, title, got {kind_of(value)}"
+    if kind in KINDS:
+        return f"expected {KINDS[kind]}, got {kind_of(value)}"
+    return str(error["msg"])
+
+
+def _field_at(model: type[BaseModel], loc: tuple) -> tuple[type[BaseModel], Any]:
+    """The model holding the last named key of `loc`, and that key's field (None inside a
+    free mapping such as inputs)."""
+    owner, named = model, None
+    current: Any = model
+    for step in loc:
+        current = _inner(current)
+        if isinstance(step, str):
+            if isinstance(current, type) and issubclass(current, BaseModel):
+                owner, named = current, current.model_fields.get(step)
+                current = named.annotation if named else Any
+            else:
+                named, current = None, Any
+    return owner, named
+
+
+def _inner(annotation: Any) -> Any:
+    """A list's entry or an optional's value: the annotation one step inside."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, types.UnionType) and len(args) == 1:
+        return _inner(args[0])
+    return args[-1] if get_origin(annotation) in (list, dict) else annotation
 
 
 def all_texts(value: Any) -> list[str]:
@@ -149,8 +144,3 @@ def kind_of(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
     return type(value).__name__
-
-
-def numeral_text(value: Any) -> str:
-    """`book: 0` and `label: 4` are read as numbers by YAML; they mean the text."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value

@@ -20,9 +20,11 @@ from curriculum.models import (
 )
 from curriculum.models.course import APPARATUS_PREFIX, is_apparatus_code
 
+from ..actions import Action
 from ..collection import collection_paused
-from ..editing import book_save, chapter_save, problems_replace
+from ..editing import PROBLEMS_REPLACE, BookSave, ChapterSave, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
+from ..limits import nul_paths
 from ..working_copy import SourceChanged, chapter_source, working_copy_require
 from .checker import kind_of
 from .errors import ChapterFileError
@@ -62,7 +64,7 @@ def books_import(
                 setattr(book, name, value)
             created = created or book.pk is None
             try:
-                book_save(book=book)
+                BookSave(book=book).execute()
             except ValidationError as error:
                 raise ChapterFileError(_paths(error)) from error
         transaction.set_rollback(dry_run)
@@ -71,61 +73,84 @@ def books_import(
     )
 
 
-def chapter_import(
-    *,
-    document: Any,
-    dry_run: bool = False,
-    expected_code: str | None = None,
-    user: Any = None,
-    if_match: frozenset[str] | None = None,
-    create_only: bool = False,
-) -> ImportResult:
+@dataclass(kw_only=True)
+class ChapterImport(Action):
     """Create or update the working copy of one chapter from a document; all or nothing.
 
-    Every write goes through the editing services, with the `user`'s permissions (None: the
-    command line): a released chapter keeps its identity, and withdrawing is an Editor's act.
-    With `if_match` (versions from `source_version`, or "*" for any), the write happens only
-    if the working copy exists and is at one of them, checked under its lock; with
-    `create_only`, only if there is none; else SourceChanged.
+    Every write goes through the editing actions, with the user's permissions: a released
+    chapter keeps its identity, and withdrawing is an Editor's act. With `if_match` (versions
+    from `source_tag`, or "*" for any), the write happens only if the working copy exists
+    and is at one of them, checked under its lock; with `create_only`, only if there is none;
+    else SourceChanged.
     """
-    code = document.get("code") if isinstance(document, dict) else None
-    if expected_code is not None and isinstance(document, dict) and code != expected_code:
-        named = "names no code" if code is None else f"is for {kind_of(code)}"
-        raise ChapterFileError([f"code: the document {named}; this address is for {expected_code}"])
-    existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
-    released = bool(existing and existing.releases.exists())
-    with (
-        collection_paused(),
-        chapter_checked(
-            document,
-            known_books=set(Book.objects.values_list("numeral", flat=True)),
-            known_entries=set(
-                Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list(
-                    "code", flat=True
-                )
-            ),
-            released=released,
-        ) as clean,
-    ):
-        try:
-            with transaction.atomic():
-                if create_only and existing is not None:
-                    raise SourceChanged("the chapter exists, and this write only creates")
-                if if_match is not None:
-                    _require_version(existing, if_match)
-                chapter = _write_chapter(clean, existing or Chapter(), user)
-                enqueued = problems_replace(chapter=chapter, problems=clean["problems"], user=user)
-                transaction.set_rollback(dry_run)
-        except ValidationError as error:
-            raise ChapterFileError(_paths(error)) from error
-    return ImportResult("chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean))
+
+    document: Any
+    dry_run: bool = False
+    expected_code: str | None = None
+    if_match: frozenset[str] | None = None
+    create_only: bool = False
+
+    def code(self) -> Any:
+        """The document's code, where a row could hold it: a code with a NUL is looked up
+        nowhere (the checker refuses it by its path)."""
+        code = self.document.get("code") if isinstance(self.document, dict) else None
+        return None if nul_paths(code) else code
+
+    def permissions(self) -> list[str]:
+        code = self.code()
+        exists = isinstance(code, str) and Chapter.objects.filter(code=code).exists()
+        return [f"curriculum.{'change' if exists else 'add'}_chapter", *PROBLEMS_REPLACE]
+
+    def run(self) -> ImportResult:
+        document, code, expected_code = self.document, self.code(), self.expected_code
+        mismatched = isinstance(document, dict) and document.get("code") != expected_code
+        if expected_code is not None and mismatched and not nul_paths(document.get("code")):
+            named = "names no code" if code is None else f"is for {kind_of(code)}"
+            raise ChapterFileError(
+                [f"code: the document {named}; this address is for {expected_code}"]
+            )
+        existing = Chapter.objects.filter(code=code).first() if isinstance(code, str) else None
+        released = bool(existing and existing.releases.exists())
+        with (
+            collection_paused(),
+            chapter_checked(
+                document,
+                known_books=set(Book.objects.values_list("numeral", flat=True)),
+                known_entries=set(
+                    Chapter.objects.filter(code__startswith=APPARATUS_PREFIX).values_list(
+                        "code", flat=True
+                    )
+                ),
+                released=released,
+            ) as clean,
+        ):
+            try:
+                with transaction.atomic():
+                    if self.create_only and existing is not None:
+                        raise SourceChanged("the chapter exists, and this write only creates")
+                    if self.if_match is not None:
+                        _require_version(existing, self.if_match)
+                    chapter = _write_chapter(clean, existing or Chapter(), self.user)
+                    enqueued = problems_replace(
+                        chapter=chapter, problems=clean["problems"], user=self.user
+                    )
+                    transaction.set_rollback(self.dry_run)
+            except ValidationError as error:
+                raise ChapterFileError(_paths(error)) from error
+        return ImportResult(
+            "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
+        )
+
+
+def chapter_import(**arguments: Any) -> ImportResult:
+    return ChapterImport(**arguments).execute()
 
 
 def _require_version(existing: Chapter | None, if_match: frozenset[str]) -> None:
     if existing is None:
         raise SourceChanged("there is no working copy of this chapter to match")
     # the lock is held to the end: no edit slips in between this check and the write
-    working_copy_require(chapter_id=existing.pk, versions=if_match)
+    working_copy_require(chapter_id=existing.pk, tags=if_match)
 
 
 def _lint(clean: dict) -> tuple[str, ...]:
@@ -160,7 +185,7 @@ def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
     fields["code"] = clean["code"]
     for name, value in fields.items():
         setattr(chapter, name, value)
-    chapter_save(chapter=chapter, user=user)  # takes the chapter lock, held to the end
+    ChapterSave(chapter=chapter, user=user).execute()  # takes the chapter lock, held to the end
     chapter.strand_items.all().delete()
     StrandItem.objects.bulk_create(
         StrandItem(chapter=chapter, strand=kind, position=i, **item)

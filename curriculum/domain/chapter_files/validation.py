@@ -5,30 +5,26 @@ the importer writes. The chapter-level checks are here; its parts' in `part_chec
 problems' in `problem_checks`, each reporting to the `checker`.
 """
 
-import re
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Model
 
-from curriculum.models import Book, Chapter, Figure, Notation, Problem, Proposition, StrandItem
 from curriculum.models.course import (
-    CODE_RE,
-    NUMERAL_RE,
+    code_book_mismatch,
     code_number_mismatch,
     number_from_code,
     state_after_edit,
+    state_refusal,
 )
 
 from ..chapter_parts import document_parts, parts_refusal
 from ..documents import exported_form
-from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..markup import TooManyFormulas, math_prepared
 from ..snapshots import page_markup, rendered_size
-from .checker import MAX_WHOLE_NUMBER, SLUG_RE, Checker, all_texts, kind_of, numeral_text
+from .checker import Checker, all_texts
 from .errors import ChapterFileError
 from .extent import extent_errors
 from .part_checks import (
@@ -39,33 +35,14 @@ from .part_checks import (
     strands_checked,
 )
 from .problem_checks import problems_checked
+from .schema import BookDocument, BookFile, ChapterDocument
 
-CHAPTER_FIELDS = (
-    "number",
-    "title",
-    "author",
-    "thesis",
-    "summary",
-    "maturity",
-    "spine",
-    "state",
-    "before_you_start",
-    "problem_statement",
-)
-CHAPTER_KEYS = (
-    "code",
-    "book",
-    *CHAPTER_FIELDS,
-    "strands",
-    "figures",
-    "apparatus",
-    "notation",
-    "propositions",
-    "problems",
-)
-REQUIRED_KEYS = ("code", "book", "title", "maturity")
-BOOK_KEYS = ("numeral", "title", "slug", "description")
-BOOK_FILE_KEYS = ("books",)
+PARTS = {"strands": dict, "figures": list, "notation": list, "propositions": list, "problems": list}
+"""Checked one by one after the chapter's own keys, so that one bad part hides no other's
+errors; the chapter's own keys are its row's columns and the apparatus."""
+HINT = "import as in_progress, then run publish_chapter or press Publish in admin"
+CHAPTER_FIELDS = tuple(ChapterDocument.model_fields)[2:12]  # the row's: number..problem_statement
+HEAD = [name for name in ChapterDocument.model_fields if name not in PARTS]
 
 
 @contextmanager
@@ -78,8 +55,11 @@ def chapter_checked(
     full_clean checks some texts again) starts no second KaTeX process.
     """
     c = Checker()
-    doc = c.mapping(document, "", CHAPTER_KEYS, REQUIRED_KEYS)
-    if not doc or not _no_nul(c, doc):
+    if not isinstance(document, dict):
+        c.structure(ChapterDocument, document)
+        raise ChapterFileError(c.errors)
+    doc = document
+    if not _no_nul(c, doc):
         raise ChapterFileError(c.errors)
     if refusal := parts_refusal(parts=document_parts(doc)):  # before any part costs a check
         raise ChapterFileError([f"top level: the chapter {refusal}"])
@@ -94,61 +74,42 @@ def chapter_checked(
 def _chapter_checked(
     c: Checker, doc: dict, known_books: set[str], known_entries: set[str], released: bool
 ) -> dict:
-    clean: dict[str, Any] = {}
-    code = doc.get("code")
-    if not isinstance(code, str) or not re.match(CODE_RE, code):
-        c.error("code", f"expected a code such as II.4 or 0.LA.01, got {kind_of(code)}")
-    clean["code"] = code
-    book = numeral_text(doc.get("book"))
-    if not isinstance(book, str) or not re.match(NUMERAL_RE, book):
-        c.error("book", f'expected a book numeral such as II or "0", got {kind_of(book)}')
-    elif book not in known_books:
+    parts: dict[str, Any] = {k: doc[k] for k, kind in PARTS.items() if isinstance(doc.get(k), kind)}
+    left_out: dict[str, Any] = {key: None if PARTS[key] is dict else [] for key in parts}
+    head = c.structure(ChapterDocument, doc | left_out, partial=True)
+    clean: dict[str, Any] = {name: getattr(head, name) for name in HEAD}
+    code, book, state = clean["code"], clean["book"], clean["state"]
+    if book is not None and book not in known_books:
         c.error("book", f"Book {book} does not exist; import its book file first or with it")
-    elif isinstance(code, str) and not code.startswith(f"{book}."):
-        c.error("code", f"a chapter of Book {book} has a code starting {book}.")
-    clean["book"] = book
-    derived = number_from_code(code) if isinstance(code, str) and re.match(CODE_RE, code) else 1
-    given = {"number": doc["number"]} if doc.get("number") is not None else {}  # null: absent
-    clean["number"] = c.integer(given, "number", "", default=derived or 1, minimum=1)
-    _number_matches_code(c, code, book, doc.get("number"))
-    clean["title"] = c.text(doc, "title", "", required=True)
-    for key in ("author",):
-        clean[key] = c.text(doc, key, "")
+    elif book is not None and code is not None and (mismatch := code_book_mismatch(code, book)):
+        c.error("code", mismatch)
+    given = clean["number"]
+    if code is not None and given is not None and (mismatch := code_number_mismatch(code, given)):
+        c.error("number", mismatch)
+    clean["number"] = clean["number"] or (number_from_code(code) if code else None) or 1
     for key in ("thesis", "summary", "before_you_start", "problem_statement"):
-        clean[key] = c.text(doc, key, "", markdown=True)
-    maturity = doc.get("maturity")
-    if not isinstance(maturity, str) or maturity not in LEVELS:
-        c.error("maturity", f"expected one of {', '.join(LEVELS)}, got {kind_of(maturity)}")
-    clean["maturity"] = maturity
-    spine = doc.get("spine", MATHEMATICS)
-    if spine not in STRAND_CODES:
-        c.error("spine", f"expected one of {', '.join(STRAND_CODES)}, got {kind_of(spine)}")
-    clean["spine"] = spine
-    state = doc.get("state", Chapter.State.DRAFT)
-    allowed_states = ["draft", "in_progress"] + (["published"] if released else [])
-    if state not in allowed_states:
-        hint = (
-            " (published is reached only by publishing: import as in_progress, then run"
-            " publish_chapter or press Publish in admin)"
-            if state == "published"
-            else ""
+        c.markdown(clean[key], key)
+    if clean["title"] is not None:
+        c.filled(clean["title"], "title")
+    if refusal := state_refusal(state, released=released):
+        c.error(
+            "state",
+            f"expected one of draft, in_progress, got text ('published') ({refusal}: {HINT})",
         )
-        c.error("state", f"expected one of {', '.join(allowed_states)}, got {kind_of(state)}{hint}")
-    clean["state"] = state_after_edit(state, released=released) if isinstance(state, str) else state
-    clean["strands"] = strands_checked(c, doc, maturity)
-    clean["figures"] = figures_checked(c, doc)
-    clean["apparatus"] = apparatus_checked(c, doc, known_entries, code)
-    clean["notation"] = notation_checked(c, doc)
-    clean["propositions"] = propositions_checked(c, doc)
-    clean["problems"] = problems_checked(c, doc)
-    _lengths(c, clean)
+    clean["state"] = state_after_edit(state, released=released) if state else state
+    clean["strands"] = strands_checked(c, parts.get("strands"), clean["maturity"])
+    clean["figures"] = figures_checked(c, parts.get("figures") or [])
+    clean["apparatus"] = apparatus_checked(c, clean["apparatus"] or [], known_entries, code)
+    clean["notation"] = notation_checked(c, parts.get("notation") or [])
+    clean["propositions"] = propositions_checked(c, parts.get("propositions") or [])
+    clean["problems"] = problems_checked(c, parts.get("problems") or [])
     if not c.errors:
         c.errors += extent_errors(exported_form(clean), where="top level")
     if not c.errors:
         _rendered_size(c, clean)
     if c.errors:
         raise ChapterFileError(c.errors)
-    return clean
+    return {name: clean[name] for name in ChapterDocument.model_fields}
 
 
 def _no_nul(c: Checker, document: Any, within: str = "") -> bool:
@@ -179,62 +140,17 @@ def _rendered_size(c: Checker, clean: dict) -> None:
         )
 
 
-def _lengths(c: Checker, clean: dict) -> None:
-    """Text that would not fit its column is an error here, not a database error later."""
-    fields: list[tuple[str, dict, type[Model], str]] = [
-        ("code", clean, Chapter, "code"),
-        ("title", clean, Chapter, "title"),
-        ("author", clean, Chapter, "author"),
-    ]
-    for kind, strand in clean["strands"].items():
-        for i, item in enumerate(strand.get("items", [])):
-            fields.append((f"strands.{kind}.items[{i}].title", item, StrandItem, "title"))
-    for i, figure in enumerate(clean["figures"]):
-        fields.append((f"figures[{i}].label", figure, Figure, "label"))
-    for i, row in enumerate(clean["notation"]):
-        fields.append((f"notation[{i}].symbol", row, Notation, "symbol"))
-    for i, prop in enumerate(clean["propositions"]):
-        fields.append((f"propositions[{i}].title", prop, Proposition, "title"))
-    for i, prob in enumerate(clean["problems"]):
-        fields += [
-            (f"problems[{i}].key", prob, Problem, "key"),
-            (f"problems[{i}].variant", prob, Problem, "variant"),
-        ]
-    for path, holder, model, name in fields:
-        c.fits(holder.get(path.rsplit(".", 1)[-1]), path, model, name)
-
-
-def _number_matches_code(c: Checker, code: Any, book: Any, number: Any) -> None:
-    in_range = type(number) is int and 1 <= number <= MAX_WHOLE_NUMBER
-    if isinstance(code, str) and in_range and (mismatch := code_number_mismatch(code, number)):
-        c.error("number", mismatch)
-
-
 def validate_book(document: Any, path: str = "") -> dict:
     c = Checker()
-    book = c.mapping(document, path, BOOK_KEYS, ("numeral", "title", "slug"))
-    if not _no_nul(c, book, path):
+    if isinstance(document, dict) and not _no_nul(c, document, path):
         raise ChapterFileError(c.errors)
-    numeral = numeral_text(book.get("numeral"))
-    if not isinstance(numeral, str) or not re.match(NUMERAL_RE, numeral):
-        c.error(
-            f"{path}.numeral" if path else "numeral",
-            f'expected a roman numeral or "0", got {kind_of(numeral)}',
-        )
-    slug = book.get("slug")
-    if not isinstance(slug, str) or not SLUG_RE.match(slug):
-        c.error(f"{path}.slug" if path else "slug", f"expected a slug, got {kind_of(slug)}")
-    clean = {
-        "numeral": numeral,
-        "title": c.text(book, "title", path, required=True),
-        "slug": slug,
-        "description": c.text(book, "description", path, markdown=True),
-    }
-    for name in ("numeral", "title", "slug"):
-        c.fits(clean[name], f"{path}.{name}" if path else name, Book, name)
+    book = c.structure(BookDocument, document, path)
+    if book is not None:
+        c.filled(book.title, f"{path}.title" if path else "title")
+        c.markdown(book.description, f"{path}.description" if path else "description")
     if c.errors:
         raise ChapterFileError(c.errors)
-    return clean
+    return book.model_dump()
 
 
 def validate_books(document: Any) -> list[dict]:
@@ -242,9 +158,9 @@ def validate_books(document: Any) -> list[dict]:
     listed = isinstance(document, dict) and "books" in document
     raw_books = [document]
     if listed:
+        raw_books = document["books"] if isinstance(document["books"], list) else []
         c = Checker()
-        c.mapping(document, "", BOOK_FILE_KEYS)
-        raw_books = c.sequence(document, "books", "")
+        c.structure(BookFile, {**document, "books": []} if raw_books else document)
         if c.errors:
             raise ChapterFileError(c.errors)
     books, errors = [], []

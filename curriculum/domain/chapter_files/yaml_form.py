@@ -124,8 +124,13 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+"""What YAML reads as a line break beside \n: kept only when escaped in double quotes (a plain,
+quoted or block scalar folds or normalises it, and the text would come back changed)."""
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value else None
+    style = '"' if any(b in value for b in _BREAKS) else "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -145,97 +150,10 @@ _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(list, _represent_list)
 
 
-class _Unusual(Exception):
-    """What the one-pass reading leaves to `yaml.load`, which says exactly what it said before."""
-
-
-_PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null")}
-_STR_TAG = "tag:yaml.org,2002:str"
-_NO_KEY = object()
-
-
-def _read(text: str) -> Any:
-    """The document built straight from libyaml's events in one pass that also bounds depth:
-    composing nodes and constructing from them cost about four times the parse.
-
-    It reads mappings, lists and untagged text, numbers, booleans and nulls, as `_Loader` reads
-    them; anything else (anchors and aliases, tags, merge keys, keys that are lists or mappings
-    or given twice, dates, several documents, an error, too deep) raises `_Unusual`.
-    """
-    loader = _Loader(text)
-    try:
-        return _built(loader)
-    except (yaml.YAMLError, ValueError, OverflowError) as error:
-        raise _Unusual from error
-    finally:
-        loader.dispose()
-
-
-def _built(loader: Any) -> Any:
-    get, depth_limit = loader.get_event, settings.LIMIT_YAML_DEPTH
-    if type(get()) is not yaml.StreamStartEvent or type(get()) is not yaml.DocumentStartEvent:
-        raise _Unusual  # an empty stream, or something odd before the document
-    scalars: dict[str, Any] = {}  # each plain scalar resolved and constructed once
-    open_: list[Any] = []  # the lists and mappings being read, innermost last
-    keys: list[Any] = []  # for each, the key awaiting its value (_NO_KEY: none, or a list)
-    root = _NO_KEY
-    while True:
-        event = get()
-        kind = type(event)
-        if kind is yaml.ScalarEvent:
-            if event.anchor is not None or event.tag is not None:
-                raise _Unusual
-            value = event.value
-            if event.implicit[0]:  # plain: YAML's implicit types
-                if value in scalars:
-                    value = scalars[value]
-                else:
-                    raw = value
-                    tag = loader.resolve(yaml.ScalarNode, raw, (True, False))
-                    if tag not in _PLAIN_TAGS:
-                        raise _Unusual
-                    if tag != _STR_TAG:
-                        node = yaml.ScalarNode(tag, raw, event.start_mark, event.end_mark)
-                        value = loader.yaml_constructors[tag](loader, node)
-                    scalars[raw] = value
-            container = False
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            if event.anchor is not None or event.tag is not None:
-                raise _Unusual
-            value = {} if kind is yaml.MappingStartEvent else []
-            container = True
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            open_.pop()
-            keys.pop()
-            continue
-        elif kind is yaml.DocumentEndEvent:
-            break
-        else:  # an alias, or an event out of place
-            raise _Unusual
-        if open_:
-            parent = open_[-1]
-            if type(parent) is list:
-                parent.append(value)
-            elif keys[-1] is _NO_KEY:  # this value is a key
-                if container or value in parent:
-                    raise _Unusual
-                keys[-1] = value
-            else:
-                parent[keys[-1]] = value
-                keys[-1] = _NO_KEY
-        else:
-            root = value
-        if container:
-            open_.append(value)
-            keys.append(_NO_KEY)
-            if len(open_) >= depth_limit:
-                raise _Unusual
-    if type(get()) is not yaml.StreamEndEvent:
-        raise _Unusual
-    return root
-
-
 def load_yaml(text: str) -> Any:
+    """The file through libyaml's loader, bounded in size and depth. Its aliases are the same
+    value wherever they stand, so building it expands nothing, and what they stand for is
+    counted (`extent_check`) before anything walks it."""
     size, limit = len(text.encode()), settings.LIMIT_CHAPTER_FILE_BYTES
     if size > limit:
         raise ChapterFileError(
@@ -243,30 +161,18 @@ def load_yaml(text: str) -> Any:
         )
     with collection_paused():
         try:
-            document = _read(text)
-        except _Unusual:
-            document = pyyaml_load(text)
+            _depth_check(text)
+            document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
+            problem = getattr(error, "problem", None) or str(error)
+            if "nesting depth" in problem:  # libyaml's own bound, far past ours: name ours
+                problem = f"nested more than {settings.LIMIT_YAML_DEPTH} deep (LIMIT_YAML_DEPTH)"
+            raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
+        except ValueError as error:  # a constructor's: a date that does not exist, a huge integer
+            raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
         extent_check(document, where="file")
-    return document
-
-
-def pyyaml_load(text: str) -> Any:
-    """The file through PyYAML's loader, bounded in depth: what the one pass leaves to it, with
-    the errors authors have always seen. Its aliases are the same value wherever they stand, so
-    building it expands nothing, and what they stand for is counted (`load_yaml`) before
-    anything walks it."""
-    try:
-        _depth_check(text)
-        document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
-        problem = getattr(error, "problem", None) or str(error)
-        if "nesting depth" in problem:  # libyaml's own bound, far past ours: name ours
-            problem = f"nested more than {settings.LIMIT_YAML_DEPTH} deep (LIMIT_YAML_DEPTH)"
-        raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
-    except ValueError as error:  # a constructor's: a date that does not exist, a huge integer
-        raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
     return document
 
 

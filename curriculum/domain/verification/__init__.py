@@ -8,32 +8,39 @@ by name; the Celery tasks (curriculum/tasks.py) call into it, never the reverse.
 
 from .decide import jsonable, verdict_decide, verdicts_decide
 from .dispatch import Slice, verdict_enqueue_now
-from .fingerprints import fingerprint, fingerprint_of
+from .fingerprints import (
+    FINGERPRINTED,
+    PROBLEM_FINGERPRINTED,
+    fingerprint,
+    fingerprint_of,
+    fingerprint_store,
+)
 from .reports import VerdictRow, chapter_verdict_rows, chapter_verify_now, verdicts_await
 from .requests import (
-    chapter_verify,
-    solutions_verify,
+    Reverify,
     verdict_request,
     verdicts_all_request,
     verdicts_request,
 )
-from .state import chapter_touch, verdict_is_counted, verdict_state
+from .state import STALE, counted, verdict_state, with_verdict_state
 from .sweep import verdicts_overdue, verdicts_sweep
 
 __all__ = [
+    "FINGERPRINTED",
+    "PROBLEM_FINGERPRINTED",
+    "STALE",
+    "Reverify",
     "Slice",
     "VerdictRow",
-    "chapter_touch",
     "chapter_verdict_rows",
-    "chapter_verify",
     "chapter_verify_now",
     "fingerprint",
     "fingerprint_of",
+    "fingerprint_store",
+    "counted",
     "jsonable",
-    "solutions_verify",
     "verdict_decide",
     "verdict_enqueue_now",
-    "verdict_is_counted",
     "verdict_request",
     "verdict_state",
     "verdicts_all_request",
@@ -42,4 +49,5 @@ __all__ = [
     "verdicts_overdue",
     "verdicts_request",
     "verdicts_sweep",
+    "with_verdict_state",
 ]

@@ -19,12 +19,13 @@ from curriculum.models import Problem, Solution, Verdict
 
 from ..answers import answer_compare, instances_error
 from ..locks import chapters_lock
+from ..revisions import chapters_moved
 from ..rows import ROWS, one_statement
 from ..tolerances import tolerance_problems
 from ..work_budget import work_refusal
 from .dispatch import Slice
 from .fingerprints import CHECKED, checkable, fingerprint
-from .state import DECIDED, Status, chapters_touch, column_type
+from .state import DECIDED, Status, column_type
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +151,7 @@ def _gave_up(runs: int) -> dict[str, Any]:
 def _verdicts_write(
     checked: dict[int, tuple[str, str]], fields: dict[int, dict], chapter_of: dict[int, int]
 ) -> dict[int, str]:
-    """Compare-and-set per verdict, all in one transaction; each chapter touched once.
+    """Compare-and-set per verdict, all in one transaction; each chapter moved once.
     `checked` holds each solution's fingerprint requested and that of the content checked."""
     if not fields:
         return {}
@@ -160,7 +161,7 @@ def _verdicts_write(
         # decision never deadlocks with a save, an import or a re-verification of the chapter
         chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})
         written = _compare_and_set(checked, {sid: DECIDED | v for sid, v in fields.items()}, now)
-        chapters_touch({chapter_of[solution_id] for solution_id in written})
+        chapters_moved({chapter_of[solution_id] for solution_id in written}, searched=False)
     return written
 
 
@@ -168,13 +169,18 @@ def _compare_and_set(
     checked: dict[int, tuple[str, str]], fields: dict[int, dict], now
 ) -> dict[int, str]:
     """Write each verdict, with the fingerprint of what was checked, only while the one
-    requested is still pending: one UPDATE for the whole batch; returns the statuses written."""
+    requested is still pending and what was checked is what the solution stores now (a write
+    meanwhile leaves it pending for its own check): one UPDATE for the whole batch; returns
+    the statuses written."""
     if not one_statement():
         return {
             sid: values["status"]
             for sid, values in fields.items()
             if Verdict.objects.filter(
-                solution_id=sid, status=Status.PENDING, fingerprint=checked[sid][0]
+                solution_id=sid,
+                status=Status.PENDING,
+                fingerprint=checked[sid][0],
+                solution__fingerprint=checked[sid][1],
             ).update(**values | {"fingerprint": checked[sid][1], "decided_at": now})
         }
     names = [name for name in DECIDED if name != "decided_at"]
@@ -183,8 +189,10 @@ def _compare_and_set(
     record = ", ".join(f"{name} {column_type(name)}" for name in names)
     sql = (
         f"UPDATE {q(Verdict._meta.db_table)} AS v SET {q('decided_at')} = %s, {columns} "
-        f"FROM {ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}) "
+        f"FROM {ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}), "
+        f"{q(Solution._meta.db_table)} AS s "
         "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.requested "
+        "AND s.id = v.solution_id AND s.fingerprint = d.fingerprint "
         "RETURNING v.solution_id, v.status"
     )
     rows = [

@@ -1,58 +1,69 @@
 """What exactly a verdict is for: the fingerprint of a problem's checked content and its answer.
 
 Any edit of what is checked changes the fingerprint, so an old verdict goes stale and never
-counts.
+counts. Every writer stores the current fingerprint on the solution (`fingerprint_store`), so
+that whether a verdict counts is a database expression (`state`).
 """
 
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from curriculum.models import Problem, Solution
 
+FINGERPRINTED = (
+    "problem__operation",
+    "problem__inputs",
+    "problem__ask",
+    "problem__rtol",
+    "problem__atol",
+    "problem__digits",
+    "answer",
+)
+"""The fields a fingerprint covers, as paths from a solution: the problem's checked content
+and the solution's answer. Every other list of them is made from this one."""
+
+PROBLEM_FINGERPRINTED = tuple(
+    path.removeprefix("problem__") for path in FINGERPRINTED if path.startswith("problem__")
+)
+"""The problem's own fields among them."""
+
 
 def fingerprint(problem: Problem, solution: Solution) -> str:
     return fingerprint_of(
-        operation=problem.operation,
-        inputs=problem.inputs,
-        ask=problem.ask,
-        rtol=problem.rtol,
-        atol=problem.atol,
-        digits=problem.digits,
-        answer=solution.answer,
+        {name: getattr(problem, name) for name in PROBLEM_FINGERPRINTED}
+        | {"answer": solution.answer}
     )
 
 
-def fingerprint_of(
-    *,
-    operation: str,
-    inputs: Any,
-    ask: Any,
-    rtol: float,
-    atol: float,
-    digits: int | None,
-    answer: Any,
-) -> str:
+def fingerprint_store(solution: Solution) -> None:
+    """Store the fingerprint of what the solution and its problem now say on the solution's
+    row: every writer of a checked field calls it inside the write's transaction."""
+    solution.fingerprint = fingerprint(solution.problem, solution)
+    Solution.objects.filter(pk=solution.pk).update(fingerprint=solution.fingerprint)
+
+
+def fingerprint_of(checked: Mapping[str, Any]) -> str:
     """The fingerprint of a problem's checked content and its answer, as `fingerprint` gives
-    it, from values not (yet) in model objects: a bulk writer's clean rows."""
-    checked = {
-        "operation": operation,
-        "inputs": inputs,
-        "ask": ask,
-        "rtol": rtol,
-        "atol": atol,
-        "answer": answer,
+    it, from values not (yet) in model objects (a bulk writer's clean rows, a migration's):
+    each field of FINGERPRINTED by its name (``inputs``) or its path (``problem__inputs``)."""
+    values = {
+        name: checked[name] if name in checked else checked[path] for name, path in _NAMES.items()
     }
-    if digits is not None:  # rtol/atol then check nothing; problems older than the
-        del checked["rtol"], checked["atol"]  # digits mode keep the fingerprints they had
-        checked["digits"] = digits
-    text = json.dumps(checked, sort_keys=True)
+    if values["digits"] is None:  # problems older than the digits mode keep their fingerprints
+        del values["digits"]
+    else:  # rtol/atol then check nothing
+        del values["rtol"], values["atol"]
+    text = json.dumps(values, sort_keys=True)
     if _STORED_OTHERWISE.search(text):  # rare numbers PostgreSQL gives back in another form
-        text = json.dumps(_as_stored(checked), sort_keys=True)
+        text = json.dumps(_as_stored(values), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
+
+_NAMES = {path.rpartition("__")[2]: path for path in FINGERPRINTED}
 
 _STORED_OTHERWISE = re.compile(r"e\+|-0\.0(?![0-9])")
 """An exponent (1e+16) or a negative zero in the JSON text; -0.05 is written as it is stored."""
@@ -74,16 +85,7 @@ def _as_stored(value: Any) -> Any:
     return value
 
 
-CHECKED = (
-    "answer",
-    "problem__chapter_id",
-    "problem__operation",
-    "problem__inputs",
-    "problem__ask",
-    "problem__rtol",
-    "problem__atol",
-    "problem__digits",
-)
+CHECKED = ("problem__chapter_id", *FINGERPRINTED)
 """The columns a check reads (the fingerprint's, and the chapter it locks): loading a batch
 reads no statement, no steps and no earlier engine value."""
 

@@ -9,8 +9,8 @@ from typing import Any
 from curriculum.models import Problem, Verdict
 
 from .decide import verdict_decide
-from .requests import chapter_verify
-from .state import Status, verdict_state
+from .requests import Reverify
+from .state import STALE, Status, with_verdict_state
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,8 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
     A problem with no solution has nothing to verify; it gets a row saying so, and never counts
     as verified.
     """
-    problems = (
-        Problem.objects.filter(chapter__code=code)
-        .select_related("solution__verdict")
-        .order_by("position", "id")
+    problems = with_verdict_state(Problem.objects.filter(chapter__code=code)).order_by(
+        "position", "id"
     )
     rows = []
     for problem in problems:
@@ -47,8 +45,8 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
         if solution is None:
             rows.append(VerdictRow(problem.key, "unsolved", None, None, "it has no solution"))
             continue
-        state = verdict_state(solution)
-        verdict = getattr(solution, "verdict", None) if state != "stale" else None
+        state = problem.verdict_state  # type: ignore[attr-defined]
+        verdict = getattr(solution, "verdict", None) if state != STALE else None
         if verdict is None:
             rows.append(VerdictRow(problem.key, state, None, None, ""))
             continue
@@ -67,7 +65,7 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
 def chapter_verify_now(*, code: str) -> list[VerdictRow]:
     """Check every problem of a chapter in this process, as the worker would: a dry run's
     rollback then discards the verdicts, and the tasks it would have sent."""
-    for solution_id in chapter_verify(code=code):
+    for solution_id in Reverify(code=code).execute():
         verdict_decide(solution_id=solution_id)
     return chapter_verdict_rows(code=code)
 

@@ -6,7 +6,8 @@ The worker writes a verdict only while the fingerprint it checked is still the o
 """
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -14,15 +15,19 @@ from django.utils import timezone
 
 from curriculum.models import Chapter, Solution, Verdict
 
+from ..actions import Action
 from ..locks import chapter_lock, chapters_lock
+from ..revisions import chapters_moved
+from ..roles import REVERIFY_PERMISSION
 from ..rows import one_statement, rows_upsert
 from .dispatch import backlog_level, verdict_enqueue, verdicts_enqueue_now
-from .fingerprints import checkable, fingerprint
-from .state import DECIDED, Status, chapter_touch, chapters_touch, db_value
+from .fingerprints import fingerprint_store
+from .state import DECIDED, STALE, Status, db_value, verdict_state
 
 
 def verdict_request(*, solution: Solution, force: bool = False) -> bool:
-    """Mark the verdict pending for the current content and enqueue one check after commit.
+    """Store the fingerprint of the solution's content now, mark the verdict pending for it and
+    enqueue one check after commit.
 
     Unchanged content that already has a decided verdict keeps it, unless forced (re-verifying
     after an engine upgrade). Returns whether a check was enqueued.
@@ -44,7 +49,8 @@ def _pending_fields(current: str, now) -> dict[str, Any]:
 
 
 def _verdict_pending(*, solution: Solution, force: bool) -> bool:
-    current = fingerprint(solution.problem, solution)
+    fingerprint_store(solution)
+    current = solution.fingerprint
     verdict = Verdict.objects.filter(solution=solution).first()
     unchanged = verdict is not None and verdict.fingerprint == current
     if unchanged and verdict is not None and verdict.status != Status.PENDING and not force:
@@ -52,28 +58,33 @@ def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     Verdict.objects.update_or_create(
         solution=solution, defaults=_pending_fields(current, timezone.now())
     )
-    chapter_touch(chapter_id=solution.problem.chapter_id)
+    chapters_moved({solution.problem.chapter_id}, searched=False)
     verdict_enqueue(solution_id=solution.pk, checked=current)
     return True
 
 
-def verdicts_request(*, asked: list[tuple[int, int, str]]) -> list[int]:
-    """Mark many verdicts pending at once; their checks go in batches after commit.
+def verdicts_request(*, chapter_ids: set[int]) -> list[int]:
+    """Mark pending every verdict of these chapters not decided for the fingerprint stored on
+    its solution; their checks go in batches after commit.
 
-    `asked` holds each solution's id, its chapter's id and the fingerprint of its content now.
     One read and one write for all the verdicts, each chapter locked (in primary-key order)
     and touched once. Same rule as `verdict_request` per solution. Returns the ids of the
     solutions whose check was asked for.
     """
-    if not asked:
+    if not chapter_ids:
         return []
     with transaction.atomic():
-        chapters_lock(chapter_ids={chapter_id for _, chapter_id, _ in asked})
-        decided, waiting = _verdicts_of({chapter_id for _, chapter_id, _ in asked})
-        checks = [(sid, current) for sid, _, current in asked if decided.get(sid) != current]
+        chapters_lock(chapter_ids=chapter_ids)
+        waiting = _waiting(chapter_ids)
+        due = (
+            Solution.objects.filter(problem__chapter_id__in=chapter_ids)
+            .alias(state=verdict_state())
+            .filter(state__in=[Status.PENDING, STALE])
+        )
+        found = list(due.values_list("pk", "problem__chapter_id", "fingerprint"))
+        checks = [(solution_id, current) for solution_id, _, current in found]
         _pending_upsert(checks, timezone.now())
-        todo = {solution_id for solution_id, _ in checks}
-        chapters_touch({chapter_id for sid, chapter_id, _ in asked if sid in todo})
+        chapters_moved({chapter_id for _, chapter_id, _ in found}, searched=False)
         level = backlog_level(waiting)  # behind what these chapters already wait for
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks, level=level))
     return [solution_id for solution_id, _ in checks]
@@ -85,9 +96,9 @@ def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
 
     A solution that has a verdict row is not read: the row goes back to pending for the
     fingerprint it holds, and the worker checks the content it then finds (`verdicts_decide`).
-    Only solutions never asked for before are read and fingerprinted, before the chapters are
-    locked: a pending row's fingerprint only names the request, so one made stale by an edit
-    meanwhile is still decided for the content the worker finds.
+    Only solutions never asked for before have their stored fingerprint read, before the
+    chapters are locked: a pending row's fingerprint only names the request, so one made stale
+    by an edit meanwhile is still decided for the content the worker finds.
     """
     found = list(
         Solution.objects.filter(pk__in=list(solution_ids)).values_list(
@@ -98,7 +109,7 @@ def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
         return []
     chapter_of = {solution_id: chapter_id for solution_id, chapter_id, _ in found}
     never = [solution_id for solution_id, _, verdict in found if verdict is None]
-    new = [(s.pk, fingerprint(s.problem, s)) for s in checkable().filter(pk__in=never)]
+    new = list(Solution.objects.filter(pk__in=never).values_list("pk", "fingerprint"))
     with transaction.atomic():
         chapters_lock(chapter_ids=set(chapter_of.values()))
         level = max(level, backlog_level(_waiting(set(chapter_of.values()))))
@@ -108,22 +119,9 @@ def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
         new = [(solution_id, checked) for solution_id, checked in new if solution_id not in again]
         _pending_upsert(new, now)
         checks += new
-        chapters_touch({chapter_of[solution_id] for solution_id, _ in checks})
+        chapters_moved({chapter_of[solution_id] for solution_id, _ in checks}, searched=False)
         transaction.on_commit(lambda: verdicts_enqueue_now(checks=checks, level=level))
     return [solution_id for solution_id, _ in checks]
-
-
-def _verdicts_of(chapter_ids: set[int]) -> tuple[dict[int, str], int]:
-    """The fingerprint each solution of these chapters has a decided (not pending) verdict for,
-    and how many of their checks still wait: read by chapter, not by a list of every id."""
-    decided, waiting = {}, 0
-    rows = Verdict.objects.filter(solution__problem__chapter_id__in=chapter_ids)
-    for solution_id, checked, status in rows.values_list("solution_id", "fingerprint", "status"):
-        if status == Status.PENDING:
-            waiting += 1
-        else:
-            decided[solution_id] = checked
-    return decided, waiting
 
 
 def _waiting(chapter_ids: set[int]) -> int:
@@ -165,20 +163,23 @@ def _pending_columns(now) -> tuple[list[str], list[Any]]:
     return list(same), [db_value(name, value) for name, value in same.items()]
 
 
-def chapter_verify(*, code: str) -> list[int]:
-    """Ask again for every solution of a chapter (forced); the ids to wait for.
+@dataclass(kw_only=True)
+class Reverify(Action):
+    """Ask again (forced) for every solution of the chapter `code` (Chapter.DoesNotExist for
+    an unknown one), or for `solution_ids` across chapters; the ids to wait for."""
 
-    Raises Chapter.DoesNotExist for an unknown code.
-    """
-    chapter = Chapter.objects.get(code=code)
-    return verdicts_force(
-        solution_ids=Solution.objects.filter(problem__chapter=chapter).values_list("pk", flat=True)
-    )
+    code: str | None = None
+    solution_ids: Iterable[int] = ()
 
+    needs: ClassVar[tuple[str, ...]] = (REVERIFY_PERMISSION,)
 
-def solutions_verify(*, solution_ids: list[int]) -> int:
-    """Ask again (forced) for these solutions, across chapters; returns how many were sent."""
-    return len(verdicts_force(solution_ids=solution_ids))
+    def run(self) -> list[int]:
+        solution_ids = self.solution_ids
+        if self.code is not None:
+            chapter = Chapter.objects.get(code=self.code)
+            solutions = Solution.objects.filter(problem__chapter=chapter)
+            solution_ids = solutions.values_list("pk", flat=True)
+        return verdicts_force(solution_ids=solution_ids)
 
 
 def verdicts_all_request() -> Iterator[int]:

@@ -1,49 +1,67 @@
-"""The verdict row as readers see it: when it counts, when it is stale, the fields a decision
-writes, and the chapter version that moves whenever a verdict changes."""
+"""The verdict row as readers see it: when it counts and when it is stale (database
+expressions), the fields a decision writes."""
 
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field
-from django.utils import timezone
+from django.db.models import (
+    BooleanField,
+    Case,
+    CharField,
+    ExpressionWrapper,
+    F,
+    Field,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
-from curriculum.models import Chapter, Solution, Verdict
-
-from .fingerprints import fingerprint
+from curriculum.models import Problem, Verdict
 
 Status = Verdict.Status
 
 
-def chapter_touch(*, chapter_id: int) -> None:
-    """What readers see of a working copy changed: move its version (ETag, Last-Modified)."""
-    Chapter.objects.filter(pk=chapter_id).update(updated_at=timezone.now())
+STALE = "stale"
+"""A verdict for content the solution no longer has: it never counts."""
 
 
-def chapters_touch(chapter_ids: set[int]) -> None:
-    if chapter_ids:
-        Chapter.objects.filter(pk__in=chapter_ids).update(updated_at=timezone.now())
-
-
-def verdict_is_counted(solution: Solution | None) -> bool:
-    """A solution counts only when published and verified for exactly what it now says."""
-    if solution is None or not solution.published:
-        return False
-    verdict = getattr(solution, "verdict", None)
-    return (
-        verdict is not None
-        and verdict.status == Status.VERIFIED
-        and verdict.fingerprint == fingerprint(solution.problem, solution)
+def verdict_state(solution: str = "") -> Case:
+    """The verdict as readers see it, as a database expression on a queryset whose path to the
+    solution is ``solution`` ("solution__" from a problem): pending when there is none yet,
+    stale when it is for another fingerprint than the one stored on the solution."""
+    return Case(
+        When(**{f"{solution}verdict__isnull": True}, then=Value(Status.PENDING)),
+        When(
+            ~Q(**{f"{solution}verdict__fingerprint": F(f"{solution}fingerprint")}),
+            then=Value(STALE),
+        ),
+        default=F(f"{solution}verdict__status"),
+        output_field=CharField(),
     )
 
 
-def verdict_state(solution: Solution) -> str:
-    """The verdict as a reader of the gate sees it: stale when it is for other content."""
-    verdict = getattr(solution, "verdict", None)
-    if verdict is None:
-        return Status.PENDING
-    if verdict.fingerprint != fingerprint(solution.problem, solution):
-        return "stale"
-    return verdict.status
+def counted(solution: str = "") -> ExpressionWrapper:
+    """Whether a solution counts, as a database expression: published, and verified for exactly
+    what it now says."""
+    return ExpressionWrapper(
+        Q(
+            **{
+                f"{solution}published": True,
+                f"{solution}verdict__status": Status.VERIFIED,
+                f"{solution}verdict__fingerprint": F(f"{solution}fingerprint"),
+            }
+        ),
+        output_field=BooleanField(),
+    )
+
+
+def with_verdict_state(problems: QuerySet[Problem]) -> QuerySet[Problem]:
+    """Problems with their solution and verdict, each annotated with ``verdict_state`` and
+    ``counted`` (one statement, whatever their number)."""
+    return problems.select_related("solution__verdict").annotate(
+        verdict_state=verdict_state("solution__"), counted=counted("solution__")
+    )
 
 
 DECIDED = {

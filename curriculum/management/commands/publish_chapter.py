@@ -1,5 +1,7 @@
 """publish_chapter CODE: run the gate; print the release number or every reason.
 
+It runs as the system (every permission) unless `--user NAME` names whose role applies.
+
 `--reviewed VERSION` (the ETag of GET /chapters/{code}/source, quotes optional) publishes only
 that version of the working copy. Not `--version`: every Django command has that option
 already (it prints Django's version).
@@ -49,6 +51,6 @@ class Command(BaseCommand):
         self.stdout.write(f"{code}: release {release.number}")
 
 
-def _etag(version: str) -> str:
-    """The version as GET source's ETag writes it, quotes and all, typed with or without them."""
-    return '"' + version.strip('"') + '"'
+def _etag(tag: str) -> str:
+    """The tag as GET source's ETag writes it, quotes and all, typed with or without them."""
+    return '"' + tag.strip('"') + '"'

@@ -6,9 +6,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from curriculum.domain.counting import plural
 from curriculum.domain.verification import (
+    Reverify,
     VerdictRow,
     chapter_verdict_rows,
-    chapter_verify,
     verdicts_await,
 )
 from curriculum.models import Chapter
@@ -36,7 +36,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, code, wait, **options):
         try:
-            solution_ids = chapter_verify(code=code)
+            solution_ids = Reverify(code=code).execute()  # as the system
         except Chapter.DoesNotExist as error:
             raise CommandError(f"no chapter {code}") from error
         self.stdout.write(f"{code}: {plural(len(solution_ids), 'solution')} sent to the verifier")

@@ -1,0 +1,47 @@
+"""A chapter's revision: one number that moves whenever what its page or JSON shows may have.
+
+Every writer calls `chapters_moved` in the transaction of its change: the chapter's own fields
+and parts, its verdicts, its release, publish or withdraw, its book's fields. A Book 0 entry's
+change moves every chapter that links to it too, while readers see the entry (or it was just
+withdrawn): a draft's edits show nowhere, so they move nothing else. The working copy's ETag
+and cache key, the lists' tag and the search index all read the revision; `chapters_revised`
+is sent once the moved chapters' transaction commits (search rebuilds their index on it, never
+in a reader's request).
+"""
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import F
+from django.dispatch import Signal
+from django.utils import timezone
+
+from curriculum.models import ApparatusLink, Chapter, SearchEntry
+
+chapters_revised = Signal()  # chapter_ids: chapters whose searched text may have changed
+
+
+def chapters_moved(
+    chapter_ids: Iterable[int], *, withdrawn: Iterable[int] = (), searched: bool = True
+) -> None:
+    """Move the revision (and Last-Modified) of these chapters and of those leaning on them;
+    `withdrawn` names entries just put back to draft, whose leaners move all the same. A move
+    that changes no text a reader searches (a verdict asked for or decided: `searched=False`)
+    moves the index's entries with their chapters, which are then as current as they were."""
+    moved = set(chapter_ids)
+    if not moved:
+        return
+    shown = Chapter.objects.filter(pk__in=moved).exclude(state=Chapter.State.DRAFT)
+    entries = {*shown.values_list("pk", flat=True), *withdrawn}
+    moved |= set(
+        ApparatusLink.objects.filter(entry_id__in=entries).values_list("chapter_id", flat=True)
+    )
+    Chapter.objects.filter(pk__in=moved).update(
+        revision=F("revision") + 1, updated_at=timezone.now()
+    )
+    if searched:
+        transaction.on_commit(
+            lambda: chapters_revised.send(sender=Chapter, chapter_ids=frozenset(moved))
+        )
+    else:
+        SearchEntry.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)

@@ -1,0 +1,186 @@
+"""Writing with a token: import through the importer, publish through the gate, re-verify."""
+
+import json
+
+from curriculum.domain.chapter_files.schema import ChapterDocument
+from curriculum.domain.tokens import token_revoke
+from curriculum.models import ApiToken, Chapter, Release, Verdict
+from tests.conftest import sketch, verify_now
+from tests.curriculum.api.conftest import released
+
+
+def put(client, code, document, token, **extra):
+    return client.put(
+        f"/api/v1/chapters/{code}",
+        json.dumps(document),
+        content_type="application/json",
+        **token,
+        **extra,
+    )
+
+
+def test_an_author_token_creates_then_updates_a_chapter(client, books, alice_token):
+    created = put(client, "II.7", sketch(), alice_token)
+    assert created.status_code == 201
+    assert created.json() == {"code": "II.7", "created": True, "verifications_enqueued": 3}
+    updated = put(client, "II.7", sketch(title="Renamed"), alice_token)
+    assert updated.status_code == 200 and not updated.json()["created"]
+    assert Chapter.objects.get(code="II.7").title == "Renamed"
+
+
+def test_a_refused_document_gets_422_with_every_error_and_its_path(client, books, alice_token):
+    document = sketch(maturity="M9", number=0)
+    document["problems"][0]["kind"] = "guess"
+    response = put(client, "II.7", document, alice_token)
+    errors = response.json()["errors"]
+    assert response.status_code == 422
+    assert any(e.startswith("maturity:") for e in errors)
+    assert any(e.startswith("number:") for e in errors)
+    assert any(e.startswith("problems[0].kind:") for e in errors)
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_problem_over_the_work_budget_gets_422_with_its_path(client, books, alice_token):
+    weight = {"generate": "normal", "shape": [16, 16], "seed": 2}
+    document = sketch()
+    document["problems"][2] |= {
+        "operation": "multi_head_attention",
+        "inputs": {
+            "x": {"generate": "normal", "shape": [4096, 16], "seed": 1},
+            "heads": 4,
+            "w_q": weight,
+            "w_k": weight,
+            "w_v": weight,
+            "w_o": weight,
+        },
+    }
+    response = put(client, "II.7", document, alice_token)
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert error.startswith("problems[2].inputs: ") and "LIMIT_PROBLEM_WORK" in error
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_document_for_another_code_or_not_json_is_refused(client, books, alice_token):
+    assert put(client, "II.8", sketch("II.7"), alice_token).status_code == 422
+    response = client.put(
+        "/api/v1/chapters/II.7", "{not json", content_type="application/json", **alice_token
+    )
+    assert response.status_code == 422 and response.json()["errors"][0].startswith("body:")
+
+
+def test_writing_needs_a_token(client, books, alice):
+    assert put(client, "II.7", sketch(), {}).status_code == 401
+    client.force_login(alice)  # a browser session is for reading, not writing
+    assert put(client, "II.7", sketch(), {}).status_code == 401
+
+
+def test_a_revoked_token_is_refused(client, books, alice_token):
+    token_revoke(token=ApiToken.objects.get())
+    assert put(client, "II.7", sketch(), alice_token).status_code == 401
+
+
+def test_an_editor_token_publishes_and_gets_the_release(client, books, erin_token):
+    put(client, "II.7", sketch(), erin_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
+    assert response.status_code == 201
+    assert response.json()["release"] == 1 and response.json()["derived"]["owes"] == 0
+    assert Release.objects.get().created_by.username == "erin"
+
+
+def test_a_publish_naming_the_version_reviewed_is_refused_after_another_edit(
+    client, books, erin_token, alice_token
+):
+    """If-Match: the ETag of the source the Editor reviewed. An author's edit since: 412 with
+    the reason, nothing released; the version now (or no If-Match at all) publishes."""
+    put(client, "II.7", sketch(), erin_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    reviewed = client.get("/api/v1/chapters/II.7/source", **erin_token)["ETag"]
+    put(client, "II.7", sketch(thesis="An author's late claim."), alice_token)
+
+    refused = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=reviewed, **erin_token)
+    assert refused.status_code == 412
+    assert refused.json()["errors"][0].startswith("the chapter changed since you reviewed it")
+    assert not Release.objects.exists()
+    malformed = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH="yes", **erin_token)
+    assert malformed.status_code == 412  # a guard asked for, never an unguarded publish
+
+    now = client.get("/api/v1/chapters/II.7/source", **erin_token)["ETag"]
+    published = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=now, **erin_token)
+    assert published.status_code == 201
+    assert published.json()["thesis"] == "An author's late claim."
+    assert client.post("/api/v1/chapters/II.7/publish", **erin_token).status_code == 201
+
+
+def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, erin_token):
+    put(client, "II.7", sketch(), erin_token)
+    response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
+    assert response.status_code == 409
+    reasons = response.json()["errors"]
+    assert len([r for r in reasons if "not verified" in r]) == 3
+    assert not Release.objects.exists()
+
+
+def test_an_author_token_cannot_publish(client, books, alice_token):
+    put(client, "II.7", sketch(), alice_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    response = client.post("/api/v1/chapters/II.7/publish", **alice_token)
+    assert response.status_code == 403
+    assert not Release.objects.exists()
+
+
+def test_publishing_an_unknown_chapter_is_404(client, books, erin_token):
+    assert client.post("/api/v1/chapters/II.70/publish", **erin_token).status_code == 404
+
+
+def test_verify_requeues_every_solution(client, seeded, alice_token):
+    response = client.post("/api/v1/chapters/II.3/verify", **alice_token)
+    assert response.status_code == 202 and response.json()["enqueued"] > 0
+    pending = Verdict.objects.filter(solution__problem__chapter__code="II.3", status="pending")
+    assert pending.count() == response.json()["enqueued"]
+
+
+READER_ONLY = {"format", "book_title", "derived", "release", "latest_release", "released_at"}
+
+
+def _document_of(body):
+    """What a client sends back of what it read: the document fields, not the derived ones."""
+    if isinstance(body, list):
+        return [_document_of(item) for item in body]
+    if not isinstance(body, dict):
+        return body
+    return {
+        key: _document_of(value)
+        for key, value in body.items()
+        if not key.endswith("_html") and key != "verification"
+    }
+
+
+def test_a_released_chapter_read_in_preview_puts_back_as_it_was(client, seeded, erin, erin_token):
+    released("II.7", erin, apparatus=["0.LA.01"])
+    before = client.get("/api/v1/chapters/II.7?preview=true", **erin_token).json()
+    document = {k: v for k, v in _document_of(before).items() if k not in READER_ONLY}
+    document["apparatus"] = [entry["code"] for entry in document["apparatus"]]
+    assert document["state"] == "published"
+    ChapterDocument.model_validate(document)  # the published schema accepts it
+    response = put(client, "II.7", document, erin_token)
+    assert response.status_code == 200, response.json()
+    after = client.get("/api/v1/chapters/II.7?preview=true", **erin_token).json()
+    assert after == before
+
+
+def test_verifying_an_unknown_chapter_is_404(client, books, erin_token):
+    assert client.post("/api/v1/chapters/II.70/verify", **erin_token).status_code == 404
+
+
+def test_an_authors_token_cannot_withdraw_a_published_chapter(
+    client, books, erin, alice_token, erin_token
+):
+    released("II.7", erin)
+    response = put(client, "II.7", sketch("II.7", state="draft"), alice_token)
+    assert response.status_code == 403
+    assert "for Editors" in response.json()["detail"]
+    assert Chapter.objects.get(code="II.7").state == "published"
+    assert put(client, "II.7", sketch("II.7", state="draft"), erin_token).status_code == 200
+    assert Chapter.objects.get(code="II.7").state == "draft"

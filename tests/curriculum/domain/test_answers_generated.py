@@ -1,0 +1,111 @@
+"""Generated problems: the author's answer is for instance 0, and every reader instance must
+compute, or the verdict is an error naming the instance."""
+
+import numpy as np
+import pytest
+
+import attention
+from attention import generated
+from curriculum.domain.answers import answer_check
+from curriculum.models import Problem, Verdict
+from curriculum.tasks import verify_solution
+from tests.curriculum.conftest import decided, import_chapter
+
+pytestmark = pytest.mark.django_db
+
+SCORES = {"generate": "normal", "shape": [2, 3], "seed": 11, "round": 1}
+ASK = {"output": "out"}
+
+
+def softmax_of(instance: int) -> list:
+    inputs = attention.expand_inputs({"scores": SCORES}, instance)
+    return attention.evaluate("softmax", inputs, ASK).tolist()
+
+
+def generated_problem(answer, **changes) -> dict:
+    return {
+        "key": "g1",
+        "kind": "exercise",
+        "variant": "softmax-generated",
+        "statement": "Compute the softmax of each row of $s$.",
+        "operation": "softmax",
+        "inputs": {"scores": SCORES},
+        "ask": ASK,
+        "solution": {"steps": "Exponentiate and normalise.", "answer": answer, "published": True},
+    } | changes
+
+
+def six_figures(values: list) -> list:
+    return [[float(f"{v:.6g}") for v in row] for row in values]
+
+
+def test_an_answer_for_instance_zero_written_to_six_figures_is_verified(books):
+    [sid] = import_chapter([generated_problem(six_figures(softmax_of(0)))])
+    assert verify_solution(sid) == "verified"
+    assert Verdict.objects.get(solution_id=sid).engine_value == softmax_of(0)
+
+
+def test_an_answer_for_another_instance_is_a_mismatch(books):
+    [sid] = import_chapter([generated_problem(six_figures(softmax_of(1)))])
+    assert verify_solution(sid) == "mismatch"
+
+
+def test_an_instance_that_cannot_be_computed_is_an_error_naming_it(books, monkeypatch, settings):
+    [sid] = import_chapter([generated_problem(six_figures(softmax_of(0)))])
+    settings.PRACTICE_INSTANCES = 5
+    real = generated.generate
+
+    def overflowing_at_three(name, spec, instance=0):
+        values = real(name, spec, instance)
+        return np.full((2, 3), np.inf).tolist() if instance == 3 else values
+
+    monkeypatch.setattr(generated, "generate", overflowing_at_three)
+    assert verify_solution(sid) == "error"
+    message = Verdict.objects.get(solution_id=sid).message
+    assert message.startswith("instance 3: inputs.scores: must be finite")
+
+
+def test_instances_past_the_setting_are_not_checked(books, monkeypatch, settings):
+    [sid] = import_chapter([generated_problem(six_figures(softmax_of(0)))])
+    settings.PRACTICE_INSTANCES = 2
+    real = generated.generate
+    monkeypatch.setattr(
+        generated,
+        "generate",
+        lambda name, spec, instance=0: (
+            np.full((2, 3), np.inf).tolist() if instance == 3 else real(name, spec, instance)
+        ),
+    )
+    assert verify_solution(sid) == "verified"
+
+
+def test_a_reader_answer_is_checked_against_its_instance_with_the_problem_tolerance(books):
+    import_chapter([generated_problem(six_figures(softmax_of(0)))])
+    problem = Problem.objects.get(key="g1")
+    right = answer_check(problem=problem, instance=4, answer=six_figures(softmax_of(4)))
+    assert right.ok and right.message == ""
+    assert right.answer_shape == right.expected_shape == (2, 3)
+    wrong = answer_check(problem=problem, instance=4, answer=six_figures(softmax_of(5)))
+    assert not wrong.ok and wrong.message == "not the engine's value to 6 significant figures"
+    shaped = answer_check(problem=problem, instance=4, answer=[0.5, 0.5])
+    assert not shaped.ok
+    assert shaped.message == "your answer's shape is 2; this problem asks for 2 × 3"
+    assert (shaped.answer_shape, shaped.expected_shape) == ((2,), (2, 3))
+    nonsense = answer_check(problem=problem, instance=4, answer="many")
+    assert not nonsense.ok and not nonsense.read and "must be a number" in nonsense.message
+
+
+@pytest.mark.worker
+def test_the_worker_decides_generated_problems_at_instance_zero(worker, books):
+    ids = import_chapter(
+        [
+            generated_problem(six_figures(softmax_of(0))) | {"key": "right"},
+            generated_problem(six_figures(softmax_of(2))) | {"key": "other-instance"},
+        ]
+    )
+    verdicts = decided(ids)
+    assert {key: v.status for key, v in verdicts.items()} == {
+        "right": "verified",
+        "other-instance": "mismatch",
+    }
+    assert verdicts["other-instance"].engine_value == softmax_of(0)

@@ -1,0 +1,140 @@
+"""Every writer moves the revision of each chapter whose page or JSON it changes (and so its
+ETag), in its own transaction; a Book 0 entry's change moves the chapters that lean on it."""
+
+import pytest
+from django.urls import reverse
+
+from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.editing import (
+    BookSave,
+    ChapterSave,
+    ChapterWithdraw,
+    ProblemDelete,
+    ProblemSave,
+    SolutionDelete,
+)
+from curriculum.domain.gate import chapter_publish
+from curriculum.domain.reading import NotVisible, chapter_freshness
+from curriculum.domain.verification import Reverify, verdict_decide
+from curriculum.models import Book, Chapter, Problem, Solution, StrandItem
+from tests.conftest import sketch, verify_now
+from tests.curriculum.admin.test_books_chapters import resubmitted
+
+
+def etag(code: str = "II.7") -> str:
+    return chapter_freshness(code=code, staff=True).tag
+
+
+def retitle_book() -> None:
+    book = Book.objects.get(numeral="II")
+    book.title = "Attention, revised"
+    BookSave(book=book).execute()
+
+
+def edit_problem() -> None:
+    problem = Problem.objects.filter(chapter__code="II.7").first()
+    problem.statement = "Another statement."
+    ProblemSave(problem=problem).execute()
+
+
+def decide_a_verdict() -> None:
+    verdict_decide(solution_id=Solution.objects.filter(problem__chapter__code="II.7")[0].pk)
+
+
+WRITERS = {
+    "import": lambda: chapter_import(document=sketch(thesis="Another claim.")),
+    "chapter fields": lambda: ChapterSave(chapter=Chapter.objects.get(code="II.7")).execute(),
+    "book fields": retitle_book,
+    "problem": edit_problem,
+    "solution deleted": lambda: SolutionDelete(
+        problem=Problem.objects.filter(chapter__code="II.7", solution__isnull=False)[0]
+    ).execute(),
+    "problem deleted": lambda: ProblemDelete(
+        problem=Problem.objects.filter(chapter__code="II.7")[0]
+    ).execute(),
+    "verification asked": lambda: Reverify(code="II.7").execute(),
+    "verdict decided": decide_a_verdict,
+}
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_each_writer_moves_the_chapter_s_version(books, writer):
+    chapter_import(document=sketch(state="in_progress"))
+    before = etag()
+    WRITERS[writer]()
+    assert etag() != before
+
+
+def test_publishing_and_withdrawing_move_the_version(books, erin):
+    chapter_import(document=sketch())
+    verify_now(Chapter.objects.get(code="II.7"))
+    before = etag()
+    chapter_publish(chapter=Chapter.objects.get(code="II.7"), user=erin)
+    released = etag()
+    assert released != before
+    ChapterWithdraw(chapter=Chapter.objects.get(code="II.7"), user=erin).execute()
+    with pytest.raises(NotVisible):
+        chapter_freshness(code="II.7")
+
+
+def test_a_book_0_entry_moves_the_chapters_leaning_on_it_but_not_others(books):
+    chapter_import(document=sketch("II.7", apparatus=["0.LA.01"]))
+    chapter_import(document=sketch("II.8", apparatus=[]))
+    leaning, other = etag("II.7"), etag("II.8")
+    ChapterSave(chapter=Chapter.objects.get(code="0.LA.01")).execute()
+    assert etag("II.7") != leaning and etag("II.8") == other
+    leaning = etag("II.7")
+    ChapterWithdraw(chapter=Chapter.objects.get(code="0.LA.01")).execute()
+    assert etag("II.7") != leaning
+    leaning = etag("II.7")
+    ChapterSave(
+        chapter=Chapter.objects.get(code="0.LA.01")
+    ).execute()  # a draft's edit shows nowhere
+    assert etag("II.7") == leaning
+
+
+def test_an_admin_save_of_an_inline_moves_the_version(client, books, alice):
+    chapter_import(document=sketch(state="in_progress"))
+    client.force_login(alice)
+    chapter = Chapter.objects.get(code="II.7")
+    url = reverse("admin:curriculum_chapter_change", args=[chapter.pk])
+    data = resubmitted(client.get(url))
+    item = StrandItem.objects.filter(chapter=chapter).order_by("pk").first()
+    title = next(k for k, v in data.items() if k.endswith("-title") and v == item.title)
+    data[title] = "Retitled in the admin"
+    before = etag()
+    assert client.post(url, data).status_code == 302
+    assert StrandItem.objects.get(pk=item.pk).title == "Retitled in the admin"
+    assert etag() != before
+
+
+def test_a_release_stops_linking_a_book_0_entry_withdrawn_since_and_its_tag_moves(
+    client, books, erin
+):
+    """A release's text is fixed, but a link to an entry readers can no longer open is a 404:
+    the release drops it (page and JSON), its ETag moves, and it links the entry again once
+    the entry is shown again."""
+    chapter_import(document=sketch("II.7", apparatus=["0.LA.01"]))
+    verify_now(Chapter.objects.get(code="II.7"))
+    chapter_publish(chapter=Chapter.objects.get(code="II.7"), user=erin)
+    page, api = "/chapters/II.7/", "/api/v1/chapters/II.7"
+    releases = ("/chapters/II.7/releases/1/", "/api/v1/chapters/II.7/releases/1")
+
+    def links() -> list[bool]:
+        return [
+            'href="/chapters/0.LA.01/"' in client.get(page).content.decode(),
+            [e["code"] for e in client.get(api).json()["apparatus"]] == ["0.LA.01"],
+            *("0.LA.01" in client.get(release).content.decode() for release in releases),
+        ]
+
+    assert links() == [True] * 4
+    tags = {url: client.get(url)["ETag"] for url in (page, api, releases[1])}
+    entry = Chapter.objects.get(code="0.LA.01")
+    ChapterWithdraw(chapter=entry, user=erin).execute()
+    assert links() == [False] * 4
+    for url, tag in tags.items():
+        assert client.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 200, url
+    entry.refresh_from_db()
+    entry.state = Chapter.State.IN_PROGRESS
+    ChapterSave(chapter=entry, user=erin).execute()
+    assert links() == [True] * 4

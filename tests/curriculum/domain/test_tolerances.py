@@ -1,0 +1,185 @@
+"""No answer a reader would call wrong is verified, whatever its problem's tolerance: the three
+answers hostile authors had verified, imported and decided as the worker decides them."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+import attention
+from curriculum.domain.verification import fingerprint, verdict_state
+from curriculum.models import Problem, Solution, Verdict
+from curriculum.tasks import verify_solution
+from tests.curriculum.conftest import import_chapter
+
+pytestmark = pytest.mark.django_db
+
+
+def state_of(solution) -> str:
+    """The verdict state readers see (the `verdict_state` expression), read from the database."""
+    return Solution.objects.filter(pk=solution.pk).values_list(verdict_state(), flat=True).get()
+
+
+def softmax_problem(key: str, inputs: dict, answer, tolerance: dict) -> dict:
+    return {
+        "key": key,
+        "kind": "exercise",
+        "variant": "softmax",
+        "statement": "Compute it.",
+        "operation": "softmax",
+        "inputs": inputs,
+        "ask": {"output": "out"},
+        "tolerance": tolerance,
+        "solution": {"steps": "By hand.", "answer": answer, "published": True},
+    }
+
+
+@pytest.mark.parametrize("tolerance", [{"digits": 3}, {"rtol": 5e-4, "atol": 1e-6}])
+def test_a_half_for_the_softmax_of_one_score_is_a_mismatch(books, tolerance):
+    [sid] = import_chapter([softmax_problem("one", {"scores": [[3.0]]}, [[0.5]], tolerance)])
+    assert verify_solution(sid) == "mismatch"
+
+
+@pytest.mark.parametrize("tolerance", [{"digits": 3}, {"rtol": 5e-4, "atol": 1e-6}])
+def test_a_half_for_a_masked_weight_is_a_mismatch_naming_the_zero_rule(books, tolerance):
+    inputs = {"scores": [[1.0, 2.0, 3.0]], "mask": [[True, True, False]]}
+    [sid] = import_chapter([softmax_problem("masked", inputs, [[0.269, 0.731, 0.5]], tolerance)])
+    assert verify_solution(sid) == "mismatch"
+    message = Verdict.objects.get(solution_id=sid).message
+    assert "[0, 2]: 0.5 is not 0: an entry that is exactly 0 must be answered 0" in message
+
+
+def test_zero_for_a_nonzero_cost_term_is_a_mismatch(books):
+    inputs = {"seq_len": 4, "width": 8, "heads": 2}
+    terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
+    largest = max(terms.values())
+    answer = {name: 0 if count < largest else count for name, count in terms.items()}
+    cost = {
+        "key": "cost",
+        "kind": "exercise",
+        "variant": "cost",
+        "statement": "Count.",
+        "operation": "attention_cost",
+        "inputs": inputs,
+        "ask": {"output": "terms"},
+        "tolerance": {"rtol": 5e-4, "atol": 1e-9},
+        "solution": {"steps": "Term by term.", "answer": answer, "published": True},
+    }
+    [sid] = import_chapter([cost])
+    assert verify_solution(sid) == "mismatch"
+
+
+def test_a_right_answer_is_still_verified_to_three_figures_and_exact_counts(books):
+    inputs = {"scores": [[1.0, 2.0, 3.0]], "mask": [[True, True, False]]}
+    cost_inputs = {"seq_len": 4, "width": 8, "heads": 2}
+    terms = attention.evaluate("attention_cost", cost_inputs, {"output": "terms"})
+    ids = import_chapter(
+        [
+            softmax_problem("masked", inputs, [[0.269, 0.731, 0.0]], {"digits": 3}),
+            {
+                "key": "cost",
+                "kind": "exercise",
+                "variant": "cost",
+                "statement": "Count.",
+                "operation": "attention_cost",
+                "inputs": cost_inputs,
+                "ask": {"output": "terms"},
+                "tolerance": {"digits": 6},
+                "solution": {"steps": "Term by term.", "answer": dict(terms), "published": True},
+            },
+        ]
+    )
+    assert [verify_solution(sid) for sid in ids] == ["verified", "verified"]
+
+
+# ------------------------------------------------ what was stored before the rule
+
+
+BEFORE = ("curriculum", "0010_problem_indexes_the_constraint_serves")
+
+
+def migrate(target: list[tuple[str, str]] | None = None) -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(target or executor.loader.graph.leaf_nodes("curriculum"))
+
+
+def stored_as_verified_before_the_rule(sid: int, **problem_fields) -> None:
+    """What the old verifier left: the problem as it was written, its verdict verified."""
+    before = Solution.objects.select_related("problem").defer("fingerprint")  # no column yet
+    solution = before.get(pk=sid)
+    Problem.objects.filter(pk=solution.problem_id).update(**problem_fields)
+    solution = before.get(pk=sid)
+    Verdict.objects.filter(solution_id=sid).update(
+        status="verified", fingerprint=fingerprint(solution.problem, solution), message=""
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(books):
+    inputs = {"seq_len": 4, "width": 8, "heads": 2}
+    terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
+    largest = max(terms.values())
+    zeros = {name: 0 if count < largest else count for name, count in terms.items()}
+    import_chapter(
+        [
+            softmax_problem("one", {"scores": [[3.0]]}, [[0.5]], {"digits": 3}),
+            {
+                "key": "cost",
+                "kind": "exercise",
+                "variant": "cost",
+                "statement": "Count.",
+                "operation": "attention_cost",
+                "inputs": inputs,
+                "ask": {"output": "terms"},
+                "tolerance": {"digits": 6},
+                "solution": {"steps": "Term by term.", "answer": zeros, "published": True},
+            },
+            softmax_problem("right", {"scores": [[0.0, 0.0]]}, [[0.5, 0.5]], {"digits": 3}),
+        ]
+    )
+    ids = dict(
+        Solution.objects.filter(problem__chapter__code="II.9").values_list("problem__key", "pk")
+    )
+    migrate([BEFORE])
+    stored_as_verified_before_the_rule(ids["one"], digits=1)
+    stored_as_verified_before_the_rule(ids["cost"], digits=None, rtol=0.1, atol=0.1 * largest)
+    stored_as_verified_before_the_rule(ids["right"])
+
+    migrate()
+
+    one = Problem.objects.get(solution__pk=ids["one"])
+    cost = Problem.objects.get(solution__pk=ids["cost"])
+    assert one.digits == 3
+    assert (cost.rtol, cost.atol) == (5e-4, 0.244)  # 512 to 3 figures, its 0s exactly
+    for sid in ids.values():
+        solution = Solution.objects.select_related("problem", "verdict").get(pk=sid)
+        assert solution.verdict.status == "pending" and state_of(solution) != "verified"
+    assert {key: verify_solution(sid) for key, sid in ids.items()} == {
+        "one": "mismatch",
+        "cost": "mismatch",
+        "right": "verified",
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_small_entry_answered_zero_under_the_old_zero_rule_is_decided_again(books):
+    inputs = {"q": [[0.0]], "k": [[0.0], [0.0]], "v": [[1e12, 1998.0], [1e12, 0.0]]}
+    wrong = {
+        "key": "small",
+        "kind": "exercise",
+        "variant": "small",
+        "statement": "Compute the output.",
+        "operation": "scaled_dot_product_attention",
+        "inputs": inputs,
+        "ask": {"output": "out"},
+        "tolerance": {"digits": 6},
+        "solution": {"steps": "Mean of v.", "answer": [[1e12, 999.0]], "published": True},
+    }
+    [sid] = import_chapter([wrong])
+    migrate([("curriculum", "0011_tolerances_narrowed")])
+    Solution.objects.filter(pk=sid).update(answer=[[1e12, 0.0]])  # verified by 1e-9 x 1e12
+    stored_as_verified_before_the_rule(sid)
+
+    migrate()
+
+    assert Verdict.objects.get(solution_id=sid).status == "pending"
+    assert verify_solution(sid) == "mismatch"

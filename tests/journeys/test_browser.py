@@ -1,0 +1,323 @@
+"""The site in a real browser (Debian's Chromium, headless): the seed read line by line,
+mathematics drawn as MathML, a clean console, and hostile content left inert."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from curriculum.domain.chapter_files import chapter_import, load_yaml
+from tests.curriculum.conftest import SEED_PAGE, release_ii3
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+WATCH = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is installed by scripts/install-browser.sh")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop on this thread; the ORM calls made by
+    # fixtures are still plain synchronous calls, so Django's guard is lifted here only.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+class Visit:
+    """One page with every console error, page error and dialog it produced."""
+
+    def __init__(
+        self,
+        browser,
+        base_url: str,
+        *,
+        width: int = 1100,
+        scheme: str = "light",
+        javascript: bool = True,
+    ):
+        self.base_url = base_url
+        self.page = browser.new_page(
+            viewport={"width": width, "height": 900},
+            color_scheme=scheme,
+            java_script_enabled=javascript,
+        )
+        self.problems: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.add_init_script(WATCH)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("dialog", self._dialog)
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: str, *, status: int = 200) -> None:
+        response = self.page.goto(self.base_url + path, wait_until="load")
+        assert response is not None and response.status == status
+
+    def text(self) -> str:
+        return self.page.evaluate("document.body.innerText")
+
+    def screenshot(self, name: str) -> None:
+        OUTPUT.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(OUTPUT / name), full_page=True)
+
+    def assert_clean(self) -> None:
+        violations = self.page.evaluate("window.__cspViolations")
+        assert violations == [] and self.problems == [] and self.dialogs == []
+
+
+# The article's text with each formula as its TeX, as the seed page (plain text) shows it.
+AS_WRITTEN = """(() => {
+  const article = document.querySelector('article').cloneNode(true);
+  article.querySelectorAll('nav.contents').forEach(n => n.remove());
+  article.querySelectorAll('math').forEach(m => m.replaceWith(
+    m.querySelector('annotation')?.textContent ?? m.textContent));
+  return article.textContent;
+})()"""
+
+
+def squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def seed_lines() -> list[str]:
+    """The seed page's lines, without list markers and spaces (layout differs, words not)."""
+    lines = Path(SEED_PAGE).read_text(encoding="utf-8").splitlines()
+    return [squeezed(re.sub(r"^\s*(?:•|\d+\.)\s+", "", line)) for line in lines if line.strip()]
+
+
+def assert_in_order(text: str, lines: list[str]) -> None:
+    at = 0
+    for line in lines:
+        found = text.find(line, at)
+        assert found >= 0, f"seed line {line[:80]!r} not found after: {text[at : at + 120]!r}"
+        at = found + len(line)
+
+
+def assert_mathml_drawn(visit: Visit) -> None:
+    drawn = visit.page.evaluate(
+        "[...document.querySelectorAll('math')].map(m => m.getBoundingClientRect().width)"
+    )
+    assert drawn and all(width > 0 for width in drawn)
+    assert "$" not in visit.text()
+
+
+def test_the_seed_chapter_reads_as_the_seed_line_by_line(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.4/")
+    assert_in_order(squeezed(visit.page.evaluate(AS_WRITTEN)), seed_lines())
+    assert_mathml_drawn(visit)
+    assert visit.page.locator("h1").count() == 1
+    visit.screenshot("II.4.png")
+    visit.assert_clean()
+
+
+def test_the_seed_chapter_fits_a_phone(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url, width=360)
+    visit.open("/chapters/II.4/")
+    overflow = visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    visit.screenshot("II.4-phone.png")
+    visit.assert_clean()
+
+
+def test_a_released_chapter_shows_verified_problems_and_hides_exercise_solutions(
+    browser, live_server, seeded
+):
+    release_ii3()
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.3/")
+    text = visit.text()
+    assert re.search(r"Release 1, \d{1,2} \w+ \d{4}", text)
+    assert_in_order(
+        text,
+        [
+            "Scaled Dot-Product Attention",
+            "How this chapter is built",
+            "Worked problems",
+            "Exercises",
+            "Verified by the engine",
+        ],
+    )
+    closed = visit.page.locator("details.solution").first
+    assert not closed.evaluate("d => d.open")
+    closed.locator("summary").click()
+    assert closed.evaluate("d => d.open")
+    assert_mathml_drawn(visit)
+    visit.screenshot("II.3.png")
+    visit.assert_clean()
+
+
+def test_the_home_page_lists_books_and_chapters(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url)
+    visit.open("/")
+    assert_in_order(visit.text(), ["Book 0", "0.LA.01", "Book II", "II.3", "II.4"])
+    visit.screenshot("home.png")
+    visit.assert_clean()
+
+
+HOSTILE_TEXT = (
+    "Before <script>window.__pwned = 1; alert(1)</script> and "
+    '<img src=x onerror="window.__pwned = 1"> and [a link](javascript:window.__pwned=1) '
+    'and <a href="javascript:window.__pwned=1" onclick="window.__pwned=1">another</a> '
+    "and $\\href{javascript:window.__pwned=1}{click}$ and "
+    '$\\text{<img src=x onerror=alert(document.domain)>}$ and <svg onload="window.__pwned=1"/>'
+    ' and <iframe src="javascript:parent.__pwned=1"></iframe>'
+    " and <style>body { display: none }</style>"
+    " and [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"
+    " and [vb](vbscript:msgbox(1)) and [JS](JaVaScRiPt:window.__pwned=1)"
+    " and ![x](javascript:alert(1)) and ![y](https://example.com/tracker.png)"
+    " and $\\url{javascript:window.__pwned=1}$ and $\\htmlClass{skip}{a}$"
+    " and $\\htmlId{main}{b}$ and $\\htmlData{pwned=1}{c}$"
+    " and $\\htmlStyle{position:fixed;inset:0}{d}$ and $\\includegraphics{https://example.com/x.png}$"
+    " and $\\rule{100000em}{100000em}$ and $" + "{" * 150 + "x" + "}" * 150 + "$"
+    " and $" + "x+" * 2000 + "x$ and " + "W" * 300 + "."
+)
+HOSTILE_SVG = (  # a figure that tries everything an SVG can: imported, and shown as a drawing
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'viewBox="0 0 10 10" onload="window.__pwned=1"><script>window.__pwned = 1</script>'
+    '<foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="javascript:1"/>'
+    '</foreignObject><a href="javascript:window.__pwned=1"><rect width="5" height="5" '
+    'onclick="window.__pwned=1" style="fill:url(https://example.com/x)"/></a>'
+    '<use xlink:href="https://example.com/x.svg#a"/><image href="https://example.com/x.png"/>'
+    '<circle cx="5" cy="5" r="2" fill="navy"/></svg>'
+)
+FOREIGN = (  # links that go anywhere but a web page, this site or a place on this page
+    "[...document.querySelectorAll('article a')]"
+    ".filter(a => !/^(https?:|mailto:|\\/|#)/i.test(a.getAttribute('href')))"
+)
+
+
+def hostile_chapter() -> None:
+    document = load_yaml(
+        (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
+    )
+    document.update(code="II.9", number=9, title="Hostile <b onmouseover=alert(1)>chapter</b>")
+    for key in ("thesis", "before_you_start", "problem_statement"):
+        document[key] = HOSTILE_TEXT
+    document["notation"][0]["meaning"] = HOSTILE_TEXT
+    document["propositions"][0]["statement"] = HOSTILE_TEXT
+    document["strands"]["basics"]["items"][0]["body"] = HOSTILE_TEXT
+    document["figures"][0]["caption"] = HOSTILE_TEXT
+    document["figures"][0]["svg"] = HOSTILE_SVG
+    chapter_import(document=document)
+
+
+def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_server, seeded):
+    hostile_chapter()
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.9/")
+    for link in visit.page.locator("article a").all():
+        link.click(modifiers=["Control"], no_wait_after=True)
+    page = visit.page
+    assert page.evaluate("window.__pwned") is None
+    assert (
+        page.evaluate(
+            "document.querySelectorAll('article :is(script, img, iframe, style, object, embed, "
+            "image, foreignObject, [style], [id=main], .skip)').length"
+        )
+        == 0
+    )
+    assert (
+        page.evaluate(
+            "[...document.querySelectorAll('article *')].flatMap(e => [...e.attributes])"
+            ".filter(a => /^(on|data-)/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i"
+            ".test(a.value)).length"
+        )
+        == 0
+    )
+    assert page.evaluate(f"{FOREIGN}.length") == 0
+    assert page.evaluate("getComputedStyle(document.body).display") == "block"
+    assert page.evaluate("document.querySelectorAll('#main').length") == 1
+    assert "<script>window.__pwned" in visit.text() and "<iframe" in visit.text()
+    visit.screenshot("hostile.png")
+    assert visit.dialogs == []
+    visit.assert_clean()
+
+
+def test_hostile_content_does_not_widen_a_phone_page(browser, live_server, seeded):
+    hostile_chapter()
+    visit = Visit(browser, live_server.url, width=360)
+    visit.open("/chapters/II.9/")
+    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    visit.screenshot("hostile-phone.png")
+
+
+MATRIX = "$$A = \\begin{bmatrix} 1 & 2 & 3 \\\\ 4 & 5 & 6 \\\\ 7 & 8 & 9 \\end{bmatrix}$$"
+
+
+def test_matrix_brackets_stretch_in_the_site_s_own_math_font(browser, live_server, seeded):
+    document = load_yaml(
+        (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
+    )
+    document.update(code="II.8", number=8, problem_statement=MATRIX + " over $\\mathbb{R}$.")
+    chapter_import(document=document)
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.8/")
+    loaded = visit.page.evaluate(
+        "document.fonts.ready.then(() => [...document.fonts]"
+        ".filter(f => f.family.includes('STIX Two Math') && f.status === 'loaded').length)"
+    )
+    assert loaded == 1
+    bracket, table = visit.page.evaluate(
+        "[document.querySelector('mo[fence]'), document.querySelector('mtable')]"
+        ".map(e => e.getBoundingClientRect().height)"
+    )
+    assert bracket >= 0.9 * table > 0
+    assert "\u211d" in visit.text()  # double-struck R, not a plain R
+    visit.page.locator("mtable").first.screenshot(path=str(OUTPUT / "matrix.png"))
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/books/0/", "/books/II/", "/chapters/II.3/", "/chapters/0.LA.01/"]
+)
+def test_every_page_fits_a_360_pixel_phone(browser, live_server, seeded, path):
+    release_ii3()
+    visit = Visit(browser, live_server.url, width=360)
+    visit.open(path)
+    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    visit.screenshot(f"phone{path.replace('/', '_')}.png")
+    visit.assert_clean()
+
+
+def test_the_skip_link_is_the_first_stop_and_leads_to_the_text(browser, live_server, seeded):
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.4/")
+    visit.page.keyboard.press("Tab")
+    focused = visit.page.evaluate(
+        "[document.activeElement.textContent, document.activeElement.getBoundingClientRect().left]"
+    )
+    assert focused[0] == "Skip to the text" and focused[1] >= 0
+    visit.page.keyboard.press("Enter")
+    assert visit.page.evaluate("location.hash") == "#main"

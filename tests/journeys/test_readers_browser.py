@@ -1,0 +1,246 @@
+"""Readers in a real browser: every reader page passes axe-core (WCAG 2.1 AA and best
+practice) light and dark, they find their way by the links and the search form, and a phone
+of 390 px gets whole words, legible figures and formulas that scroll with a hint."""
+
+from pathlib import Path
+
+import pytest
+
+from curriculum.domain.chapter_files import chapter_import, load_yaml
+from tests.curriculum.conftest import release_ii3
+from tests.curriculum.site.test_practice import PAGE, engine, generated_chapter
+from tests.journeys.test_browser import Visit, browser  # noqa: F401  (the module's Chromium)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+AXE = Path(__file__).resolve().parents[2] / "katex/node_modules/axe-core/axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+READER_PAGES = [
+    "/",
+    "/books/0/",
+    "/books/II/",
+    "/chapters/II.4/",
+    "/chapters/II.3/",
+    "/chapters/0.LA.01/",
+    "/chapters/0.MC.07/",
+    "/chapters/II.3/releases/1/",
+    "/chapters/II.3/releases/",
+    "/search/?q=attention",
+    "/search/?q=zzzzqx",
+    "/search/",
+]
+
+
+def axe_violations(visit: Visit) -> list[str]:
+    """axe-core run inside the page (evaluated by the browser's debugger, so the page's own
+    Content-Security-Policy stays on); one line per violation and element."""
+    if not AXE.exists():
+        pytest.fail("axe-core is missing: npm ci in katex/ (it is pinned in package-lock.json)")
+    visit.page.evaluate(AXE.read_text(encoding="utf-8"))
+    found = visit.page.evaluate(
+        "async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
+        ".violations.flatMap(v => v.nodes.map(n => `${v.id}: ${n.target.join(' ')}: `"
+        " + n.failureSummary.replace(/\\s+/g, ' ')))",
+        AXE_TAGS,
+    )
+    return found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", READER_PAGES)
+def test_every_reader_page_passes_axe_core(browser, live_server, seeded, path, scheme):  # noqa: F811
+    release_ii3()
+    visit = Visit(browser, live_server.url, scheme=scheme)
+    visit.open(path)
+    assert axe_violations(visit) == []
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_404_page_passes_axe_core(browser, live_server, seeded, scheme):  # noqa: F811
+    visit = Visit(browser, live_server.url, scheme=scheme)
+    visit.open("/chapters/IX.9/", status=404)
+    assert "There is no page here" in visit.text()
+    assert axe_violations(visit) == []
+
+
+@pytest.mark.parametrize("path", ["/chapters/II.4/", "/search/?q=attention"])
+def test_a_390_pixel_phone_passes_axe_core_too(browser, live_server, seeded, path):  # noqa: F811
+    visit = Visit(browser, live_server.url, width=390, scheme="dark")
+    visit.open(path)
+    assert axe_violations(visit) == []
+
+
+def test_dark_mode_follows_the_system_setting(browser, live_server, seeded):  # noqa: F811
+    colours = {}
+    for scheme in ("light", "dark"):
+        visit = Visit(browser, live_server.url, scheme=scheme)
+        visit.open("/chapters/II.4/")
+        colours[scheme] = visit.page.evaluate(
+            "['backgroundColor', 'color'].map(p => getComputedStyle(document.body)[p])"
+        )
+        visit.screenshot(f"II.4-{scheme}.png")
+    assert colours["light"] != colours["dark"]
+    luminance = {s: sum(int(v) for v in c[0][4:-1].split(",")[:3]) for s, c in colours.items()}
+    assert luminance["dark"] < 150 < luminance["light"]
+
+
+def test_a_reader_walks_the_book_by_previous_and_next(browser, live_server, seeded):  # noqa: F811
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/0.LA.01/")
+    seen = ["0.LA.01"]
+    while visit.page.locator("a[rel=next]").count():
+        visit.page.locator("a[rel=next]").click()
+        seen.append(visit.page.evaluate("location.pathname").split("/")[2])
+    assert seen == ["0.LA.01", "0.MC.07", "II.3", "II.4"]
+    visit.page.locator("a[rel=prev]").click()
+    assert visit.page.evaluate("location.pathname") == "/chapters/II.3/"
+    visit.assert_clean()
+
+
+def test_the_contents_lead_to_a_problem_on_the_page(browser, live_server, seeded):  # noqa: F811
+    release_ii3()
+    visit = Visit(browser, live_server.url)
+    visit.open("/chapters/II.3/")
+    visit.page.locator("nav.contents a[href^='#problem-']").first.click()
+    target = visit.page.evaluate("location.hash")
+    top = visit.page.evaluate(f"document.querySelector('{target}').getBoundingClientRect().top")
+    assert target.startswith("#problem-") and -2 <= top < 100
+
+
+def test_a_reader_searches_from_any_page_and_lands_on_the_section(browser, live_server, seeded):  # noqa: F811
+    visit = Visit(browser, live_server.url, width=390)
+    visit.open("/books/II/")
+    visit.page.get_by_label("Search the chapters").fill("coreference")
+    visit.page.get_by_role("button", name="Search").click()
+    visit.page.wait_for_url("**/search/?q=coreference")
+    assert visit.page.locator("mark").first.inner_text().lower() == "coreference"
+    visit.page.locator(".search-hit-heading a").first.click()
+    assert visit.page.evaluate("location.pathname + location.hash") == "/chapters/II.4/#problem"
+    visit.assert_clean()
+
+
+# ---------------------------------------------------------------- a 390 px phone
+
+SPLIT_WORDS = """(() => {
+  const split = [];
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (node.parentElement.closest('math, svg, .visually-hidden, details:not([open])')) continue;
+    for (const match of node.textContent.matchAll(/[A-Za-z][A-Za-z']{3,}/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (lines.size > 1) split.push(match[0]);
+    }
+  }
+  return split;
+})()"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/books/II/",
+        "/chapters/II.4/",
+        "/chapters/II.3/",
+        "/chapters/0.LA.01/",
+        "/search/?q=attention",
+    ],
+)
+def test_a_phone_never_breaks_a_word_in_two(browser, live_server, seeded, path):  # noqa: F811
+    """A line may end at a hyphen (row-|major); never inside a word (mathematic-|s)."""
+    release_ii3()
+    visit = Visit(browser, live_server.url, width=390)
+    visit.open(path)
+    assert visit.page.evaluate(SPLIT_WORDS) == []
+    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    visit.screenshot(f"phone-390{path.replace('/', '_').replace('?', '_')}.png")
+
+
+def test_figure_text_stays_legible_on_a_phone(browser, live_server, seeded):  # noqa: F811
+    visit = Visit(browser, live_server.url, width=390)
+    visit.open("/chapters/II.4/")
+    sizes = visit.page.evaluate(
+        "[...document.querySelectorAll('.figure svg text')].map(t => {"
+        "  const svg = t.ownerSVGElement;"
+        "  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;"
+        "  return parseFloat(getComputedStyle(t).fontSize) * scale; })"
+    )
+    assert sizes and min(sizes) >= 10, sizes
+    frame = visit.page.locator(".figure-frame").first
+    assert frame.evaluate("f => f.scrollWidth > f.clientWidth")  # it scrolls, not the page
+    assert frame.evaluate("f => getComputedStyle(f).backgroundImage").count("gradient") == 4
+    frame.focus()
+    visit.page.keyboard.press("ArrowRight")  # the keyboard scrolls it: it is focusable
+    for _ in range(30):  # scrolling may be smooth; the page's CSP forbids wait_for_function
+        if frame.evaluate("f => f.scrollLeft") > 0:
+            break
+        visit.page.wait_for_timeout(100)
+    assert frame.evaluate("f => f.scrollLeft") > 0
+
+
+WIDE_FORMULA = "$$" + " + ".join(f"a_{{{i}}} b_{{{i}}}" for i in range(40)) + "$$"
+
+
+def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live_server, seeded):  # noqa: F811
+    document = load_yaml(
+        (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
+    )
+    document.update(code="II.8", number=8, problem_statement=f"A long sum:\n\n{WIDE_FORMULA}")
+    chapter_import(document=document)
+    visit = Visit(browser, live_server.url, width=390)
+    visit.open("/chapters/II.8/")
+    box = visit.page.locator(".math-display").first
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth")
+    assert box.evaluate("b => getComputedStyle(b).backgroundImage").count("gradient") == 4
+    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    assert axe_violations(visit) == []  # a scrolling box must be reachable by keyboard
+    box.screenshot(path=str(Path(__file__).resolve().parents[2] / "test-output/wide-formula.png"))
+
+
+# ---------------------------------------------------------------- practice
+
+
+@pytest.fixture
+def practice(seeded, settings):
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    generated_chapter()
+
+
+def test_an_instance_is_tried_right_and_wrong_without_javascript(browser, live_server, practice):  # noqa: F811
+    visit = Visit(browser, live_server.url, width=390, javascript=False)
+    visit.open("/chapters/II.7/")
+    visit.page.get_by_role("link", name="Practise exercise 2 on fresh numbers").click()
+    instance = int(visit.page.url.split("instance=")[1])
+    assert 1 <= instance <= 20
+    right = "\n".join(" ".join(repr(v) for v in row) for row in engine(instance))
+    visit.page.get_by_label(f"The output out for instance {instance}").fill(right)
+    visit.page.get_by_role("button", name="Check my answer").click()
+    assert "Right." in visit.page.locator("#result").inner_text()
+    assert visit.page.url.endswith(f"?instance={instance}#result")
+    visit.page.get_by_label(f"The output out for instance {instance}").fill("0.5 0.5")
+    visit.page.get_by_role("button", name="Check my answer").click()
+    result = visit.page.locator("#result").inner_text()
+    assert "Not right." in result and "this problem asks for 2 × 3" in result
+    visit.screenshot("practice-wrong-phone.png")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_practice_page_passes_axe_core(browser, live_server, practice, scheme):  # noqa: F811
+    visit = Visit(browser, live_server.url, scheme=scheme)
+    visit.open(f"{PAGE}?instance=3")
+    assert axe_violations(visit) == []
+    visit.page.get_by_label("The output out for instance 3").fill("1 2 three")
+    visit.page.get_by_role("button", name="Check my answer").click()
+    visit.page.locator("#result", has_text="Not read.").wait_for()  # the check answers by fetch
+    assert axe_violations(visit) == []
+    visit.page.get_by_role("link", name="Show the solution for instance 3").click()
+    visit.page.locator("div.answer").first.wait_for()  # a new page: wait until it has loaded
+    assert visit.page.locator("div.answer").count() == 1
+    assert axe_violations(visit) == []
+    visit.screenshot(f"practice-solution-{scheme}.png")
+    visit.assert_clean()

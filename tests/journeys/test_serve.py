@@ -1,0 +1,292 @@
+"""`make serve`'s script in production mode (DJANGO_DEBUG=0) on the test database: gunicorn
+answers every kind of page, a static file, the admin login and the API docs with 200."""
+
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from curriculum.domain.tokens import token_issue
+from tests.conftest import sketch
+from tests.curriculum.conftest import release_ii3, worker_database_url
+from tests.curriculum.domain.chapter_files.test_validation_hostile import ARGUMENT_BOMB, DEF_BOMB
+from tests.processes import ROOT, die_with_parent, free_port, wait_for
+
+pytestmark = [pytest.mark.serve, pytest.mark.django_db(transaction=True)]
+
+
+def fetch(url: str, data: bytes | None = None, **headers: str) -> tuple[int, str]:
+    request = urllib.request.Request(
+        url, data=data, headers=headers, method="PUT" if data is not None else "GET"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8", "replace")
+    except OSError:
+        return 0, ""
+
+
+@pytest.fixture
+def served(request, seeded, tmp_path):
+    """make serve on a free port; `API_ANON_RATE` as the test asks (indirect parameter), with
+    a shared cache (the test database's table) emptied of earlier tests' counts."""
+    release_ii3()
+    with connection.cursor() as cursor:
+        if "curriculum_cache" in connection.introspection.table_names(cursor):
+            cursor.execute("DELETE FROM curriculum_cache")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")} | {
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "serve-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": worker_database_url(),
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "2",
+        "API_ANON_RATE": getattr(request, "param", "10000/min"),
+    }
+    env.pop("CELERY_BROKER_URL", None)  # the web server alone; worker tests cover the worker
+    with serving("scripts/serve.sh", env, tmp_path / "serve.log") as (base, pid):
+        yield base, pid
+
+
+@contextmanager
+def serving(script: str, env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
+    """Run one of the project's scripts (it serves on env's PORT) until it answers; yield its
+    address and process group; stop it however it went."""
+    with log.open("a") as out:
+        process = subprocess.Popen(
+            [script],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+    base = f"http://127.0.0.1:{env['PORT']}"
+    try:
+        wait_for(
+            lambda: fetch(base + "/")[0] or process.poll() is not None,
+            timeout=180,
+            what=f"{script} to answer",
+            poll=0.5,
+        )
+        assert process.poll() is None, log.read_text()
+        yield base, process.pid
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def peak_rss_mib(group: int) -> dict[int, float]:
+    """Peak resident memory (VmHWM) of each process in the server's process group."""
+    peaks = {}
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit() or os.getpgid(int(proc.name)) != group:
+                continue
+            status = (proc / "status").read_text()
+        except (OSError, ProcessLookupError):
+            continue
+        if found := re.search(r"VmHWM:\s+(\d+) kB", status):
+            peaks[int(proc.name)] = int(found.group(1)) / 1024
+    return peaks
+
+
+def test_production_mode_serves_pages_static_admin_and_docs(served):
+    served, _ = served
+    paths = [
+        "/",
+        "/books/0/",
+        "/books/II/",
+        "/chapters/II.3/",
+        "/chapters/II.4/",
+        "/chapters/II.3/releases/1/",
+        "/api/v1/books",
+        "/api/v1/chapters/II.3",
+        "/admin/login/",
+        "/api/v1/docs",
+    ]
+    answers = {path: fetch(served + path)[0] for path in paths}
+    assert answers == dict.fromkeys(paths, 200)
+    page = fetch(served + "/chapters/II.3/")[1]
+    assets = re.findall(r'/static/[^"]+\.(?:css|svg|js)', page)
+    assert assets, "the page links its static files"
+    assert {path: fetch(served + path)[0] for path in assets} == dict.fromkeys(assets, 200)
+    # hashed names: the manifest storage is what production serves
+    assert all(re.search(r"\.[0-9a-f]{12}\.", path) for path in assets)
+
+
+def test_hostile_writes_are_refused_and_the_server_stays_small(served, alice):
+    base, group = served
+    auth = {
+        "Authorization": f"Bearer {token_issue(user=alice, name='hostile')[1]}",
+        "Content-Type": "application/json",
+    }
+    url = f"{base}/api/v1/chapters/II.7"
+    bombs = sketch("II.7", thesis=DEF_BOMB, summary=ARGUMENT_BOMB)
+    # nearly LIMIT_API_BODY_BYTES, and within LIMIT_CHAPTER_FILE_BYTES written out as a file
+    # (YAML folds the long line), so the formulas reach KaTeX
+    room = 2 * 1024 * 1024 * 9 // 10 - len(json.dumps(bombs))
+    largest = json.dumps(bombs | {"before_you_start": "prose " * (room // 6)}).encode()
+    bodies = {
+        "too large": b" " * (3 * 1024 * 1024) + b"{}",
+        "too deep": b"[" * 1_000_000 + b"]" * 1_000_000,
+        "bombs at the size limit": largest,
+        "bombs": json.dumps(bombs).encode(),
+    }
+    answers = {name: fetch(url, body, **auth) for name, body in bodies.items()}
+    assert {name: status for name, (status, _) in answers.items()} == {
+        "too large": 413,
+        "too deep": 422,
+        "bombs at the size limit": 422,
+        "bombs": 422,
+    }
+    errors = {name: json.loads(text)["errors"] for name, (_, text) in answers.items()}
+    assert "LIMIT_JSON_DEPTH" in errors["too deep"][0]
+    assert any("LIMIT_FORMULA_TOKENS" in e for e in errors["bombs at the size limit"])
+    assert fetch(base + "/chapters/II.3/")[0] == 200
+    peaks = peak_rss_mib(group)
+    print(f"peak RSS per server process (MiB): {sorted(peaks.values())}")
+    assert peaks and max(peaks.values()) < 500
+
+
+def test_serve_refuses_to_start_without_its_secrets():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    done = subprocess.run(
+        ["scripts/serve.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2
+    assert "DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS" in done.stderr
+
+
+@pytest.mark.parametrize("served", ["8/min"], indirect=True)
+def test_the_anonymous_rate_holds_across_every_gunicorn_worker(served):
+    served, _ = served
+    answers = [fetch(served + "/api/v1/books")[0] for _ in range(16)]
+    assert answers.count(200) <= 8 and 429 in answers, answers
+
+
+def timed(
+    url: str,
+    *,
+    source: str = "127.0.0.1",
+    timeout: float = 5.0,
+    body: bytes | None = None,
+    **headers: str,
+) -> tuple[int, float, dict, bytes]:
+    """One request from a given loopback source address: status, seconds, headers, body."""
+    parts = urllib.parse.urlsplit(url)
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection(
+        parts.hostname, parts.port, timeout=timeout, source_address=(source, 0)
+    )
+    try:
+        connection.request(
+            "POST" if body is not None else "GET", parts.path, body=body, headers=headers
+        )
+        response = connection.getresponse()
+        content = response.read()
+        return response.status, time.perf_counter() - started, dict(response.getheaders()), content
+    except OSError:
+        return 0, time.perf_counter() - started, {}, b""
+    finally:
+        connection.close()
+
+
+class SlowClients:
+    """Sockets that hold the server as slow or hostile clients do: request headers never
+    finished (slowloris), a body promised and trickled, a large answer never read. Every
+    second each sends one more byte, so no idle timeout closes them."""
+
+    def __init__(self, port: int, each: int) -> None:
+        self.sockets: list[socket.socket] = []
+        self.stop = threading.Event()
+        openings = {
+            "headers": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a",
+            "body": b"POST /admin/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\n"
+            b"Content-Length: 1000000\r\n\r\nusername=",
+            "reader": b"GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 20,
+        }
+        for kind, opening in openings.items():
+            for _ in range(each):
+                sock = socket.socket()
+                if kind == "reader":  # a tiny window, never read: the answer backs up
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+                sock.connect(("127.0.0.1", port))
+                sock.sendall(opening)
+                self.sockets.append(sock)
+        self.trickle = threading.Thread(target=self._trickle, daemon=True)
+        self.trickle.start()
+
+    def _trickle(self) -> None:
+        while not self.stop.wait(1.0):
+            for sock in self.sockets[: 2 * len(self.sockets) // 3]:  # headers and bodies
+                with suppress(OSError):  # one the server closed
+                    sock.send(b"a")
+
+    def close(self) -> None:
+        self.stop.set()
+        self.trickle.join()
+        for sock in self.sockets:
+            sock.close()
+
+
+def test_slow_clients_do_not_keep_pages_from_anyone_else(served):
+    base, _ = served
+    paths = ["/", "/chapters/II.3/", "/api/v1/chapters/II.3", "/admin/login/"]
+    assert [timed(base + path)[0] for path in paths] == [200] * 4  # rendered once, before
+    slow = SlowClients(int(base.rsplit(":", 1)[1]), each=8)  # 24 sockets, 2 gunicorn workers
+    try:
+        time.sleep(1.5)  # the slow ones are all in, and trickling
+        answers = [timed(base + path)[:2] for path in paths * 3]
+    finally:
+        slow.close()
+    assert [status for status, _ in answers] == [200] * 12, answers
+    assert max(seconds for _, seconds in answers) < 2.0, answers
+
+
+def test_behind_make_serves_proxy_failed_logins_lock_out_only_that_client(served, erin):
+    """Clients from two loopback addresses: each address is a client as nginx sees it."""
+    base, _ = served
+
+    def login(source: str, password: str, **headers: str) -> int:
+        _, _, sent, page = timed(base + "/admin/login/", source=source)
+        cookie = sent["Set-Cookie"].split(";")[0]
+        token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        form = urllib.parse.urlencode(
+            {"csrfmiddlewaretoken": token.decode(), "username": "erin", "password": password}
+        ).encode()
+        return timed(
+            base + "/admin/login/",
+            source=source,
+            body=form,
+            Cookie=cookie,
+            **{"Content-Type": "application/x-www-form-urlencoded"},
+            **headers,
+        )[0]
+
+    assert [login("127.0.0.2", "wrong") for _ in range(5)] == [200] * 4 + [429]  # the fifth locks
+    assert login("127.0.0.2", "erin-pass-9") == 429
+    assert login("127.0.0.2", "erin-pass-9", **{"X-Forwarded-For": "127.0.0.3"}) == 429
+    assert login("127.0.0.3", "erin-pass-9") == 302
