@@ -66,6 +66,9 @@ def _shape(shape: tuple[int, ...]) -> str:
 MIN_FIGURES = 3
 """No tolerance is looser than half a unit in an entry's third significant figure."""
 
+MAX_FIGURES = 15
+"""A float carries about 16 significant figures; no more than this can be asked for."""
+
 ZERO_SHARE = 2.0**-40
 """How close an answer to an entry that is 0 must be: this share of its output's largest
 |entry| (an exact 0 answered 1e-30 beside 1 stands; 1e-6 does not)."""

@@ -1,17 +1,19 @@
 """Generated inputs: a mapping in a problem's inputs that stands for numbers drawn on demand.
 
 ``x: {generate: normal, shape: [3, 4], scale: 1.0, round: 2, seed: 7}`` is a 3x4 matrix of
-normal draws rounded to 2 decimals. Instance 0 is the author's own (the statement shows it and
-the answer is for it); readers practise on instances 1, 2, ... Each input is drawn from its own
-numpy Generator seeded from (seed, instance, input name), so a value never depends on the other
-inputs, their order, or the machine, and a file keeps the generator, never the numbers.
+normal draws rounded to 2 decimals; ``{generate: integers, low: 2, high: 16, seed: 3}`` is one
+whole number from 2 to 16 inclusive (an integers ``shape`` defaults to []). Instance 0 is the
+author's own (the statement shows it and the answer is for it); readers practise on instances
+1, 2, ... Each input is drawn from its own numpy Generator seeded from (seed, instance, input
+name), so a value never depends on the other inputs, their order, or the machine, and a file
+keeps the generator, never the numbers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,8 +24,10 @@ from attention.scalars import is_finite_number, is_integer
 GENERATORS: dict[str, tuple[str, ...]] = {
     "normal": ("generate", "shape", "seed", "mean", "scale", "round"),
     "uniform": ("generate", "shape", "seed", "low", "high", "scale", "round"),
+    "integers": ("generate", "shape", "seed", "low", "high"),
 }
-"""Each generator and the keys its mapping may hold (``generate``, ``shape``, ``seed`` required)."""
+"""Each generator and the keys its mapping may hold (``generate``, ``shape``, ``seed`` required,
+but ``integers`` draws one number when ``shape`` is left out, and requires ``low`` and ``high``)."""
 
 DEFAULT_ROUND = 2
 """Decimals kept when ``round`` is not given: numbers a reader can work with by hand."""
@@ -69,7 +73,7 @@ def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
     def add(key: str, message: str) -> None:
         problems.append(InputProblem(f"{path}.{key}", message))
 
-    shape = spec.get("shape")
+    shape = spec.get("shape", [] if kind == "integers" else None)
     if not isinstance(shape, list) or not all(is_integer(n) and n >= 1 for n in shape):
         add("shape", f"expected a list of positive whole numbers such as [3, 4], got {shape!r}")
     elif len(shape) > MAX_RANK:
@@ -82,7 +86,9 @@ def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
     rounding = spec.get("round", DEFAULT_ROUND)
     if not (is_integer(rounding) and 0 <= rounding <= MAX_ROUND):
         add("round", f"expected a whole number of decimals from 0 to {MAX_ROUND}, got {rounding!r}")
-    for key in ("mean", "scale", "low", "high"):
+    if kind == "integers":
+        _integer_bounds(spec, add)
+    for key in ("mean", "scale") if kind == "integers" else ("mean", "scale", "low", "high"):
         if key in spec and (not is_finite_number(spec[key]) or abs(spec[key]) > MAX_MAGNITUDE):
             add(
                 key,
@@ -106,6 +112,18 @@ def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
     return problems
 
 
+def _integer_bounds(spec: Mapping[str, Any], add: Callable[[str, str], None]) -> None:
+    """Whole-number bounds, inclusive: a draw stands for a count such as a length or a width."""
+    for key in ("low", "high"):
+        if key not in spec:
+            add(key, "is required: integers draws whole numbers from low to high inclusive")
+        elif not is_integer(spec[key]) or abs(spec[key]) > MAX_MAGNITUDE:
+            add(key, f"expected a whole number of size at most {MAX_MAGNITUDE:g}: {spec[key]!r}")
+    low, high = spec.get("low"), spec.get("high")
+    if is_integer(low) and is_integer(high) and low > high:
+        add("high", f"must be at least low ({low!r}), got {high!r}")
+
+
 def _rng(seed: int, instance: int, name: str) -> np.random.Generator:
     name_key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(instance), name_key]))
@@ -113,9 +131,12 @@ def _rng(seed: int, instance: int, name: str) -> np.random.Generator:
 
 def generate(name: str, spec: Mapping[str, Any], instance: int = 0) -> Any:
     """The numbers one valid generator mapping stands for at ``instance``, as nested lists
-    (a float for shape []). Call ``spec_problems`` first."""
+    (a number for shape []). Call ``spec_problems`` first."""
     rng = _rng(spec["seed"], instance, name)
-    shape = tuple(spec["shape"])
+    shape = tuple(spec.get("shape", ()))
+    if spec["generate"] == "integers":
+        whole = rng.integers(int(spec["low"]), int(spec["high"]), size=shape, endpoint=True)
+        return whole.tolist()
     if spec["generate"] == "normal":
         draw = rng.normal(spec.get("mean", 0.0), spec.get("scale", 1.0), shape)
     elif "low" in spec:

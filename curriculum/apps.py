@@ -27,10 +27,12 @@ class CurriculumConfig(AppConfig):
     def ready(self):
         post_migrate.connect(_ensure_roles, sender=self)
         post_migrate.connect(_index_search, sender=self)
+        from curriculum.domain.claims.requests import claims_revised
         from curriculum.domain.revisions import chapters_revised
         from curriculum.domain.search import search_index_revised
 
         chapters_revised.connect(search_index_revised, dispatch_uid="search_index_revised")
+        chapters_revised.connect(claims_revised, dispatch_uid="claims_revised")
         # Celery's registry of this process: the domain sends tasks by name, and a registered
         # task runs in-process when there is no broker, with its own options (time limits).
         import curriculum.tasks  # noqa: F401

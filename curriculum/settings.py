@@ -304,6 +304,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MA
 LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one typed practice answer
 LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
 LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
+LIMIT_CHAPTER_CLAIMS = env.int("LIMIT_CHAPTER_CLAIMS", 1000)  # claims and properties in a chapter
+LIMIT_PROPERTY_INSTANCES = env.int("LIMIT_PROPERTY_INSTANCES", 200)  # one property's instances
+LIMIT_CLAIM_WORK = env.int("LIMIT_CLAIM_WORK", 10**8)  # engine work of one claim or property
 # The engine work one problem may ask of the verifier, estimated from its shapes before anything
 # runs (attention/work.py; instance 0 and, when generated, every reader instance): about 3 to 10 s
 # of one core at the limit.

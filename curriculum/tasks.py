@@ -8,6 +8,7 @@ from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError
 
+from curriculum.domain.claims.requests import claims_decide, claims_sweep
 from curriculum.domain.verification import (
     Slice,
     verdict_decide,
@@ -68,7 +69,16 @@ def verify_batch(checks: list[tuple[int, str]], level: int = 0) -> int:
     return len(verdicts_decide(checks=[(sid, checked) for sid, checked in checks], run=run))
 
 
+@shared_task(**(RELIABLY | {"base": Task}))
+def decide_claims(fingerprints: list[str], level: int = 0) -> int:
+    """Decide the claims and properties kept under these fingerprints, for one slice of the
+    worker's time (the rest goes on at the next level). Returns how many were written."""
+    return claims_decide(fingerprints, Slice.of_task(level, interrupt=INTERRUPT))
+
+
 @shared_task
 def sweep_pending_verdicts() -> int:
-    """Re-enqueue verdicts whose task was lost (broker down at save, worker killed)."""
-    return verdicts_sweep(older_than=timedelta(seconds=settings.VERIFY_SWEEP_AFTER_SECONDS))
+    """Re-enqueue verdicts, and claims, whose task was lost (broker down at save, worker
+    killed)."""
+    older_than = timedelta(seconds=settings.VERIFY_SWEEP_AFTER_SECONDS)
+    return verdicts_sweep(older_than=older_than) + claims_sweep(older_than=older_than)

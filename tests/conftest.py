@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group, User
 from django.db import OperationalError, connection
 
 from curriculum.domain.chapter_files import file_import, import_order
+from curriculum.domain.claims.requests import claims_decide_now
 from curriculum.domain.verification import verdict_decide
 from curriculum.models import Chapter, Solution
 
@@ -57,9 +58,11 @@ def books(db):
 
 
 def verify_now(chapter: Chapter) -> None:
-    """Decide every pending verdict of a chapter in-process, as the worker would."""
+    """Decide every pending verdict of a chapter in-process, as the worker would: its answers,
+    and its claims and properties."""
     for solution in Solution.objects.filter(problem__chapter=chapter):
         verdict_decide(solution_id=solution.pk)
+    claims_decide_now([chapter.pk])
 
 
 @pytest.fixture

@@ -32,6 +32,8 @@ from curriculum.domain.gate import (
     publish_reasons,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
+from curriculum.domain.notation import chapter_notation_conflicts
+from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.svg import svg_inline, svg_removals
@@ -267,6 +269,14 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         for problem in formset.deleted_objects:
             ProblemDelete(problem=problem, user=request.user).execute()
         return None
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # saved anyway, as an import is: told once the notation rows are stored
+        for warning in chapter_notation_conflicts(form.instance):
+            self.message_user(request, warning, messages.WARNING)
+        for error in chapter_reference_errors(form.instance):  # the gate refuses to publish it
+            self.message_user(request, error, messages.ERROR)
 
     def has_publish_permission(self, request) -> bool:
         return request.user.has_perm(PUBLISH_PERMISSION)

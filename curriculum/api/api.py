@@ -20,7 +20,7 @@ from curriculum.domain.gate import PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden
 
-from . import chapters, lists, operations, practice, search, writes  # noqa: F401  (writes: on chapters.router)
+from . import chapters, claims, lists, operations, practice, search, writes  # noqa: F401  (writes, claims: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
 from .schemas import Error, Pong
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads

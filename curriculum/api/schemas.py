@@ -54,6 +54,14 @@ class Imported(Schema):
     code: str
     created: bool
     verifications_enqueued: int
+    warnings: list[str] = Field(
+        description="Written anyway: answers written past what a person derives, a symbol "
+        "another chapter of the book defines differently (content-format.md)."
+    )
+    claims: int = Field(
+        description="Claims and checked properties the chapter states; their verdicts follow "
+        "(GET /chapters/{code}/claims)."
+    )
 
 
 class Enqueued(Schema):
@@ -98,10 +106,17 @@ class NotationOut(NotationDocument, Open):
     meaning_html: str
 
 
+class PropertyChecked(Open):
+    words: str = Field(description='"Checked numerically on N random instances: ..."')
+    note: str = Field(description="What the check leaves out, as the author says it.")
+    status: str = Field(description="verified, mismatch, error or pending")
+
+
 class PropositionOut(PropositionDocument, Open):
     proof: str | None = Field(description="null until the proof is published.")
     statement_html: str
     proof_html: str
+    checked: PropertyChecked | None = Field(None, description="Present when it carries a check.")
 
 
 class SolutionOut(SolutionDocument, Open):
@@ -144,6 +159,13 @@ class Quota(Open):
     target: int
 
 
+class Checks(Open):
+    claims: int = Field(description="Numbers typed in the text that the engine checks.")
+    claims_verified: int
+    properties: int = Field(description="Propositions checked numerically.")
+    properties_verified: int
+
+
 class Derived(Open):
     maturity_name: str
     spine_sentence: str
@@ -155,6 +177,7 @@ class Derived(Open):
     owes: int = Field(description="How many more items the maturity level requires.")
     debt_sentence: str
     enforcement_sentence: str
+    checks: Checks | None = Field(None, description="Absent from releases made before claims.")
 
 
 class ChapterOut(Open):
@@ -225,3 +248,16 @@ class ReleaseSummary(Schema):
     created_at: datetime
     title: str
     maturity: Maturity
+
+
+class ClaimOut(Open):
+    path: str = Field(description="Where it is written: problems[0].solution.steps")
+    kind: str = Field(description="claim or property")
+    said: str = Field(description="The claim as written, or the property's relation.")
+    checked_as: str = Field(description="How it is compared.")
+    visible: bool = Field(
+        description="Readers see it once released; a draft's claims block nothing."
+    )
+    state: str = Field(description="verified, mismatch, error or pending")
+    message: str
+    engine_value: Any = Field(description="The engine's value, or a property's counterexample.")

@@ -23,6 +23,7 @@ from curriculum.domain.chapter_files import (
     source_tag,
     source_text,
 )
+from curriculum.domain.claims.reports import claim_rows
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, reader_view
 from curriculum.domain.verification import Reverify
@@ -156,6 +157,8 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
         "code": result.label,
         "created": result.created,
         "verifications_enqueued": result.enqueued,
+        "warnings": list(result.warnings),
+        "claims": len(claim_rows(code=result.label)),
     }
     return Status(201 if result.created else 200, body)
 

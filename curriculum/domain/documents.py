@@ -33,18 +33,23 @@ def chapter_document(chapter: Chapter) -> dict[str, Any]:
         ],
         "apparatus": [link.entry.code for link in chapter.apparatus_links.all()],
         "notation": [{"symbol": n.symbol, "meaning": n.meaning} for n in chapter.notation.all()],
-        "propositions": [
-            {
-                "number": p.number,
-                "title": p.title,
-                "statement": p.statement,
-                "proof": p.proof,
-                "proof_published": p.proof_published,
-            }
-            for p in chapter.propositions.all()
-        ],
+        "propositions": [_proposition(p) for p in chapter.propositions.all()],
         "problems": [_problem(p) for p in chapter.problems.all()],
     }
+
+
+def _proposition(proposition) -> dict[str, Any]:
+    document = {
+        "number": proposition.number,
+        **({"label": proposition.label} if proposition.label else {}),
+        "title": proposition.title,
+        "statement": proposition.statement,
+        "proof": proposition.proof,
+        "proof_published": proposition.proof_published,
+    }
+    if proposition.property_check is not None:  # a file without one says nothing of it
+        document["check"] = proposition.property_check
+    return document
 
 
 def _strands(chapter: Chapter) -> dict[str, Any]:
@@ -99,4 +104,8 @@ def exported_form(clean: dict[str, Any]) -> dict[str, Any]:
         if exported["solution"] is None:
             del exported["solution"]
         problems.append(exported)
-    return clean | {"problems": problems}
+    propositions = [
+        {key: value for key, value in p.items() if key not in ("check", "label") or value}
+        for p in clean["propositions"]
+    ]
+    return clean | {"problems": problems, "propositions": propositions}

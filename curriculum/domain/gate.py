@@ -22,9 +22,11 @@ from curriculum.models.course import code_book_mismatch
 
 from .actions import Action
 from .answers import tolerance_text
+from .claims.reasons import claim_reasons
 from .counting import chapter_counts
 from .documents import chapter_document
 from .locks import book_lock, chapter_lock
+from .references import reference_errors
 from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden
 from .selectors import chapters_with_parts
@@ -100,7 +102,9 @@ def publish_reasons(chapter: Chapter) -> list[str]:
                     f"problem {problem.key}: its answer is not verified ({state}"
                     f"{_detail(solution) if state in ('mismatch', 'error') else ''})"
                 )
-    return reasons
+    document = chapter_document(chapter)
+    references = [f"{path}: {why}" for path, why in reference_errors(document)]
+    return reasons + references + claim_reasons(document)
 
 
 def _detail(solution) -> str:

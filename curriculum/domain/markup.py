@@ -30,9 +30,11 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_block_dollar
 
+from .claims.pattern import MARK, claims_marked
+
 KATEX_DIR = Path(__file__).resolve().parents[2] / "katex"
 KATEX_TIMEOUT_SECONDS = 60
-RENDER_FORMAT = "katex-0.16.47/7"  # part of every cache key: bump when the output changes
+RENDER_FORMAT = "katex-0.16.47/8"  # part of every cache key: bump when the output changes
 
 TEXT_TAGS = {
     "p",
@@ -129,7 +131,7 @@ ALLOWED_TAGS = TEXT_TAGS | MATH_TAGS
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
     "p": {"class"},
-    "span": {"class"},
+    "span": {"class", "title", "aria-label"},
     "div": {"class"},
     "code": {"class", "title"},
     **{tag: MATH_ATTRIBUTES for tag in MATH_TAGS},
@@ -195,8 +197,15 @@ def _math_tokens(tokens: list[Token]) -> Iterator[Token]:
             yield from _math_tokens(token.children)
 
 
+def _parse(source: str) -> list[Token]:
+    """Tokens of a text whose claims stand as their typed numbers, each followed by its mark's
+    place (`claims.pattern`): the formulas typeset are the numbers readers see."""
+    marked = "{{" in source or "\ue000" in source or "\ue001" in source
+    return PARSER.parse(claims_marked(source)[0] if marked else source)
+
+
 def _formula(token: Token) -> tuple[str, bool]:
-    return token.content.strip(), DISPLAY_TYPES[token.type]
+    return MARK.sub("", token.content).strip(), DISPLAY_TYPES[token.type]
 
 
 def formulas(source: str) -> list[tuple[str, bool]]:
@@ -212,7 +221,7 @@ def formulas(source: str) -> list[tuple[str, bool]]:
 @functools.lru_cache(maxsize=4096)
 def _formulas(source: str) -> tuple[tuple[str, bool], ...]:
     """A text checked twice (a form's full_clean, then the editing service's) is parsed once."""
-    return tuple(_formula(token) for token in _math_tokens(PARSER.parse(source)))
+    return tuple(_formula(token) for token in _math_tokens(_parse(source)))
 
 
 # ---------------------------------------------------------------- KaTeX
@@ -358,7 +367,7 @@ def _render_fresh(sources: list[str]) -> list[str]:
     then render and clean."""
     context = _PREPARED.get()
     kept = context.parsed if context is not None else {}
-    parsed = [kept.pop(source) if source in kept else PARSER.parse(source) for source in sources]
+    parsed = [kept.pop(source) if source in kept else _parse(source) for source in sources]
     for tokens in parsed:
         _keep_punctuation(tokens)
         _demote_headings(tokens)
@@ -367,11 +376,30 @@ def _render_fresh(sources: list[str]) -> list[str]:
     results = typeset(batch) if batch else {}
     for token in (token for tokens in math for token in tokens):
         formula = _formula(token)
-        token.content = _math_html(formula, results[formula], block=token.block)
+        places = "".join(found.group() for found in MARK.finditer(token.content))
+        token.content = _math_html(formula, results[formula], block=token.block) + places
         if punctuation := token.meta.get("punctuation"):
             token.content = f'<span class="nobr">{token.content}{escape(punctuation)}</span>'
         token.type = "html_block" if token.block else "html_inline"
-    return [_clean(PARSER.renderer.render(tokens, PARSER.options, {})) for tokens in parsed]
+    rendered = [PARSER.renderer.render(tokens, PARSER.options, {}) for tokens in parsed]
+    return [
+        _clean(_marks_placed(html, source)) for html, source in zip(rendered, sources, strict=True)
+    ]
+
+
+def _marks_placed(html: str, source: str) -> str:
+    """Each claim's mark where its place stands: focusable, saying how the number was checked."""
+    if "\ue000" not in html:
+        return html
+    marks = claims_marked(source)[1]
+
+    def mark(found: re.Match) -> str:
+        if int(found[1]) >= len(marks):
+            return ""
+        said = escape(marks[int(found[1])])
+        return f'<span class="claim" tabindex="0" title="{said}" aria-label="{said}">✓</span>'
+
+    return MARK.sub(mark, html)
 
 
 def _key(source: str, form: str) -> str:
@@ -402,7 +430,7 @@ def math_prepared(sources: list[str]) -> Iterator[None]:
     for the checks and renders made inside the block: a cache may keep fewer (local memory culls
     past its entries), and a miss there costs a KaTeX process per text."""
     marked = [source for source in dict.fromkeys(sources) if "$" in source]
-    parsed = {source: PARSER.parse(source) for source in marked}
+    parsed = {source: _parse(source) for source in marked}
     found = {
         source: tuple(_formula(token) for token in _math_tokens(tokens))
         for source, tokens in parsed.items()

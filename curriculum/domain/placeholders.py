@@ -18,14 +18,15 @@ import numpy as np
 from django.conf import settings
 
 import attention
+from attention.compare import MAX_FIGURES
 
+from .claims.pattern import CLAIM_OPENING
 from .markup import formulas
 
 SHOWN_DIGITS = 6
 """Significant figures a reader page shows of an answer or an output."""
 
-MAX_DIGITS = 15
-"""A float carries about 16 significant figures; no more than this can be asked for."""
+MAX_DIGITS = MAX_FIGURES
 
 PLACEHOLDER = re.compile(
     r"\{\{\s*(?P<kind>inputs|outputs)\.(?P<name>[A-Za-z_]\w*)\s*"
@@ -163,6 +164,8 @@ def placeholder_errors(
         return []
     values, errors, entries = _Values(operation, inputs, 0), [], 0
     for match in BRACES.finditer(text):
+        if CLAIM_OPENING.match(match.group()):
+            continue  # a claim: its own checks say what is wrong with it
         found = PLACEHOLDER.fullmatch(match.group())
         if found is None:
             errors.append(

@@ -30,6 +30,7 @@ from django.db.models import F, Q
 
 from curriculum.models import Chapter, SearchEntry
 
+from .claims.pattern import claims_typed
 from .reading import chapter_for_reader
 from .search_terms import CONTROL, SearchRefused, Term, query_terms
 
@@ -245,6 +246,6 @@ def _part(kind: str, anchor: str, heading: str, body: str, title: str) -> dict[s
         "kind": kind,
         "anchor": anchor,
         "heading": CONTROL.sub(" ", heading)[:400],
-        "body": CONTROL.sub(lambda c: c[0] if c[0] in "\n\t" else " ", body.strip()),
+        "body": CONTROL.sub(lambda c: c[0] if c[0] in "\n\t" else " ", claims_typed(body).strip()),
         "title": CONTROL.sub(" ", title),
     }

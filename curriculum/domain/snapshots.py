@@ -15,11 +15,14 @@ from django.utils.html import format_html
 from curriculum.models import Chapter, Problem
 
 from .answer_tables import answer_html
+from .claims.properties import property_words
+from .claims.reasons import Checked, checked_in, checks_counted
 from .counting import ChapterCounts, chapter_counts
 from .documents import chapter_document
 from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
 from .markup import render_many
 from .placeholders import Room, placeholders_expand
+from .references import chapters_for, references_linked
 from .svg import svg_inline
 from .tolerances import tolerance_words
 
@@ -32,6 +35,8 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
     document = chapter_document(chapter)
     counts = chapter_counts(chapter)
     problems = {p.key: p for p in chapter.problems.all()}
+    checked = checked_in(document)  # one query: the verdicts of its claims and properties
+    _properties_said(document, checked)
     if not include_unpublished:
         _drop_unpublished(document)
     for problem in document["problems"]:
@@ -47,7 +52,7 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
             for link in chapter.apparatus_links.all()
             if include_unpublished or link.entry.state != Chapter.State.DRAFT
         ],
-        "derived": _derived(chapter, counts),
+        "derived": _derived(chapter, counts) | {"checks": checks_counted(checked)},
     }
     _render(snapshot)
     return snapshot
@@ -117,6 +122,18 @@ def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
+def _properties_said(document: dict[str, Any], checked: list[Checked]) -> None:
+    """Each proposition's property as readers are told of it, with its verdict."""
+    status = {c.found.path: c.status for c in checked if c.found.kind == "property"}
+    for i, proposition in enumerate(document["propositions"]):
+        if (check := proposition.get("check")) is not None:
+            proposition["checked"] = {
+                "words": property_words(check),
+                "note": check.get("note", ""),
+                "status": status.get(f"propositions[{i}].check", "error"),
+            }
+
+
 def _derived(chapter: Chapter, counts: ChapterCounts) -> dict[str, Any]:
     level = counts.level
     spine = chapter.spine
@@ -171,8 +188,11 @@ def _shown(snapshot: dict[str, Any]) -> dict[int, str]:
 
 def _render(snapshot: dict[str, Any]) -> None:
     slots = list(_markdown_slots(snapshot))
-    shown = _shown(snapshot)
-    sources = [shown.get(id(holder), holder[key] or "") for holder, key in slots]
+    shown, chapters = _shown(snapshot), chapters_for(snapshot)
+    sources = [
+        references_linked(shown.get(id(holder), holder[key] or ""), chapters)
+        for holder, key in slots
+    ]
     # a notation symbol is TeX without its dollars (d_k): typeset, it reads as the text does
     symbols = [f"${row['symbol'].strip('$')}$" for row in snapshot["notation"]]
     rendered = render_many(sources + symbols)

@@ -1,5 +1,6 @@
 """The course as rows: books, chapters, their parts, problems, verdicts and releases."""
 
+from .claims import ClaimVerdict
 from .course import ApparatusLink, Book, Chapter
 from .parts import Figure, Notation, Proposition, StrandItem
 from .problems import Problem, Solution, Verdict
@@ -12,6 +13,7 @@ __all__ = [
     "ApparatusLink",
     "Book",
     "Chapter",
+    "ClaimVerdict",
     "Figure",
     "Notation",
     "Problem",

@@ -1,7 +1,9 @@
 """The parts of a chapter a reader reads: strand items, figures, notation, propositions."""
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
+from curriculum.domain.claims.properties import property_errors
 from curriculum.domain.ladder import MATHEMATICS, STRAND_CHOICES
 
 from .course import Chapter
@@ -74,15 +76,33 @@ class Notation(models.Model):
 class Proposition(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="propositions")
     number = models.PositiveIntegerField()
+    label = models.SlugField(
+        max_length=50,
+        blank=True,
+        db_index=False,
+        help_text="What references call it (@prop:LABEL); empty: its number (@prop:2).",
+    )
     title = models.CharField(max_length=300)
     statement = LFTextField(validators=[validate_markdown])
     proof = LFTextField(blank=True, null=True, validators=[validate_markdown])  # noqa: DJ001 - null is "no proof yet", as in chapter files
     proof_published = models.BooleanField(default=False)
+    property_check = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A property checked numerically on seeded random instances: "
+        '{"inputs": {...generated...}, "holds": "expression", "instances": N, '
+        '"tolerance": {"rtol": ..., "atol": ...}} (docs/content-format.md).',
+    )
 
     class Meta:
         ordering = ["number"]
         constraints = [
             models.UniqueConstraint(fields=["chapter", "number"], name="proposition_number_once"),
+            models.UniqueConstraint(
+                fields=["chapter", "label"],
+                condition=~models.Q(label=""),
+                name="proposition_label_once",
+            ),
             models.CheckConstraint(
                 condition=models.Q(proof_published=False)
                 | (models.Q(proof__isnull=False) & ~models.Q(proof="")),
@@ -92,3 +112,9 @@ class Proposition(models.Model):
 
     def __str__(self) -> str:
         return f"Prop. {self.number}"
+
+    def clean(self) -> None:
+        if self.property_check is not None and (
+            found := property_errors(self.property_check, "property_check")
+        ):
+            raise ValidationError({"property_check": [f"{path}: {msg}" for path, msg in found]})

@@ -5,6 +5,7 @@ from django.db import models
 
 import attention
 from attention.answers import answer_problems
+from curriculum.domain.claims.syntax import claim_name_errors, known_names
 from curriculum.domain.limits import nul_paths
 from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
@@ -80,6 +81,10 @@ class Problem(models.Model):
     def __str__(self) -> str:
         return f"{self.chapter.code} {self.key}"
 
+    def names(self) -> frozenset[str]:
+        """What a claim in its texts may read: its inputs and its operation's outputs."""
+        return known_names({"operation": self.operation, "inputs": self.inputs})
+
     def clean(self) -> None:
         """The engine says whether the inputs fit the operation, before any worker sees them."""
         errors: dict[str, list[str]] = {}
@@ -99,6 +104,7 @@ class Problem(models.Model):
             found := placeholder_errors(
                 self.statement, operation=self.operation, inputs=self.inputs
             )
+            + claim_name_errors(self.statement, self.names())
         ):
             errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None
@@ -140,6 +146,7 @@ class Solution(models.Model):
             found := placeholder_errors(
                 self.steps, operation=self.problem.operation, inputs=self.problem.inputs
             )
+            + claim_name_errors(self.steps, self.problem.names())
         ):
             errors["steps"] = found
         if errors:

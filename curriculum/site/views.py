@@ -12,6 +12,7 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
 
 from curriculum.bodies import body_cached, listing_cached
+from curriculum.domain.claims.examples import CLAIMS, LANGUAGE, PROPERTIES
 from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.reading import (
@@ -171,5 +172,11 @@ def operations(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "site/operations.html",
-        {"operations": operations_reference(), "selectors": SELECTORS},
+        {
+            "operations": operations_reference(),
+            "selectors": SELECTORS,
+            "claims": CLAIMS,
+            "properties": PROPERTIES,
+            "language": LANGUAGE,
+        },
     )

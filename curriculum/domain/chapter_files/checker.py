@@ -7,6 +7,7 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from ..claims.syntax import claim_errors, claim_name_errors
 from ..markup import math_errors
 from ..placeholders import Room
 
@@ -54,8 +55,12 @@ class Checker:
         if not value.strip():
             self.error(path, "must not be empty")
 
-    def markdown(self, value: str | None, path: str) -> None:
-        for problem in math_errors(value or ""):
+    def markdown(self, value: str | None, path: str, names: frozenset[str] = frozenset()) -> None:
+        """Formulas that do not parse, and claims that are malformed or read a name that
+        ``names`` (a problem's inputs and outputs) does not hold."""
+        for problem in (
+            math_errors(value or "") + claim_errors(value) + claim_name_errors(value, names)
+        ):
             self.error(path, problem)
 
 

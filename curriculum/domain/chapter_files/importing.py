@@ -25,6 +25,7 @@ from ..collection import collection_paused
 from ..editing import PROBLEMS_REPLACE, BookSave, ChapterSave, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
+from ..notation import notation_conflicts
 from ..working_copy import SourceChanged, chapter_source, working_copy_require
 from .checker import kind_of
 from .errors import ChapterFileError
@@ -154,11 +155,13 @@ def _require_version(existing: Chapter | None, if_match: frozenset[str]) -> None
 
 
 def _lint(clean: dict) -> tuple[str, ...]:
-    return tuple(
+    answers = (
         f"problems[{i}].solution.answer: {warning}"
         for i, problem in enumerate(clean["problems"])
         for warning in problem["lint"]
     )
+    entries = [(row["symbol"], row["meaning"]) for row in clean["notation"]]
+    return (*answers, *notation_conflicts(clean["book"], clean["code"], entries))
 
 
 def _paths(error: ValidationError) -> list[str]:
@@ -209,7 +212,12 @@ def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
     )
     chapter.propositions.all().delete()
     Proposition.objects.bulk_create(
-        Proposition(chapter=chapter, **p) for p in clean["propositions"]
+        Proposition(
+            chapter=chapter,
+            property_check=p["check"],
+            **{key: value for key, value in p.items() if key != "check"},
+        )
+        for p in clean["propositions"]
     )
     return chapter
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from curriculum.models.course import is_apparatus_code
 
+from ..claims.properties import property_errors
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..svg import svg_errors
 from .checker import Checker, kind_of
@@ -86,7 +87,7 @@ def notation_checked(c: Checker, raws: list) -> list:
 
 
 def propositions_checked(c: Checker, raws: list) -> list:
-    props, numbers = [], set()
+    props, numbers, labels = [], set(), set()
     for i, raw in enumerate(raws):
         path = f"propositions[{i}]"
         if (prop := c.structure(PropositionDocument, raw, path)) is None:
@@ -94,11 +95,17 @@ def propositions_checked(c: Checker, raws: list) -> list:
         if prop.number in numbers:
             c.error(f"{path}.number", f"Prop. {prop.number} appears twice")
         numbers.add(prop.number)
+        if prop.label and prop.label in labels:
+            c.error(f"{path}.label", f"label {prop.label} appears twice")
+        labels.add(prop.label)
         c.markdown(prop.proof, f"{path}.proof")
         if prop.proof_published and not (prop.proof or "").strip():
             c.error(f"{path}.proof_published", "a proof can be published only once written")
         for name in ("title", "statement"):
             c.filled(getattr(prop, name), f"{path}.{name}")
             c.markdown(getattr(prop, name), f"{path}.{name}")
+        if prop.check is not None:
+            for where, message in property_errors(prop.check, f"{path}.check"):
+                c.error(where, message)
         props.append(prop.model_dump())
     return props

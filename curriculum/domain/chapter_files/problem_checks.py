@@ -9,6 +9,7 @@ from attention.answers import answer_problems
 from curriculum.models import Problem
 
 from ..answers import answer_figures, answer_lint, default_digits
+from ..claims.syntax import known_names
 from ..placeholders import placeholder_errors
 from ..tolerances import tolerance_problems
 from ..work_budget import work_refusal
@@ -34,18 +35,19 @@ def problems_checked(c: Checker, raws: list) -> list:
             c.error(f"{path}.{refusal.path}", refusal.message)
         if not found and (too_much := work_refusal(operation=prob.operation, inputs=prob.inputs)):
             c.error(f"{path}.inputs", too_much)
+        names = known_names({"operation": prob.operation, "inputs": prob.inputs})
         solution = dict(prob.solution) if prob.solution else None  # the answer as given
         answer = solution["answer"] if solution else None
         if solution:
             for problem in answer_problems(answer):
                 c.error(f"{path}.solution.answer", problem)
-            c.markdown(solution["steps"], f"{path}.solution.steps")
+            c.markdown(solution["steps"], f"{path}.solution.steps", names)
         figures = answer_figures(answer)
         tolerance = _tolerance(c, prob.tolerance, f"{path}.tolerance", answer, figures)
         for name, message in tolerance_problems(**tolerance, answer=answer).items():
             c.error(f"{path}.tolerance.{name}", message)
         c.filled(prob.statement, f"{path}.statement")
-        c.markdown(prob.statement, f"{path}.statement")
+        c.markdown(prob.statement, f"{path}.statement", names)
         clean = prob.model_dump(exclude={"tolerance", "solution", "inputs", "ask"})
         clean |= {"inputs": prob.inputs, "ask": prob.ask, "tolerance": tolerance}
         clean |= {"solution": solution}

@@ -161,11 +161,21 @@ class NotationDocument(Keys):
 
 class PropositionDocument(Keys):
     number: int = rule("whole number", 'required; unique ("Prop. 1")', ge=1, le=MAX_WHOLE_NUMBER)
+    label: str = rule(
+        "slug",
+        "optional; unique; what references call it (@prop:LABEL), else its number (@prop:1)",
+        "",
+        max_length=width(Proposition, "label"),
+        pattern=r"^[-a-zA-Z0-9_]*$",  # a slug, or empty for none
+    )
     title: str = rule("Markdown", "required", max_length=width(Proposition, "title"))
     statement: str = rule("Markdown", "required")
     proof: str | None = rule("Markdown", "optional", None)
     proof_published: bool = rule(
         "true/false", "default false; only a written proof can be published", False
+    )
+    check: dict[str, Any] | None = rule(
+        "mapping", "optional; a property checked numerically on random instances (Properties)", None
     )
 
 

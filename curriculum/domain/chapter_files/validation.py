@@ -20,9 +20,11 @@ from curriculum.models.course import (
 )
 
 from ..chapter_parts import document_parts, parts_refusal
+from ..claims.found import found_in
 from ..documents import exported_form
 from ..limits import nul_paths
 from ..markup import TooManyFormulas, math_prepared
+from ..references import reference_errors
 from ..snapshots import page_markup, rendered_size
 from .checker import Checker, all_texts
 from .errors import ChapterFileError
@@ -104,12 +106,27 @@ def _chapter_checked(
     clean["propositions"] = propositions_checked(c, parts.get("propositions") or [])
     clean["problems"] = problems_checked(c, parts.get("problems") or [])
     if not c.errors:
+        _references_and_claims(c, clean)
+    if not c.errors:
         c.errors += extent_errors(exported_form(clean), where="top level")
     if not c.errors:
         _rendered_size(c, clean)
     if c.errors:
         raise ChapterFileError(c.errors)
     return {name: clean[name] for name in ChapterDocument.model_fields}
+
+
+def _references_and_claims(c: Checker, clean: dict) -> None:
+    """References must name what readers can see; claims are bounded in number, each being
+    engine work for the verifier."""
+    for path, why in reference_errors(clean):
+        c.error(path, why)
+    if (count := len(found_in(clean))) > settings.LIMIT_CHAPTER_CLAIMS:
+        c.error(
+            "top level",
+            f"states {count:,} claims and properties; at most {settings.LIMIT_CHAPTER_CLAIMS:,} "
+            "(LIMIT_CHAPTER_CLAIMS)",
+        )
 
 
 def _no_nul(c: Checker, document: Any, within: str = "") -> bool:

@@ -82,6 +82,11 @@ def _task(name: str, args: tuple, kwargs: dict | None = None, *, level: int) -> 
     return app.signature(name, args, kwargs or {}, priority=_priority(level)).apply_async
 
 
+def task_send(name: str, args: tuple, kwargs: dict | None = None, *, level: int, what: str) -> bool:
+    """Send the task called `name` at `level`; whether it was sent (else the sweep resends)."""
+    return _send(_task(name, args, kwargs, level=level), what)
+
+
 def verdict_enqueue(*, solution_id: int, checked: str) -> None:
     """After commit, so the worker never reads content older than what asked for the check."""
     transaction.on_commit(lambda: verdict_enqueue_now(solution_id=solution_id, checked=checked))

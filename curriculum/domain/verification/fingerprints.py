@@ -57,10 +57,15 @@ def fingerprint_of(checked: Mapping[str, Any]) -> str:
         del values["digits"]
     else:  # rtol/atol then check nothing
         del values["rtol"], values["atol"]
+    return hashlib.sha256(stored_json(values).encode()).hexdigest()
+
+
+def stored_json(values: Any) -> str:
+    """``values`` as JSON text that is the same before they are saved and after."""
     text = json.dumps(values, sort_keys=True)
     if _STORED_OTHERWISE.search(text):  # rare numbers PostgreSQL gives back in another form
         text = json.dumps(_as_stored(values), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return text
 
 
 _NAMES = {path.rpartition("__")[2]: path for path in FINGERPRINTED}

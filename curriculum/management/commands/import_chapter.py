@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from curriculum.domain.chapter_files import ChapterFileError, files_import, import_order
+from curriculum.domain.claims.reports import claim_line, claim_rows
 from curriculum.domain.verification import chapter_verify_now
 
 from .verify_chapter import verdict_line
@@ -27,12 +28,13 @@ class Command(BaseCommand):
         self.stdout.flush()  # every row before the verdict on stderr, even through a pipe
         if failed:
             raise CommandError(f"{failed} of {len(files)} files refused")
-        if self.unverified:
-            raise CommandError(f"{self.unverified} answers not verified")
+        if self.unverified or self.unverified_claims:
+            claims = f" and {self.unverified_claims} claims" if self.unverified_claims else ""
+            raise CommandError(f"{self.unverified} answers{claims} not verified")
 
     def _import_all(self, files, file_import, dry_run) -> int:
         failed = 0
-        self.unverified = 0
+        self.unverified = self.unverified_claims = 0
         for file in import_order(files):
             try:
                 result = file_import(text=file.read_text(encoding="utf-8"))
@@ -69,3 +71,6 @@ class Command(BaseCommand):
         for row in chapter_verify_now(code=code):
             self.stdout.write(f"  {verdict_line(row)}")
             self.unverified += not row.verified
+        for claim in claim_rows(code=code, decide_now=True):
+            self.stdout.write(f"  {claim_line(claim)}")
+            self.unverified_claims += claim.visible and not claim.verified

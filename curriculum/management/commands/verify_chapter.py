@@ -4,6 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from curriculum.domain.claims.reports import claim_line, claims_await
+from curriculum.domain.claims.requests import claims_request
 from curriculum.domain.counting import plural
 from curriculum.domain.verification import (
     Reverify,
@@ -39,18 +41,28 @@ class Command(BaseCommand):
             solution_ids = Reverify(code=code).execute()  # as the system
         except Chapter.DoesNotExist as error:
             raise CommandError(f"no chapter {code}") from error
-        self.stdout.write(f"{code}: {plural(len(solution_ids), 'solution')} sent to the verifier")
+        claims = claims_request([Chapter.objects.get(code=code).pk])
+        also = f" and {plural(claims, 'claim')}" if claims else ""
+        self.stdout.write(
+            f"{code}: {plural(len(solution_ids), 'solution')}{also} sent to the verifier"
+        )
         if wait is None:
             return
         decided = verdicts_await(solution_ids=solution_ids, timeout=wait)
         rows = chapter_verdict_rows(code=code)
         for row in rows:
             self.stdout.write(verdict_line(row))
-        if not decided:
+        claim_list = claims_await(code=code, timeout=wait)
+        for claim in claim_list:
+            self.stdout.write(claim_line(claim))
+        if not decided or any(claim.state == "pending" for claim in claim_list):
             raise CommandError(f"timed out after {wait:g} s with verdicts still pending")
         failed = [row.key for row in rows if not row.verified]
+        failed += [claim.path for claim in claim_list if claim.visible and not claim.verified]
         if failed:
-            raise CommandError(f"{len(failed)} of {len(rows)} not verified: {', '.join(failed)}")
+            raise CommandError(
+                f"{len(failed)} of {len(rows) + len(claim_list)} not verified: {', '.join(failed)}"
+            )
 
 
 def verdict_line(row: VerdictRow) -> str:

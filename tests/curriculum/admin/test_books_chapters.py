@@ -81,7 +81,7 @@ def test_the_author_is_told_what_the_chapter_owes_before_trying_to_publish(
     text = text.decode()
     status = text.index("Before you publish")
     assert status < text.index('name="title"'), "the list comes before the form fields"
-    assert "Publish would be refused for 7 reasons:" in text
+    assert "Publish would be refused for 8 reasons:" in text
     assert "<li>strand practice: 0 of 9 done (build it, break it, read the papers)</li>" in text
 
 
@@ -237,7 +237,7 @@ def test_publish_asks_first_and_says_what_will_happen(seeded, admin_client_for, 
     text = client.get(publish_url(chapter)).content.decode()
     assert "Publishing makes <strong>release 1</strong> of II.4" in text
     assert "the working copy stays editable" in text
-    assert '<p class="errornote">The gate refuses to publish II.4 for 7 reasons.' in text
+    assert '<p class="errornote">The gate refuses to publish II.4 for 8 reasons.' in text
     assert 'value="Publish release 1"' not in text  # no button while the gate refuses
     assert not Release.objects.exists()
 
@@ -246,7 +246,7 @@ def test_publish_button_lists_every_reason(seeded, admin_client_for, erin):
     chapter = Chapter.objects.get(code="II.4")
     page = admin_client_for(erin).post(publish_url(chapter), follow=True)
     text = page.content.decode()
-    assert "Publish refused. 7 reasons:" in text
+    assert "Publish refused. 8 reasons:" in text
     for reason in (
         "worked problems: 0 of 5",
         "variants: the verified worked problems cover 0",

@@ -22,7 +22,13 @@ def put(client, code, document, token, **extra):
 def test_an_author_token_creates_then_updates_a_chapter(client, books, alice_token):
     created = put(client, "II.7", sketch(), alice_token)
     assert created.status_code == 201
-    assert created.json() == {"code": "II.7", "created": True, "verifications_enqueued": 3}
+    assert created.json() == {
+        "code": "II.7",
+        "created": True,
+        "verifications_enqueued": 3,
+        "warnings": [],
+        "claims": 0,
+    }
     updated = put(client, "II.7", sketch(title="Renamed"), alice_token)
     assert updated.status_code == 200 and not updated.json()["created"]
     assert Chapter.objects.get(code="II.7").title == "Renamed"

@@ -173,8 +173,9 @@ def test_publish_command_fails_with_every_reason(seeded, capsys):
     with pytest.raises(CommandError, match="II.4 not published"):
         call_command("publish_chapter", "II.4")
     err = capsys.readouterr().err
-    assert "II.4: publish refused (7 reasons):" in err
+    assert "II.4: publish refused (8 reasons):" in err
     for line in (
+        "propositions[0].check: property Prop. 1: attention_cost(",
         "worked problems: 0 of 5",
         "variants: the verified worked problems cover 0",
         "exercises: 0 of 10",

@@ -1,0 +1,131 @@
+"""The engine's word on one claim or property, from its stored spec alone (no database): the
+worker, the dry run and the tests call it alike. Bad input of any kind is an error verdict."""
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+
+import attention
+from attention.expressions import ExpressionError, evaluate, holds, parse, sides
+
+from .properties import tolerance_of
+
+logger = logging.getLogger(__name__)
+
+TYPED_ZERO = 1e-12
+"""A typed 0 holds for an engine value this close to 0: float noise in a sum that is exactly 0."""
+
+SHOWN_ENTRIES = 8
+"""Of a counterexample's inputs, this many numbers each are shown to the author."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # verified, mismatch or error (ClaimVerdict.Status)
+    message: str = ""
+    value: Any = None  # the engine's value (a claim) or the counterexample (a property)
+    extra: dict = field(default_factory=dict)
+
+
+def _problem_lookup(context: Mapping[str, Any]):
+    operation, inputs = context.get("operation"), context.get("inputs") or {}
+    outputs: dict[str, Any] = {}
+
+    def lookup(name: str) -> Any:
+        kind, _, short = name.partition(".")
+        if kind == "inputs" and short in inputs:
+            return attention.expand_inputs({short: inputs[short]}, 0)[short]
+        if kind == "outputs" and short not in outputs:
+            outputs[short] = attention.evaluate(operation, inputs, {"output": short})
+        if kind == "outputs":
+            return outputs[short]
+        raise KeyError(name)
+
+    return lookup
+
+
+def _no_names(name: str) -> Any:
+    raise KeyError(name)
+
+
+def _claim(spec: Mapping[str, Any]) -> Outcome:
+    context = spec.get("context")
+    lookup = _problem_lookup(context) if context else _no_names
+    expression = parse(spec["expression"])
+    value = np.asarray(
+        evaluate(expression, lookup, max_work=settings.LIMIT_CLAIM_WORK), dtype=float
+    )
+    typed = np.asarray(spec["numbers"], dtype=float)
+    if value.size != typed.size:
+        return Outcome(
+            "mismatch",
+            f"{spec['expression']} is {value.size} number{'s' * (value.size != 1)} "
+            f"(shape {list(value.shape)}); {typed.size} typed",
+            value.tolist(),
+        )
+    tolerance = spec.get("tolerance") or {}
+    for entry, (got, number, figures) in enumerate(
+        zip(value.ravel(), typed, spec["figures"], strict=True)
+    ):
+        zero = TYPED_ZERO if number == 0 else 0.0
+        if "rtol" in tolerance:
+            result = attention.compare(
+                float(got), float(number), tolerance["rtol"], tolerance["atol"], zero=zero
+            )
+        else:
+            digits = tolerance.get("digits", figures)
+            result = attention.compare(float(got), float(number), digits=digits, zero=zero)
+        if not result.ok:
+            at = f" (entry {entry})" if typed.size > 1 else ""
+            return Outcome(
+                "mismatch",
+                f"{number:g} typed{at}, the engine gives {got:.10g}: {result.message}",
+                value.tolist(),
+            )
+    return Outcome("verified", "", value.tolist())
+
+
+def _shown_inputs(values: Mapping[str, Any]) -> dict[str, Any]:
+    shown = {}
+    for name, value in values.items():
+        array = np.asarray(value, dtype=float)
+        flat = array.ravel()[:SHOWN_ENTRIES].tolist()
+        shown[name] = (
+            array.item() if array.ndim == 0 else {"shape": list(array.shape), "first": flat}
+        )
+    return shown
+
+
+def _property(spec: Mapping[str, Any]) -> Outcome:
+    expression = parse(spec["holds"])
+    rtol, atol = tolerance_of(spec)
+    inputs, count = spec.get("inputs") or {}, int(spec["instances"])
+    share = settings.LIMIT_CLAIM_WORK // count  # the property's work, whatever its instances
+    for instance in range(count):
+        values = attention.expand_inputs(inputs, instance)
+        left, right = sides(expression, values.__getitem__, max_work=share)
+        ok, message = holds(expression.relation or "==", left, right, rtol=rtol, atol=atol)
+        if not ok:
+            counterexample = {"instance": instance, "inputs": _shown_inputs(values)}
+            return Outcome("mismatch", f"fails on instance {instance}: {message}", counterexample)
+    return Outcome("verified", "", {"instances": int(spec["instances"])})
+
+
+def outcome(kind: str, spec: Mapping[str, Any], interrupt: tuple = ()) -> Outcome:
+    """Decide one claim or property; an ``interrupt`` (the task's clock) is left to the caller."""
+    try:
+        with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
+            return _claim(spec) if kind == "claim" else _property(spec)
+    except (ExpressionError, attention.EngineInputError, KeyError) as error:
+        return Outcome("error", str(error).strip("'\""))
+    except attention.EngineOverTime as over:
+        return Outcome("error", f"{over} (VERIFY_ENGINE_SECONDS)")
+    except interrupt:
+        raise
+    except Exception as error:  # noqa: BLE001 - memory, an engine fault: an error verdict
+        logger.exception("engine failed on a %s", kind)
+        return Outcome("error", f"the engine failed: {type(error).__name__}: {error}")

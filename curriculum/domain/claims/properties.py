@@ -1,0 +1,117 @@
+"""A proposition's property, as its file or form writes it, checked numerically:
+
+    check:
+      inputs:
+        s: {generate: normal, shape: [5], seed: 1}
+        c: {generate: normal, shape: [], seed: 2}
+      holds: softmax(scores=s + c).out == softmax(scores=s).out
+      instances: 50
+      tolerance: {rtol: 1.0e-12, atol: 1.0e-12}
+
+The relation is evaluated on instances 0 .. N-1 of the generated inputs (`attention.generated`);
+readers are told it was checked numerically on N random instances, never that it is proved.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+
+from attention.expressions import ExpressionError, parse
+from attention.generated import is_generator, spec_problems
+from attention.scalars import is_finite_number
+
+KEYS = ("inputs", "holds", "instances", "tolerance", "note")
+"""Every key a property may hold; ``note`` says what the check leaves out, shown to readers."""
+
+
+def property_errors(check: Any, path: str = "check") -> list[tuple[str, str]]:
+    """Each problem with a property, by path; none for a well-formed one."""
+    if not isinstance(check, Mapping):
+        return [(path, "must be a mapping with inputs, holds and instances")]
+    errors = [
+        (f"{path}.{key}", f"unknown key (allowed: {', '.join(KEYS)})")
+        for key in check
+        if key not in KEYS
+    ]
+    errors += [
+        (f"{path}.{key}", "is required") for key in ("holds", "instances") if key not in check
+    ]
+    inputs = check.get("inputs", {})
+    if not isinstance(inputs, Mapping):
+        errors.append((f"{path}.inputs", "must be a mapping of names to generators or numbers"))
+        inputs = {}
+    for name, value in inputs.items():
+        if not str(name).isidentifier():
+            errors.append((f"{path}.inputs.{name}", "a name is letters, digits and _"))
+        elif is_generator(value):
+            problems = spec_problems(str(name), value)
+            errors += [(f"{path}.{p.path}", p.message) for p in problems]
+    instances = check.get("instances")
+    limit = settings.LIMIT_PROPERTY_INSTANCES
+    if "instances" in check and not (
+        isinstance(instances, int) and not isinstance(instances, bool) and 1 <= instances <= limit
+    ):
+        errors.append(
+            (f"{path}.instances", f"a whole number from 1 to {limit} (LIMIT_PROPERTY_INSTANCES)")
+        )
+    errors += _tolerance_errors(check.get("tolerance", {}), f"{path}.tolerance")
+    if isinstance(check.get("note", ""), str) is False:
+        errors.append((f"{path}.note", "must be text"))
+    if isinstance(holds := check.get("holds"), str):
+        errors += _holds_errors(holds, set(map(str, inputs)), f"{path}.holds")
+    elif "holds" in check:
+        errors.append((f"{path}.holds", "must be an expression, as text"))
+    return errors
+
+
+def _tolerance_errors(tolerance: Any, path: str) -> list[tuple[str, str]]:
+    if not isinstance(tolerance, Mapping):
+        return [(path, "must be a mapping of rtol and atol")]
+    errors = [
+        (f"{path}.{key}", "unknown key (allowed: rtol, atol)")
+        for key in tolerance
+        if key not in ("rtol", "atol")
+    ]
+    for key in ("rtol", "atol"):
+        value = tolerance.get(key, 0.0)
+        if not is_finite_number(value) or value < 0:
+            errors.append((f"{path}.{key}", "must be a number of at least 0"))
+    return errors
+
+
+def _holds_errors(holds: str, names: set[str], path: str) -> list[tuple[str, str]]:
+    try:
+        expression = parse(holds)
+    except ExpressionError as error:
+        return [(path, str(error))]
+    errors = []
+    if expression.relation is None:
+        errors.append((path, "must state a relation: ==, <=, <, >= or >"))
+    if unknown := sorted(expression.names - names):
+        errors.append(
+            (
+                path,
+                f"no input named {', '.join(unknown)} "
+                f"(inputs: {', '.join(sorted(names)) or 'none'})",
+            )
+        )
+    return errors
+
+
+def tolerance_of(check: Mapping[str, Any]) -> tuple[float, float]:
+    tolerance = check.get("tolerance") or {}
+    return float(tolerance.get("rtol", 0.0)), float(tolerance.get("atol", 0.0))
+
+
+def property_how(check: Mapping[str, Any]) -> str:
+    """How a property is checked: on how many instances, within what tolerance."""
+    count = int(check["instances"])
+    rtol, atol = tolerance_of(check)
+    within = f", within rtol {rtol:g}, atol {atol:g}" if rtol or atol else ""
+    return f"on {count} random instance{'s' * (count != 1)}{within}"
+
+
+def property_words(check: Mapping[str, Any]) -> str:
+    """What readers are told: how it was checked, never that it is proved."""
+    return f"Checked numerically {property_how(check)}: {check['holds']}"

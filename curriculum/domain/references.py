@@ -1,0 +1,162 @@
+"""Cross-references: a text names a proposition, figure or problem by its label, in its own
+chapter or another, or a chapter or Book 0 entry by its code; readers see a link showing the
+target's current number (and its title on hover), so no typed "Prop. 2" goes stale.
+
+    @prop:2  @prop:softmax-shift  @fig:4  @problem:p3     in the chapter's own parts
+    @II.3/prop:2  @0.LA.01/fig:1                            in another chapter
+    @II.3  @0.LA.01                                        a chapter itself
+
+A proposition is called by its label, or by its number when it has none; a figure by its label
+(its number as the caption prints it, "Fig. 4"); a problem by its key, numbered in chapter order
+within its kind ("Worked problem 2", "Exercise 1"). A reference that names nothing, or a chapter
+readers cannot see (a draft), is an error with its path. Links are made when the page is
+rendered, so a release keeps the numbers it was released with.
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+
+from curriculum.models import Chapter
+from curriculum.models.course import CODE_FORM
+
+from .documents import chapter_document
+from .selectors import chapters_with_parts
+from .texts import chapter_texts
+
+KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem"}
+LABEL = r"[A-Za-z0-9_-]+"
+REFERENCE = re.compile(
+    rf"(?<![\w@/])@(?:(?P<code>{CODE_FORM})(?:/(?P<kind>prop|fig|problem):(?P<label>{LABEL}))?"
+    rf"|(?P<own>prop|fig|problem):(?P<own_label>{LABEL}))"
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    text: str  # what the link reads: "Prop. 2"
+    title: str  # shown on hover
+    anchor: str  # the place on the chapter's page
+
+
+@dataclass
+class Chapters:
+    """What references may point at: each chapter's targets by (kind, label), and the state of
+    every chapter named."""
+
+    own: str
+    targets: dict[str, dict[tuple[str, str], Target]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    hidden: set[str] = field(default_factory=set)  # drafts: readers cannot see them
+
+
+def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
+    """Every target a chapter document offers, by (kind, label)."""
+    targets: dict[tuple[str, str], Target] = {}
+    for prop in document.get("propositions") or []:
+        target = Target(
+            f"Prop. {prop['number']}", prop.get("title") or "", f"prop-{prop['number']}"
+        )
+        targets["prop", str(prop["number"])] = target
+        if prop.get("label"):
+            targets["prop", prop["label"]] = target
+    for figure in document.get("figures") or []:
+        caption = " ".join((figure.get("caption") or "").split())
+        targets["fig", str(figure["label"])] = Target(
+            f"Fig. {figure['label']}", caption[:120], f"fig-{figure['label']}"
+        )
+    counted = {"worked": 0, "exercise": 0}
+    for problem in document.get("problems") or []:
+        kind = problem.get("kind", "exercise")
+        counted[kind] = counted.get(kind, 0) + 1
+        name = "Worked problem" if kind == "worked" else "Exercise"
+        targets["problem", problem["key"]] = Target(
+            f"{name} {counted[kind]}", problem.get("variant") or "", f"problem-{problem['key']}"
+        )
+    return targets
+
+
+def _named(texts: Iterable[str]) -> set[str]:
+    return {found["code"] for text in texts for found in REFERENCE.finditer(text) if found["code"]}
+
+
+def chapters_for(document: Mapping[str, Any]) -> Chapters:
+    """The targets of the document itself and of every chapter its texts name (one query)."""
+    own = document.get("code") or ""
+    index = Chapters(own=own, targets={own: targets_of(document)})
+    index.titles[own] = document.get("title") or ""
+    named = _named(text for _, text, _, _ in chapter_texts(document) if "@" in text) - {own}
+    for chapter in chapters_with_parts().filter(code__in=sorted(named)):
+        index.targets[chapter.code] = targets_of(chapter_document(chapter))
+        index.titles[chapter.code] = chapter.title
+        if chapter.state == Chapter.State.DRAFT:
+            index.hidden.add(chapter.code)
+    return index
+
+
+def _problem(found: re.Match, index: Chapters) -> str | None:
+    """Why a reference names nothing readers can see; None when it resolves."""
+    code = found["code"] or index.own
+    kind, label = (
+        (found["kind"], found["label"]) if found["code"] else (found["own"], found["own_label"])
+    )
+    if code not in index.targets:
+        return f"{found.group()}: there is no chapter {code}"
+    if code in index.hidden:
+        return f"{found.group()}: {code} is a draft, which readers cannot see"
+    if kind and (kind, label) not in index.targets[code]:
+        have = sorted(lab for k, lab in index.targets[code] if k == kind)
+        listed = ", ".join(have) or "none"
+        return f"{found.group()}: {code} has no {KINDS[kind]} {label} (it has: {listed})"
+    return None
+
+
+def reference_errors(
+    document: Mapping[str, Any], index: Chapters | None = None
+) -> list[tuple[str, str]]:
+    """(path, why) for each reference that names nothing, or nothing readers can see."""
+    index = index or chapters_for(document)
+    errors = []
+    for path, text, _, _ in chapter_texts(document):
+        for found in REFERENCE.finditer(text) if "@" in text else ():
+            if problem := _problem(found, index):
+                errors.append((path, f"reference {problem}"))
+    return errors
+
+
+def _escaped(text: str) -> str:
+    return re.sub(r"([\\\[\]*_`<>])", r"\\\1", text)
+
+
+def references_linked(text: str, index: Chapters) -> str:
+    """The text with each reference as a Markdown link reading the target's current number;
+    one that names nothing is left as written (validation and the gate report it)."""
+    if "@" not in text:
+        return text
+
+    def link(found: re.Match) -> str:
+        if _problem(found, index) is not None:
+            return found.group()
+        code = found["code"] or index.own
+        kind, label = (
+            (found["kind"], found["label"]) if found["code"] else (found["own"], found["own_label"])
+        )
+        page = "" if code == index.own else reverse("site:chapter", args=[code])
+        if not kind:
+            return f"[{code} {_escaped(index.titles[code])}]({page})"
+        target = index.targets[code][kind, label]
+        shown = target.text if code == index.own else f"{code} {target.text}"
+        title = target.title.replace('"', "'")
+        return f'[{shown}]({page}#{target.anchor} "{title}")'
+
+    return REFERENCE.sub(link, text)
+
+
+def chapter_reference_errors(chapter: Chapter) -> list[str]:
+    """A saved chapter's references that name nothing readers can see (admin says so after a
+    save; the gate refuses to publish them)."""
+    document = chapter_document(chapters_with_parts().get(pk=chapter.pk))
+    return [f"{path}: {why}" for path, why in reference_errors(document)]

@@ -1,0 +1,33 @@
+"""Every text of a chapter document an author writes Markdown in, with its path, whether
+readers see it once the chapter is released, and the problem it belongs to: claims and
+references read the same list, so neither misses a text the other checks."""
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+PROSE = ("thesis", "summary", "before_you_start", "problem_statement")
+
+type Text = tuple[str, str, bool, dict | None]  # path, text, shown to readers, problem context
+
+
+def chapter_texts(document: Mapping[str, Any]) -> Iterator[Text]:
+    for key in PROSE:
+        yield key, document.get(key) or "", True, None
+    for kind, strand in (document.get("strands") or {}).items():
+        for i, item in enumerate(strand.get("items") or []):
+            body, shown = item.get("body") or "", bool(item.get("published"))
+            yield f"strands.{kind}.items[{i}].body", body, shown, None
+    for i, figure in enumerate(document.get("figures") or []):
+        yield f"figures[{i}].caption", figure.get("caption") or "", True, None
+    for i, row in enumerate(document.get("notation") or []):
+        yield f"notation[{i}].meaning", row.get("meaning") or "", True, None
+    for i, prop in enumerate(document.get("propositions") or []):
+        yield f"propositions[{i}].statement", prop.get("statement") or "", True, None
+        proof, shown = prop.get("proof") or "", bool(prop.get("proof_published"))
+        yield f"propositions[{i}].proof", proof, shown, None
+    for i, problem in enumerate(document.get("problems") or []):
+        context = {"operation": problem.get("operation"), "inputs": problem.get("inputs")}
+        yield f"problems[{i}].statement", problem.get("statement") or "", True, context
+        if solution := problem.get("solution"):
+            steps, shown = solution.get("steps") or "", bool(solution.get("published"))
+            yield f"problems[{i}].solution.steps", steps, shown, context

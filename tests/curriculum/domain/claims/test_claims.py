@@ -1,0 +1,227 @@
+"""Claims: numbers typed in a chapter's texts, checked by the engine before the chapter may be
+released, shown to readers as typed with a mark saying what they were checked against."""
+
+import copy
+
+import pytest
+
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.claims.decide import outcome
+from curriculum.domain.claims.found import found_in
+from curriculum.domain.claims.pattern import CLAIM, figures_of
+from curriculum.domain.claims.reports import claim_rows
+from curriculum.domain.claims.syntax import claim_errors, claims_in
+from curriculum.domain.gate import ChapterPublish, chapter_publish
+from curriculum.domain.markup import render
+from curriculum.domain.reading import chapter_for_reader
+from curriculum.models import Chapter, ClaimVerdict, StrandItem
+from tests.conftest import sketch, verify_now
+
+A10 = "0.731059"  # softmax([1, 0])[0], to 6 figures
+
+
+def with_claim(body: str, *, published: bool = True, where: str = "item", code: str = "II.7"):
+    document = sketch(code)
+    if where == "item":
+        item = {"title": "Checked", "body": body, "published": published}
+        document["strands"]["basics"]["items"].append(item)
+        document["strands"]["basics"]["target"] = 1
+    else:
+        document["problems"][0]["solution"]["steps"] = body
+    return document
+
+
+def imported(document: dict) -> Chapter:
+    chapter_import(document=document)
+    chapter = Chapter.objects.get(code=document["code"])
+    verify_now(chapter)
+    return chapter
+
+
+def reasons(chapter: Chapter) -> list[str]:
+    return ChapterPublish(chapter=chapter).check()
+
+
+@pytest.mark.parametrize(
+    ("number", "figures"),
+    [("0.2690", 4), ("1216", 4), ("1200", 2), ("2.50", 3), ("1.5e-3", 2), ("-0.05", 1), ("7", 1)],
+)
+def test_figures_are_counted_as_written(number, figures):
+    assert figures_of(number) == figures
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{{ 0.5 == softmax(scores=[0, 0]).out[0] }}", "is not a claim"),
+        ("{{ 0.5 = }}", "the expression is empty"),
+        ("{{ 0.27 = softmax(scores=[0, 1]).out[0] | digits 2 }}", "digits"),
+        ("{{ 0.27 = softmax(scores=[0, 1]).out[0] | rtol 0.01 atol 0 }}", "rtol"),
+        ("{{ 0.27 = softmax(scores=[0, 1]).out[0] | within 0.01 }}", "tolerance"),
+        ("{{ 1 = __import__('os') }}", "claim"),
+        ("{{ 1 = x.__class__ }}", "claim"),
+    ],
+)
+def test_a_malformed_claim_is_an_error_saying_what_is_wrong(text, said):
+    errors = claim_errors(f"The value is {text}.")
+    assert len(errors) == 1 and said in errors[0], errors
+
+
+def test_a_claim_shows_the_number_typed_with_a_mark_saying_what_it_was_checked_against(settings):
+    html = render(
+        f"So $a_{{10}} \\approx {{{{ {A10} = softmax(scores=[1, 0]).out[0] }}}}$, and "
+        "the weights sum to {{ 1 = sum(softmax(scores=[1, 0]).out) }}."
+    )
+    assert "{{" not in html and "softmax(scores" not in html.split('title="')[0]
+    assert f"<mn>{A10}</mn>" in html
+    assert html.count('class="claim"') == 2 and 'tabindex="0"' in html
+    assert (
+        "Checked by the engine: 0.731059 = softmax(scores=[1, 0]).out[0], to 6 significant "
+        "figures, as written" in html
+    )
+    assert "sum to 1<span" in html
+
+
+def test_no_text_can_forge_a_mark():
+    html = render("Trust me \ue0000\ue001 and \ue000")
+    assert 'class="claim"' not in html
+
+
+@pytest.mark.parametrize(
+    ("typed", "expression", "status"),
+    [
+        (A10, "softmax(scores=[1, 0]).out[0]", "verified"),
+        ("0.7311", "softmax(scores=[1, 0]).out[0]", "verified"),
+        ("0.7312", "softmax(scores=[1, 0]).out[0]", "mismatch"),  # off in the 4th figure
+        ("0.731159", "softmax(scores=[1, 0]).out[0]", "mismatch"),  # off in the 4th figure
+        (A10, "softmax(scores=[1, 0]).out[1]", "mismatch"),  # the wrong selector
+        ("1", "0.996", "mismatch"),  # never looser than 3 figures, however few are typed
+        ("1", "1.0004", "verified"),
+        ("0", "1e-17", "verified"),  # a typed 0 is float noise's 0
+        ("0", "0.001", "mismatch"),
+        ("(0.731059, 0.268941)", "softmax(scores=[1, 0]).out", "verified"),
+        ("(0.731059, 0.268941)", "softmax(scores=[[1, 0], [0, 0]]).out", "mismatch"),  # 4 numbers
+        ("2736", "attention_cost(seq_len=4, width=8, heads=2).flops", "verified"),
+        ("2737", "attention_cost(seq_len=4, width=8, heads=2).flops", "mismatch"),
+    ],
+)
+def test_the_engine_decides_a_claim_at_the_precision_it_is_written(typed, expression, status):
+    (claim,) = claims_in(f"{{{{ {typed} = {expression} }}}}")
+    decided = outcome("claim", claim.spec)
+    assert decided.status == status, decided.message
+    if status == "mismatch":
+        assert decided.message
+
+
+def test_a_claim_reads_its_problems_inputs_and_outputs():
+    context = {"operation": "softmax", "inputs": {"scores": [[1, 0]]}}
+    (right,) = claims_in(f"{{{{ {A10} = outputs.out[0, 0] }}}}")
+    (wrong,) = claims_in("{{ 0.5 = outputs.out[0, 0] }}")
+    (unknown,) = claims_in("{{ 0.5 = outputs.nothing[0] }}")
+    assert outcome("claim", right.spec | {"context": context}).status == "verified"
+    assert outcome("claim", wrong.spec | {"context": context}).status == "mismatch"
+    assert outcome("claim", unknown.spec | {"context": context}).status == "error"
+
+
+def test_a_wrong_claim_blocks_publishing_with_a_reason_quoting_it(books):
+    chapter = imported(with_claim("Here $a = {{ 0.7312 = softmax(scores=[1, 0]).out[0] }}$."))
+    (reason,) = reasons(chapter)
+    assert reason.startswith("strands.basics.items[1].body: claim 0.7312 = softmax(")
+    assert "is not verified (mismatch: 0.7312 typed, the engine gives 0.7310585786" in reason
+    with pytest.raises(Exception, match="0.7312"):
+        chapter_publish(chapter=chapter)
+
+
+def test_a_right_claim_is_verified_and_the_chapter_publishes(books):
+    chapter = imported(with_claim(f"Here $a = {{{{ {A10} = softmax(scores=[1, 0]).out[0] }}}}$."))
+    assert reasons(chapter) == []
+    release = chapter_publish(chapter=chapter)
+    assert release.snapshot["derived"]["checks"] == {
+        "claims": 1,
+        "claims_verified": 1,
+        "properties": 0,
+        "properties_verified": 0,
+    }
+    html = release.snapshot["strands"]["basics"]["items"][1]["body_html"]
+    assert f"<mn>{A10}</mn>" in html and 'class="claim"' in html
+
+
+def test_a_claim_in_a_draft_part_blocks_nothing(books):
+    chapter = imported(with_claim("{{ 5 = 2 + 2 }}", published=False))
+    assert reasons(chapter) == []
+    (row,) = claim_rows(code="II.7")
+    assert row.state == "mismatch" and not row.visible
+
+
+def test_an_edited_claim_is_decided_again_and_blocks_until_it_is(books):
+    chapter = imported(with_claim(f"{{{{ {A10} = softmax(scores=[1, 0]).out[0] }}}}"))
+    assert reasons(chapter) == []
+    item = StrandItem.objects.get(chapter=chapter, title="Checked")
+    item.body = "{{ 0.7312 = softmax(scores=[1, 0]).out[0] }}"
+    item.save()
+    chapter = Chapter.objects.get(pk=chapter.pk)
+    assert any("is not verified (pending)" in r for r in reasons(chapter))
+    verify_now(chapter)
+    assert any("is not verified (mismatch" in r for r in reasons(chapter))
+
+
+def test_a_claim_in_a_problem_is_stale_when_its_inputs_change(books):
+    steps = "The first weight is {{ 0.5 = outputs.out[0, 0] }}."
+    chapter = imported(with_claim(steps, where="problem"))
+    assert reasons(chapter) == []
+    document = with_claim(steps, where="problem")
+    document["problems"][0]["inputs"]["scores"] = [[1.0, 0.0]]
+    document["problems"][0]["solution"]["answer"] = [[0.7310585786300049, 0.2689414213699951]]
+    chapter = imported(document)
+    (reason,) = reasons(chapter)
+    assert "problems[0].solution.steps: claim 0.5 = outputs.out[0, 0] is not verified" in reason
+
+
+def test_the_import_refuses_a_malformed_claim_and_an_unknown_name_with_their_paths(books):
+    document = with_claim("{{ 0.5 = outputs.out[0, 0] }}")  # prose has no outputs
+    document["problems"][1]["statement"] = "Find {{ 0.5 = outputs.weights[0] }}."
+    document["problems"][2]["solution"]["steps"] = "Then {{ 0.5 == 1 }}."
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    errors = refused.value.errors
+    assert any(
+        e.startswith("strands.basics.items[1].body: claim {{ 0.5 = outputs.out")
+        and "no value named outputs.out here" in e
+        for e in errors
+    ), errors
+    assert any(
+        e.startswith("problems[1].statement: claim") and "outputs.weights" in e for e in errors
+    ), errors
+    assert any(
+        e.startswith("problems[2].solution.steps:") and "is not a claim" in e for e in errors
+    ), errors
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_every_claim_in_the_seed_is_verified_and_shown_marked(seeded):
+    chapter = Chapter.objects.get(code="II.3")
+    verify_now(chapter)
+    rows = claim_rows(code="II.3")
+    claims = [row for row in rows if row.kind == "claim"]
+    assert len(claims) >= 30 and all(row.verified for row in rows), [
+        (row.path, row.said, row.message) for row in rows if not row.verified
+    ]
+    page = chapter_for_reader(code="II.3").snapshot
+    steps = page["problems"][0]["solution"]["steps_html"]
+    assert "<mn>0.268941</mn>" in steps and "{{" not in steps
+    assert page["derived"]["checks"]["claims"] == len(claims)
+
+
+def test_a_claim_counts_once_whatever_shares_it(books):
+    body = f"{{{{ {A10} = softmax(scores=[1, 0]).out[0] }}}}"
+    imported(with_claim(body, code="II.7"))
+    imported(with_claim(body, code="II.8"))
+    assert ClaimVerdict.objects.count() == 1
+
+
+def test_found_claims_follow_the_document_and_its_paths():
+    document = copy.deepcopy(with_claim("{{ 1 = 1 }} and {{ 2 = 1 + 1 }}"))
+    found = found_in(document)
+    assert [f.path for f in found] == ["strands.basics.items[1].body"] * 2
+    assert len({f.fingerprint for f in found}) == 2
+    assert CLAIM.search("{{ inputs.x }}") is None  # a placeholder is never a claim

@@ -1,0 +1,115 @@
+"""Propositions checked numerically: a relation over seeded random instances, a counterexample
+shown to the author when it fails, "checked numerically on N random instances" to readers."""
+
+import pytest
+import yaml
+
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.claims.decide import outcome
+from curriculum.domain.claims.examples import CLAIMS, PROPERTIES
+from curriculum.domain.claims.properties import property_errors
+from curriculum.domain.claims.syntax import claims_in
+from curriculum.domain.gate import ChapterPublish, chapter_publish
+from curriculum.domain.reading import chapter_for_reader
+from curriculum.models import Chapter
+from tests.conftest import sketch, verify_now
+
+SHIFT = {
+    "inputs": {
+        "s": {"generate": "normal", "shape": [5], "seed": 1},
+        "c": {"generate": "normal", "shape": [], "scale": 20.0, "seed": 2},
+    },
+    "holds": "softmax(scores=s + c).out == softmax(scores=s).out",
+    "instances": 20,
+    "tolerance": {"rtol": 1e-12, "atol": 1e-15},
+}
+
+
+def with_property(check: dict) -> dict:
+    document = sketch()
+    document["propositions"] = [
+        {"number": 1, "title": "Shift.", "statement": "Softmax ignores a shift.", "check": check}
+    ]
+    return document
+
+
+def test_a_true_property_is_verified_on_every_instance():
+    assert outcome("property", SHIFT).status == "verified"
+
+
+def test_a_false_property_shows_its_counterexample():
+    false = SHIFT | {"holds": "softmax(scores=2 * s).out == softmax(scores=s).out"}
+    decided = outcome("property", false)
+    assert decided.status == "mismatch"
+    assert decided.message.startswith("fails on instance 0:")
+    assert decided.value["instance"] == 0 and set(decided.value["inputs"]) == {"s", "c"}
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"instances": 0}, "check.instances"),
+        ({"instances": 10_000}, "check.instances"),
+        ({"holds": "softmax(scores=s).out"}, "check.holds"),  # no relation
+        ({"holds": "softmax(scores=t).out == 1"}, "check.holds"),  # no such input
+        ({"holds": "__import__('os') == 1"}, "check.holds"),
+        ({"tolerance": {"rtol": -1}}, "check.tolerance.rtol"),
+        ({"extra": 1}, "check.extra"),
+        ({"inputs": {"s": {"generate": "normal", "shape": [2**20], "seed": 1}}}, "check.inputs.s"),
+    ],
+)
+def test_a_malformed_property_is_refused_with_its_path(change, path):
+    errors = property_errors(SHIFT | change)
+    assert errors and any(where.startswith(path) for where, _ in errors), errors
+
+
+def test_the_import_refuses_a_malformed_property_with_its_path(books):
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_property(SHIFT | {"instances": "many"}))
+    assert any(e.startswith("propositions[0].check.instances:") for e in refused.value.errors)
+
+
+def test_a_false_property_blocks_publishing_and_a_true_one_is_shown_as_checked(books):
+    chapter_import(document=with_property(SHIFT | {"holds": "softmax(scores=s).out == 0.2"}))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    (reason,) = ChapterPublish(chapter=chapter).check()
+    assert reason.startswith("propositions[0].check: property Prop. 1: softmax(scores=s).out")
+    assert "fails on instance 0" in reason
+    chapter_import(document=with_property(SHIFT))
+    verify_now(chapter)
+    release = chapter_publish(chapter=chapter)
+    checked = release.snapshot["propositions"][0]["checked"]
+    assert checked["words"].startswith("Checked numerically on 20 random instances")
+    assert checked["status"] == "verified"
+    assert "proved" not in checked["words"]
+
+
+def test_the_seed_propositions_carry_their_checks_and_readers_see_them(seeded):
+    for code, count in (("II.3", 2), ("II.4", 1)):
+        chapter = Chapter.objects.get(code=code)
+        verify_now(chapter)
+        shown = chapter_for_reader(code=code).snapshot["propositions"]
+        checked = [p["checked"] for p in shown if "checked" in p]
+        assert len(checked) == count
+        assert all(c["status"] == "verified" for c in checked), checked
+    ii4 = chapter_for_reader(code="II.4").snapshot["propositions"][0]["checked"]
+    assert "scaling and softmax terms" in ii4["note"]  # what the check leaves out, said
+
+
+@pytest.mark.parametrize("example", CLAIMS, ids=lambda e: e.written[:40])
+def test_every_claim_in_the_operations_reference_is_verified(example):
+    claims = claims_in(example.written)
+    assert claims
+    for claim in claims:
+        spec = claim.spec | ({"context": example.context} if example.context else {})
+        decided = outcome("claim", spec)
+        assert decided.status == "verified", decided.message
+
+
+@pytest.mark.parametrize("example", PROPERTIES, ids=lambda e: e.meaning[:40])
+def test_every_property_in_the_operations_reference_is_verified(example):
+    check = yaml.safe_load(example.written)
+    assert property_errors(check) == []
+    decided = outcome("property", check)
+    assert decided.status == "verified", decided.message

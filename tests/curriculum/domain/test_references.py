@@ -1,0 +1,107 @@
+"""Cross-references: a label in the text becomes a link showing the target's current number;
+one naming nothing, or a draft, is refused with its path; a release keeps its numbers."""
+
+import re
+
+import pytest
+
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.gate import ChapterPublish, chapter_publish
+from curriculum.domain.reading import chapter_for_reader
+from curriculum.models import Chapter
+from tests.conftest import sketch, verify_now
+
+SHIFT = {
+    "number": 2,
+    "label": "shift",
+    "title": "Softmax ignores a shift.",
+    "statement": "It does.",
+}
+
+
+def with_text(body: str, code: str = "II.7", propositions=None, **changes) -> dict:
+    document = sketch(code, **changes)
+    document["strands"]["basics"]["items"][0]["body"] = body
+    document["propositions"] = propositions if propositions is not None else [dict(SHIFT)]
+    return document
+
+
+def links(code: str) -> list[str]:
+    html = chapter_for_reader(code=code).snapshot["strands"]["basics"]["items"][0]["body_html"]
+    return re.findall(r'<a href="([^"]*)" title="([^"]*)"[^>]*>([^<]*)</a>', html)
+
+
+def test_a_reference_links_the_target_by_its_current_number(books):
+    chapter_import(document=with_text("By @prop:shift, and again by @prop:2, and @problem:p2."))
+    assert links("II.7") == [
+        ("#prop-2", "Softmax ignores a shift.", "Prop. 2"),
+        ("#prop-2", "Softmax ignores a shift.", "Prop. 2"),
+        ("#problem-p2", "softmax-row", "Exercise 1"),
+    ]
+
+
+def test_a_renumbering_changes_every_link_and_a_release_keeps_its_numbers(books):
+    chapter_import(document=with_text("By @prop:shift."))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    release = chapter_publish(chapter=chapter)
+    chapter_import(document=with_text("By @prop:shift.", propositions=[SHIFT | {"number": 5}]))
+    assert links("II.7") == [("#prop-2", "Softmax ignores a shift.", "Prop. 2")]  # the release
+    working = chapter_for_reader(code="II.7", staff=True, preview=True)
+    assert "Prop. 5" in working.snapshot["strands"]["basics"]["items"][0]["body_html"]
+    kept = release.snapshot["strands"]["basics"]["items"][0]["body_html"]
+    assert ">Prop. 2</a>" in kept
+
+
+@pytest.mark.parametrize(
+    ("reference", "said"),
+    [
+        (
+            "@prop:nothing",
+            "reference @prop:nothing: II.7 has no proposition nothing (it has: 2, shift)",
+        ),
+        ("@fig:4", "reference @fig:4: II.7 has no figure 4 (it has: none)"),
+        ("@II.99/prop:1", "reference @II.99/prop:1: there is no chapter II.99"),
+        ("@II.3/prop:9", "reference @II.3/prop:9: II.3 has no proposition 9 (it has: 1, 2,"),
+    ],
+)
+def test_a_reference_that_names_nothing_is_refused_with_its_path(seeded, reference, said):
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_text(f"See {reference}."))
+    (error,) = refused.value.errors
+    assert error.startswith(f"strands.basics.items[0].body: {said}"), error
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_reference_to_another_chapter_and_a_book_0_entry_links_there(seeded):
+    chapter_import(document=with_text("As @II.3/prop:score-variance says; see @0.LA.01."))
+    (variance,) = links("II.7")  # the entry's link has no title to hover
+    assert variance == (
+        "/chapters/II.3/#prop-2",
+        "Scaling keeps score variance at one.",
+        "II.3 Prop. 2",
+    )
+    html = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][0]["body_html"]
+    assert '<a href="/chapters/0.LA.01/"' in html and "0.LA.01 " in html
+
+
+def test_a_reference_readers_cannot_see_is_refused_and_blocks_publishing(seeded):
+    chapter_import(document=with_text("Compare @II.4/prop:1.", code="II.7"))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    Chapter.objects.filter(code="II.4").update(state=Chapter.State.DRAFT)  # withdrawn since
+    reasons = ChapterPublish(chapter=chapter).check()
+    assert (
+        "strands.basics.items[0].body: reference @II.4/prop:1: II.4 is a draft, which "
+        "readers cannot see" in reasons
+    )
+    with pytest.raises(ChapterFileError, match="II.4 is a draft"):
+        chapter_import(document=with_text("Compare @II.4/prop:1.", code="II.7"))
+
+
+def test_the_seed_references_its_propositions_by_label_and_number(seeded):
+    html = chapter_for_reader(code="II.3").snapshot["strands"]["theory"]["items"][0]["body_html"]
+    assert '<a href="#prop-2" title="Scaling keeps score variance at one."' in html
+    snapshot = chapter_for_reader(code="II.3").snapshot
+    shown = [snapshot["problems"][3]["solution"]["steps_html"], html]
+    assert all("@prop" not in part and ">Prop. 1</a>" in shown[0] for part in shown)
