@@ -167,26 +167,37 @@ class MathUnavailable(RuntimeError):
     """KaTeX could not be run (node missing, or scripts/install-katex.sh not yet run)."""
 
 
-_BLOCK = math_block_dollar(allow_labels=False)
+_BLOCK = math_block_dollar(allow_labels=True)
 
 
 def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A line that opens with $$ is one display block only if no $$ stands inside it:
     "$$a$$ and $$b$$" is a paragraph of two formulas, not the formula "a$$ and $$b"."""
     line = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]].strip()
+    line = TRAILING_LABEL.sub("", line)  # "$$a$$ (eq)" is one labelled block
     return "$$" not in line[2:-2] and _BLOCK(state, start, end, silent)
+
+
+TRAILING_LABEL = re.compile(r"(?<=\$\$)\s*\([^()$]*\)$")
 
 
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False}).use(
-        dollarmath_plugin, double_inline=True, allow_digits=False, allow_labels=False
+        dollarmath_plugin, double_inline=True, allow_digits=False, allow_labels=True
     )
     parser.block.ruler.at("math_block", _math_block)
     return parser
 
 
 PARSER = _parser()
-DISPLAY_TYPES = {"math_block": True, "math_inline_double": True, "math_inline": False}
+DISPLAY_TYPES = {
+    "math_block": True,
+    "math_block_label": True,  # $$...$$ (label): numbered, and its id is eq-label
+    "math_inline_double": True,
+    "math_inline": False,
+}
+EQUATION_LABEL = re.compile(r"[A-Za-z0-9_-]{1,50}")
+"""A labelled equation's label as references name it (@eq:label); another is left unlabelled."""
 
 
 def _math_tokens(tokens: list[Token]) -> Iterator[Token]:
@@ -378,13 +389,26 @@ def _render_fresh(sources: list[str]) -> list[str]:
         formula = _formula(token)
         places = "".join(found.group() for found in MARK.finditer(token.content))
         token.content = _math_html(formula, results[formula], block=token.block) + places
+        if token.type == "math_block_label" and EQUATION_LABEL.fullmatch(token.info):
+            token.content = f"\ue002{token.info}\ue003{token.content}"  # its id, once cleaned
         if punctuation := token.meta.get("punctuation"):
             token.content = f'<span class="nobr">{token.content}{escape(punctuation)}</span>'
         token.type = "html_block" if token.block else "html_inline"
     rendered = [PARSER.renderer.render(tokens, PARSER.options, {}) for tokens in parsed]
     return [
-        _clean(_marks_placed(html, source)) for html, source in zip(rendered, sources, strict=True)
+        _labelled(_clean(_marks_placed(html, source)))
+        for html, source in zip(rendered, sources, strict=True)
     ]
+
+
+LABELLED = re.compile('\ue002([A-Za-z0-9_-]+)\ue003<div class="math-display"')
+
+
+def _labelled(html: str) -> str:
+    """A labelled display equation gets its id (eq-label) after cleaning, which allows none."""
+    if "\ue002" not in html:
+        return html
+    return LABELLED.sub(r'<div id="eq-\1" class="math-display"', html)
 
 
 def _marks_placed(html: str, source: str) -> str:

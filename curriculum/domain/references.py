@@ -2,15 +2,16 @@
 chapter or another, or a chapter or Book 0 entry by its code; readers see a link showing the
 target's current number (and its title on hover), so no typed "Prop. 2" goes stale.
 
-    @prop:2  @prop:softmax-shift  @fig:4  @problem:p3     in the chapter's own parts
-    @II.3/prop:2  @0.LA.01/fig:1                            in another chapter
-    @II.3  @0.LA.01                                        a chapter itself
+    @prop:2  @prop:softmax-shift  @fig:4  @problem:p3  @eq:score   in the chapter's own parts
+    @II.3/prop:2  @0.LA.01/fig:1                                    in another chapter
+    @II.3  @0.LA.01                                                  a chapter itself
 
 A proposition is called by its label, or by its number when it has none; a figure by its label
 (its number as the caption prints it, "Fig. 4"); a problem by its key, numbered in chapter order
-within its kind ("Worked problem 2", "Exercise 1"). A reference that names nothing, or a chapter
-readers cannot see (a draft), is an error with its path. Links are made when the page is
-rendered, so a release keeps the numbers it was released with.
+within its kind ("Worked problem 2", "Exercise 1"); a display equation by the label that ends its
+line (``$$ s = q k $$ (score)``), numbered in the chapter's order ("Eq. (1)"). A reference
+that names nothing, or a chapter readers cannot see (a draft), is an error with its path. Links
+are made when the page is rendered, so a release keeps the numbers it was released with.
 """
 
 import re
@@ -27,12 +28,17 @@ from .documents import chapter_document
 from .selectors import chapters_with_parts
 from .texts import chapter_texts
 
-KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem"}
+KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem", "eq": "equation"}
 LABEL = r"[A-Za-z0-9_-]+"
 REFERENCE = re.compile(
-    rf"(?<![\w@/])@(?:(?P<code>{CODE_FORM})(?:/(?P<kind>prop|fig|problem):(?P<label>{LABEL}))?"
-    rf"|(?P<own>prop|fig|problem):(?P<own_label>{LABEL}))"
+    rf"(?<![\w@/])@(?:(?P<code>{CODE_FORM})(?:/(?P<kind>prop|fig|problem|eq):(?P<label>{LABEL}))?"
+    rf"|(?P<own>prop|fig|problem|eq):(?P<own_label>{LABEL}))"
 )
+EQUATION = re.compile(
+    r"^(?P<open>[ \t]*\$\$)(?P<tex>(?:(?!\$\$)[\s\S])*?)\$\$[ \t]*\((?P<label>[^()$\n]*)\)[ \t]*$",
+    re.MULTILINE,
+)
+"""A labelled display equation, $$...$$ (label) closing its line: numbered in chapter order."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ class Target:
     text: str  # what the link reads: "Prop. 2"
     title: str  # shown on hover
     anchor: str  # the place on the chapter's page
+    tag: int | None = None  # an equation's number, set beside it as \tag{n}
 
 
 @dataclass
@@ -76,7 +83,32 @@ def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
         targets["problem", problem["key"]] = Target(
             f"{name} {counted[kind]}", problem.get("variant") or "", f"problem-{problem['key']}"
         )
+    for label, number in _equations(document).items():
+        targets["eq", label] = Target(f"Eq. ({number})", "", f"eq-{label}", number)
     return targets
+
+
+def _equations(document: Mapping[str, Any]) -> dict[str, int]:
+    """Each labelled equation's number, in the order the chapter's texts hold them."""
+    numbers: dict[str, int] = {}
+    for _, text, _, _ in chapter_texts(document):
+        for found in EQUATION.finditer(text) if "$$" in text else ():
+            numbers.setdefault(found["label"], len(numbers) + 1)
+    return numbers
+
+
+def equation_errors(document: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A label references could not name, or one that two equations carry."""
+    errors, seen = [], set()
+    for path, text, _, _ in chapter_texts(document):
+        for found in EQUATION.finditer(text) if "$$" in text else ():
+            label = found["label"]
+            if not re.fullmatch(f"{LABEL}", label) or len(label) > 50:
+                errors.append((path, f"equation label ({label}): letters, digits, - and _ only"))
+            elif label in seen:
+                errors.append((path, f"equation label ({label}) appears twice"))
+            seen.add(label)
+    return errors
 
 
 def _named(texts: Iterable[str]) -> set[str]:
@@ -119,7 +151,7 @@ def reference_errors(
 ) -> list[tuple[str, str]]:
     """(path, why) for each reference that names nothing, or nothing readers can see."""
     index = index or chapters_for(document)
-    errors = []
+    errors = equation_errors(document)
     for path, text, _, _ in chapter_texts(document):
         for found in REFERENCE.finditer(text) if "@" in text else ():
             if problem := _problem(found, index):
@@ -131,9 +163,20 @@ def _escaped(text: str) -> str:
     return re.sub(r"([\\\[\]*_`<>])", r"\\\1", text)
 
 
+def _tagged(found: re.Match, index: Chapters) -> str:
+    """A labelled equation with its number set beside it."""
+    target = index.targets[index.own].get(("eq", found["label"]))
+    if target is None or target.tag is None or "\\tag" in found["tex"]:
+        return found.group()
+    tex = found["tex"].rstrip()
+    return f"{found['open']}{tex} \\tag{{{target.tag}}}$$ ({found['label']})"
+
+
 def references_linked(text: str, index: Chapters) -> str:
     """The text with each reference as a Markdown link reading the target's current number;
     one that names nothing is left as written (validation and the gate report it)."""
+    if "$$" in text:
+        text = EQUATION.sub(lambda found: _tagged(found, index), text)
     if "@" not in text:
         return text
 
@@ -149,8 +192,8 @@ def references_linked(text: str, index: Chapters) -> str:
             return f"[{code} {_escaped(index.titles[code])}]({page})"
         target = index.targets[code][kind, label]
         shown = target.text if code == index.own else f"{code} {target.text}"
-        title = target.title.replace('"', "'")
-        return f'[{shown}]({page}#{target.anchor} "{title}")'
+        title = f' "{target.title.replace(chr(34), chr(39))}"' if target.title else ""
+        return f"[{shown}]({page}#{target.anchor}{title})"
 
     return REFERENCE.sub(link, text)
 

@@ -105,3 +105,33 @@ def test_the_seed_references_its_propositions_by_label_and_number(seeded):
     snapshot = chapter_for_reader(code="II.3").snapshot
     shown = [snapshot["problems"][3]["solution"]["steps_html"], html]
     assert all("@prop" not in part and ">Prop. 1</a>" in shown[0] for part in shown)
+
+
+def test_labelled_equations_are_numbered_in_order_and_referenced_by_number(books):
+    body = (
+        "First\n\n$$ s = q \\cdot k $$ (score)\n\nthen\n\n$$ a = e^s $$ (weight)\n\n"
+        "By @eq:weight and @eq:score."
+    )
+    chapter_import(document=with_text(body))
+    html = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][0]["body_html"]
+    assert '<div id="eq-score" class="math-display"' in html
+    assert '<div id="eq-weight" class="math-display"' in html
+    assert "<mtext>(1)</mtext>" in html and "<mtext>(2)</mtext>" in html
+    assert re.findall(r'<a href="(#eq-\w+)"[^>]*>([^<]*)</a>', html) == [
+        ("#eq-weight", "Eq. (2)"),
+        ("#eq-score", "Eq. (1)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("$$ a $$ (x)\n\n$$ b $$ (x)", "equation label (x) appears twice"),
+        ("$$ a $$ (two words)", "equation label (two words): letters, digits, - and _ only"),
+        ("See @eq:none.", "reference @eq:none: II.7 has no equation none (it has: none)"),
+    ],
+)
+def test_a_bad_equation_label_or_reference_is_refused_with_its_path(books, body, said):
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_text(body))
+    assert f"strands.basics.items[0].body: {said}" in refused.value.errors
