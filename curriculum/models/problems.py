@@ -104,7 +104,9 @@ class Problem(models.Model):
             found := placeholder_errors(
                 self.statement, operation=self.operation, inputs=self.inputs
             )
-            + claim_name_errors(self.statement, self.names())
+            + claim_name_errors(
+                self.statement, self.names(), every_instance=attention.is_generated(self.inputs)
+            )
         ):
             errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None

@@ -55,12 +55,18 @@ class Checker:
         if not value.strip():
             self.error(path, "must not be empty")
 
-    def markdown(self, value: str | None, path: str, names: frozenset[str] = frozenset()) -> None:
+    def markdown(
+        self,
+        value: str | None,
+        path: str,
+        names: frozenset[str] = frozenset(),
+        *,
+        every_instance: bool = False,
+    ) -> None:
         """Formulas that do not parse, and claims that are malformed or read a name that
-        ``names`` (a problem's inputs and outputs) does not hold."""
-        for problem in (
-            math_errors(value or "") + claim_errors(value) + claim_name_errors(value, names)
-        ):
+        ``names`` (a problem's inputs and outputs) does not hold (`claim_name_errors`)."""
+        found = math_errors(value or "") + claim_errors(value)
+        for problem in found + claim_name_errors(value, names, every_instance=every_instance):
             self.error(path, problem)
 
 

@@ -47,7 +47,8 @@ def problems_checked(c: Checker, raws: list) -> list:
         for name, message in tolerance_problems(**tolerance, answer=answer).items():
             c.error(f"{path}.tolerance.{name}", message)
         c.filled(prob.statement, f"{path}.statement")
-        c.markdown(prob.statement, f"{path}.statement", names)
+        generated = attention.is_generated(prob.inputs)
+        c.markdown(prob.statement, f"{path}.statement", names, every_instance=generated)
         clean = prob.model_dump(exclude={"tolerance", "solution", "inputs", "ask"})
         clean |= {"inputs": prob.inputs, "ask": prob.ask, "tolerance": tolerance}
         clean |= {"solution": solution}

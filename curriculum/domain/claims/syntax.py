@@ -128,11 +128,21 @@ def claim_errors(text: str | None) -> list[str]:
     return errors
 
 
-def claim_name_errors(text: str | None, known: frozenset[str]) -> list[str]:
+def claim_name_errors(
+    text: str | None, known: frozenset[str], *, every_instance: bool = False
+) -> list[str]:
     """Each well-formed claim that reads a name its text does not have (``known``: a problem's
-    inputs and outputs; prose has none)."""
+    inputs and outputs; prose has none). A text shown for every instance of a generated problem
+    (`every_instance`: its statement) may not type a number its data draws: it is instance 0's."""
     errors = []
     for claim in claims_in(text) if "{{" in (text or "") else ():
+        if every_instance and claim.expression.names:
+            errors.append(
+                f"claim {shown(claim.text)}: a generated problem's statement is shown for every "
+                "instance, and this number is instance 0's: write a placeholder, "
+                "{{ outputs.NAME }}, instead"
+            )
+            continue
         if unknown := sorted(claim.expression.names - known):
             have = ", ".join(sorted(known)) or "no named values (only a problem's texts do)"
             errors.append(

@@ -225,3 +225,17 @@ def test_found_claims_follow_the_document_and_its_paths():
     assert [f.path for f in found] == ["strands.basics.items[1].body"] * 2
     assert len({f.fingerprint for f in found}) == 2
     assert CLAIM.search("{{ inputs.x }}") is None  # a placeholder is never a claim
+
+
+def test_a_generated_problems_statement_may_not_type_instance_0s_numbers(books):
+    document = sketch()
+    document["problems"][1]["inputs"] = {
+        "scores": {"generate": "normal", "shape": [1, 2], "seed": 3}
+    }
+    document["problems"][1]["statement"] = "Its first weight is {{ 0.5 = outputs.out[0, 0] }}."
+    document["problems"][1].pop("solution")
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    (error,) = refused.value.errors
+    assert error.startswith("problems[1].statement: claim {{ 0.5 = outputs.out[0, 0] }}: a ")
+    assert "shown for every instance" in error
