@@ -21,6 +21,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from curriculum.domain.chapter_files import source_tag
+from curriculum.domain.claims.reports import claim_rows
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import BookSave, ChapterSave, ChapterWithdraw, ProblemDelete
 from curriculum.domain.gate import (
@@ -319,6 +320,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             "counts": chapter_counts(chapter),
             "spine_sentence": SPINE_SENTENCES[chapter.spine],
             "reasons": publish_reasons(chapter),
+            "claims": claim_rows(code=chapter.code),
             "next_release": latest_release_number(chapter) + 1,
             "problem_add_url": reverse("admin:curriculum_problem_add")
             + "?"
