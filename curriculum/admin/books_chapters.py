@@ -143,7 +143,13 @@ class PropositionInline(TextBoxes, admin.StackedInline):
     model = Proposition
     formset = ChapterPartsFormSet
     extra = 0
-    fields = [("number", "proof_published"), "title", "statement", "proof"]
+    fields = [
+        ("number", "label", "proof_published"),
+        "title",
+        "statement",
+        "proof",
+        "property_check",
+    ]
     rows = {"statement": 4, "proof": 8}
 
 

@@ -420,8 +420,12 @@ def _marks_placed(html: str, source: str) -> str:
     def mark(found: re.Match) -> str:
         if int(found[1]) >= len(marks):
             return ""
-        said = escape(marks[int(found[1])])
-        return f'<span class="claim" tabindex="0" title="{said}" aria-label="{said}">✓</span>'
+        sign, said = marks[int(found[1])]
+        kind = "claim" if sign == "✓" else "claim claim-unverified"
+        return (
+            f'<span class="{kind}" tabindex="0" title="{escape(said)}" '
+            f'aria-label="{escape(said)}">{sign}</span>'
+        )
 
     return MARK.sub(mark, html)
 

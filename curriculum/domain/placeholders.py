@@ -170,7 +170,8 @@ def placeholder_errors(
         if found is None:
             errors.append(
                 f"{match.group()} is not a placeholder: write {{{{ inputs.NAME }}}} or "
-                f"{{{{ outputs.NAME }}}}, optionally with | digits N"
+                f"{{{{ outputs.NAME }}}}, optionally with | digits N; or a claim, "
+                f"{{{{ NUMBER = EXPRESSION }}}}"
             )
             continue
         kind, name, digits = found["kind"], found["name"], found["digits"]

@@ -11,7 +11,9 @@ A proposition is called by its label, or by its number when it has none; a figur
 within its kind ("Worked problem 2", "Exercise 1"); a display equation by the label that ends its
 line (``$$ s = q k $$ (score)``), numbered in the chapter's order ("Eq. (1)"). A reference
 that names nothing, or a chapter readers cannot see (a draft), is an error with its path. Links
-are made when the page is rendered, so a release keeps the numbers it was released with.
+are made when the page is rendered, so a release keeps the numbers it was released with; another
+chapter that has a release is linked at its latest release's own address, whose numbers never
+change.
 """
 
 import re
@@ -21,10 +23,11 @@ from typing import Any
 
 from django.urls import reverse
 
-from curriculum.models import Chapter
+from curriculum.models import Chapter, Release
 from curriculum.models.course import CODE_FORM
 
 from .documents import chapter_document
+from .markup import formulas
 from .selectors import chapters_with_parts
 from .texts import chapter_texts
 
@@ -58,6 +61,7 @@ class Chapters:
     targets: dict[str, dict[tuple[str, str], Target]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     hidden: set[str] = field(default_factory=set)  # drafts: readers cannot see them
+    pages: dict[str, str] = field(default_factory=dict)  # where another chapter is read
 
 
 def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
@@ -121,11 +125,25 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
     index = Chapters(own=own, targets={own: targets_of(document)})
     index.titles[own] = document.get("title") or ""
     named = _named(text for _, text, _, _ in chapter_texts(document) if "@" in text) - {own}
+    if not named:
+        return index
+    released: dict[str, Release] = {}
+    latest = Release.objects.filter(chapter__code__in=named).select_related("chapter")
+    for each in latest.order_by("number"):
+        released[each.chapter.code] = each  # the latest, last
     for chapter in chapters_with_parts().filter(code__in=sorted(named)):
-        index.targets[chapter.code] = targets_of(chapter_document(chapter))
-        index.titles[chapter.code] = chapter.title
+        code = chapter.code
+        release = released.get(code)
+        if release is not None:  # a release is read at its own address, for good
+            index.targets[code] = targets_of(release.snapshot)
+            index.titles[code] = release.snapshot["title"]
+            index.pages[code] = reverse("site:release", args=[code, release.number])
+        else:
+            index.targets[code] = targets_of(chapter_document(chapter))
+            index.titles[code] = chapter.title
+            index.pages[code] = reverse("site:chapter", args=[code])
         if chapter.state == Chapter.State.DRAFT:
-            index.hidden.add(chapter.code)
+            index.hidden.add(code)
     return index
 
 
@@ -153,6 +171,8 @@ def reference_errors(
     index = index or chapters_for(document)
     errors = equation_errors(document)
     for path, text, _, _ in chapter_texts(document):
+        if "@" in text and any(REFERENCE.search(tex) for tex, _ in formulas(text)):
+            errors.append((path, "a reference inside a formula breaks it: write it in prose"))
         for found in REFERENCE.finditer(text) if "@" in text else ():
             if problem := _problem(found, index):
                 errors.append((path, f"reference {problem}"))
@@ -187,7 +207,9 @@ def references_linked(text: str, index: Chapters) -> str:
         kind, label = (
             (found["kind"], found["label"]) if found["code"] else (found["own"], found["own_label"])
         )
-        page = "" if code == index.own else reverse("site:chapter", args=[code])
+        page = "" if code == index.own else index.pages[code]
+        if not kind and not page:
+            return f"[{code} {_escaped(index.titles[code])}](#main)"
         if not kind:
             return f"[{code} {_escaped(index.titles[code])}]({page})"
         target = index.targets[code][kind, label]

@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from curriculum.models import Chapter, Problem
 
 from .answer_tables import answer_html
+from .claims.found import claims_stated
 from .claims.properties import property_words
 from .claims.reasons import Checked, checked_in, checks_counted
 from .counting import ChapterCounts, chapter_counts
@@ -54,7 +55,7 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
         ],
         "derived": _derived(chapter, counts) | {"checks": checks_counted(checked)},
     }
-    _render(snapshot)
+    _render(snapshot, {c.found.fingerprint: c.status for c in checked})
     return snapshot
 
 
@@ -186,11 +187,29 @@ def _shown(snapshot: dict[str, Any]) -> dict[int, str]:
     return shown
 
 
-def _render(snapshot: dict[str, Any]) -> None:
+def _contexts(snapshot: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The problem each problem text belongs to, as its claims read it (`claims.found`)."""
+    contexts = {}
+    for problem in snapshot["problems"]:
+        context = {"operation": problem.get("operation"), "inputs": problem.get("inputs")}
+        contexts[id(problem)] = context
+        if "solution" in problem:
+            contexts[id(problem["solution"])] = context
+    return contexts
+
+
+def _render(snapshot: dict[str, Any], states: dict[str, str]) -> None:
+    """Every text rendered: claims carrying their verdicts (`states`, by fingerprint),
+    placeholders typeset, references linked."""
     slots = list(_markdown_slots(snapshot))
-    shown, chapters = _shown(snapshot), chapters_for(snapshot)
+    shown, chapters, contexts = _shown(snapshot), chapters_for(snapshot), _contexts(snapshot)
     sources = [
-        references_linked(shown.get(id(holder), holder[key] or ""), chapters)
+        references_linked(
+            claims_stated(
+                shown.get(id(holder), holder[key] or ""), contexts.get(id(holder)), states
+            ),
+            chapters,
+        )
         for holder, key in slots
     ]
     # a notation symbol is TeX without its dollars (d_k): typeset, it reads as the text does

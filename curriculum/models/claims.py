@@ -30,6 +30,12 @@ class ClaimVerdict(models.Model):
     engine_version = models.CharField(max_length=40, blank=True)
     message = models.TextField(blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    chapters = models.ManyToManyField(
+        "curriculum.Chapter",
+        related_name="claim_verdicts",
+        blank=True,
+        help_text="Chapters that have stated it: their pages move when it is decided.",
+    )
 
     class Meta:
         indexes = [models.Index(fields=["status", "requested_at"])]

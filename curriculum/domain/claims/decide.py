@@ -2,6 +2,7 @@
 worker, the dry run and the tests call it alike. Bad input of any kind is an error verdict."""
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +13,7 @@ from django.conf import settings
 import attention
 from attention.expressions import ExpressionError, evaluate, holds, parse, sides
 
+from .pattern import NUMBER
 from .properties import tolerance_of
 
 logger = logging.getLogger(__name__)
@@ -81,9 +83,10 @@ def _claim(spec: Mapping[str, Any]) -> Outcome:
             result = attention.compare(float(got), float(number), digits=digits, zero=zero)
         if not result.ok:
             at = f" (entry {entry})" if typed.size > 1 else ""
+            written = re.findall(NUMBER, spec["typed"])[entry]
             return Outcome(
                 "mismatch",
-                f"{number:g} typed{at}, the engine gives {got:.10g}: {result.message}",
+                f"{written} typed{at}, the engine gives {got:.10g}: {result.message}",
                 value.tolist(),
             )
     return Outcome("verified", "", value.tolist())
@@ -108,6 +111,8 @@ def _property(spec: Mapping[str, Any]) -> Outcome:
     for instance in range(count):
         values = attention.expand_inputs(inputs, instance)
         left, right = sides(expression, values.__getitem__, max_work=share)
+        if not np.size(left) or not np.size(right):
+            return Outcome("error", f"compares nothing on instance {instance}: a side is empty")
         ok, message = holds(expression.relation or "==", left, right, rtol=rtol, atol=atol)
         if not ok:
             counterexample = {"instance": instance, "inputs": _shown_inputs(values)}
@@ -120,8 +125,10 @@ def outcome(kind: str, spec: Mapping[str, Any], interrupt: tuple = ()) -> Outcom
     try:
         with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
             return _claim(spec) if kind == "claim" else _property(spec)
-    except (ExpressionError, attention.EngineInputError, KeyError) as error:
-        return Outcome("error", str(error).strip("'\""))
+    except (ExpressionError, attention.EngineInputError) as error:
+        return Outcome("error", str(error))
+    except KeyError as error:  # a name the text does not have
+        return Outcome("error", f"no value named {error.args[0] if error.args else '?'}")
     except attention.EngineOverTime as over:
         return Outcome("error", f"{over} (VERIFY_ENGINE_SECONDS)")
     except interrupt:

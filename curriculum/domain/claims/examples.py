@@ -31,8 +31,8 @@ CLAIMS = (
         "a stated number of significant figures (3 at the fewest)",
     ),
     Example(
-        "{{ 0.2689 = softmax(scores=[0, 1]).out[0] | rtol 2e-4 atol 1e-9 }}",
-        "a stated tolerance, bounded as an answer's is",
+        "{{ 0.26894 = softmax(scores=[0, 1]).out[0] | rtol 1e-5 atol 1e-9 }}",
+        "a stated tolerance, bounded as an answer's is and never looser than the figures typed",
     ),
     Example(
         "$a_{01} \\approx {{ 0.731059 = outputs.out[0, 1] }}$, row 1 is "

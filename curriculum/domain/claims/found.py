@@ -6,14 +6,18 @@ blocks publishing and what readers are told cannot disagree.
 """
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from attention.expressions import ExpressionError
+
 from ..texts import chapter_texts
 from ..verification.fingerprints import stored_json
+from .pattern import CLAIM
 from .properties import property_errors, property_how
-from .syntax import Claim, claims_in, known_names, shown
+from .syntax import Claim, claim_of, claims_in, known_names, shown
 
 
 @dataclass(frozen=True)
@@ -56,3 +60,23 @@ def found_in(document: Mapping[str, Any]) -> list[Found]:
                 Found(f"propositions[{i}].check", "property", spec, True, said, property_how(check))
             )
     return found
+
+
+def claims_stated(text: str, context: dict | None, states: Mapping[str, str]) -> str:
+    """The text with each claim that is not verified carrying its state (`states`: by
+    fingerprint; none kept is pending), so readers' marks say what the engine said."""
+    if "{{" not in text:
+        return text
+    text = text.replace("\ue004", "").replace("\ue005", "")
+
+    def stated(found: re.Match) -> str:
+        try:
+            claim = claim_of(found)
+        except ExpressionError:
+            return found.group()
+        state = states.get(_claim("", claim, True, context).fingerprint, "pending")
+        return (
+            found.group() if state == "verified" else f"{{{{\ue004{state}\ue005{found.group()[2:]}"
+        )
+
+    return CLAIM.sub(stated, text)

@@ -5,16 +5,24 @@ import re
 
 from attention.compare import MAX_FIGURES, MIN_FIGURES
 
-NUMBER = r"[-\u2212]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+NUMBER = r"[-\u2212]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+"""ASCII digits only: a digit of another script (৪ reads as 8) is not a number readers can trust."""
 CLAIM = re.compile(
-    r"\{\{\s*(?P<typed>" + NUMBER + r"|\(\s*" + NUMBER + r"(?:\s*,\s*" + NUMBER + r")*\s*\))"
+    r"\{\{(?:\ue004(?P<state>[a-z]{1,12})\ue005)?\s*(?P<typed>"
+    + NUMBER
+    + r"|\(\s*"
+    + NUMBER
+    + r"(?:\s*,\s*"
+    + NUMBER
+    + r")*\s*\))"
     r"\s*=(?!=)\s*(?P<expression>[^{}|\n]{1,400}?)\s*"
     r"(?:\|\s*(?P<tolerance>[^{}|\n]{1,80}?)\s*)?\}\}"
 )
-"""A claim, on one line: what is typed, then ``=`` and what it must equal."""
+"""A claim, on one line: what is typed, then ``=`` and what it must equal. A page made while
+the claim is not verified carries its state after the braces (`claims.found.claims_stated`)."""
 
-CLAIM_OPENING = re.compile(r"\{\{\s*[-\u2212(.\d]")
-"""Double braces that open with a number: a claim, well formed or not (never a placeholder)."""
+CLAIM_OPENING = re.compile(r"\{\{[^{}]*?(?<![=!<>])=(?!=)")
+"""Double braces holding a single =: a claim, well formed or not (a placeholder holds none)."""
 
 MARK = re.compile("\ue000(\\d+)\ue001")
 """Where a claim's mark goes once its text is rendered: private-use characters no author types
@@ -48,13 +56,20 @@ def said_of(found: re.Match) -> str:
     return f"{found['typed']} = {' '.join(found['expression'].split())}"
 
 
-def claims_marked(text: str) -> tuple[str, list[str]]:
+def claims_marked(text: str) -> tuple[str, list[tuple[str, str]]]:
     """The text with each claim as its typed number followed by a mark's place (`MARK`), and
-    what each mark says: how the number was checked."""
-    marks: list[str] = []
+    each mark: ✓ when checked (? pending, ✗ refused, when the page says so) and what it says."""
+    marks: list[tuple[str, str]] = []
 
     def place(found: re.Match) -> str:
-        marks.append(f"Checked by the engine: {said_of(found)}, {words_of(found)}")
+        state = found["state"]
+        said = f"{said_of(found)}, {words_of(found)}"
+        if state is None:
+            marks.append(("✓", f"Checked by the engine: {said}"))
+        elif state == "pending":
+            marks.append(("?", f"Not yet checked by the engine: {said}"))
+        else:
+            marks.append(("✗", f"The engine disagrees ({state}): {said}"))
         return f"{found['typed']}\ue000{len(marks) - 1}\ue001"
 
     cleaned = text.replace("\ue000", "").replace("\ue001", "")

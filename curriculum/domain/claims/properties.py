@@ -12,14 +12,17 @@ The relation is evaluated on instances 0 .. N-1 of the generated inputs (`attent
 readers are told it was checked numerically on N random instances, never that it is proved.
 """
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 
 from attention.expressions import ExpressionError, parse
-from attention.generated import is_generator, spec_problems
+from attention.generated import MAX_GENERATED_ELEMENTS, is_generator, spec_problems
 from attention.scalars import is_finite_number
+
+from ..tolerances import MAX_RTOL
 
 KEYS = ("inputs", "holds", "instances", "tolerance", "note")
 """Every key a property may hold; ``note`` says what the check leaves out, shown to readers."""
@@ -41,6 +44,7 @@ def property_errors(check: Any, path: str = "check") -> list[tuple[str, str]]:
     if not isinstance(inputs, Mapping):
         errors.append((f"{path}.inputs", "must be a mapping of names to generators or numbers"))
         inputs = {}
+    errors += _size_errors(inputs, f"{path}.inputs")
     for name, value in inputs.items():
         if not str(name).isidentifier():
             errors.append((f"{path}.inputs.{name}", "a name is letters, digits and _"))
@@ -65,6 +69,30 @@ def property_errors(check: Any, path: str = "check") -> list[tuple[str, str]]:
     return errors
 
 
+MAX_ATOL = 1e-6
+"""A property's == holds entry by entry within rtol (at most an answer's MAX_RTOL) and this
+atol: a looser "equal" would call unequal things equal; a statistical statement says its
+bound as a relation instead (``abs(mean(x)) <= 0.1``), which readers see."""
+
+
+MAX_INPUTS = 16
+
+
+def _size_errors(inputs: Mapping[str, Any], path: str) -> list[tuple[str, str]]:
+    """An instance draws at most MAX_GENERATED_ELEMENTS numbers over all its inputs, which are at
+    most MAX_INPUTS: drawing them is work the expression's budget does not see."""
+    if len(inputs) > MAX_INPUTS:
+        return [(path, f"at most {MAX_INPUTS} inputs, got {len(inputs)}")]
+    entries = 0
+    for value in inputs.values():
+        shape = value.get("shape", []) if is_generator(value) else []
+        if isinstance(shape, list) and all(isinstance(n, int) and n > 0 for n in shape):
+            entries += math.prod(shape)
+    if entries > MAX_GENERATED_ELEMENTS:
+        return [(path, f"draw {entries:,} numbers an instance; at most {MAX_GENERATED_ELEMENTS:,}")]
+    return []
+
+
 def _tolerance_errors(tolerance: Any, path: str) -> list[tuple[str, str]]:
     if not isinstance(tolerance, Mapping):
         return [(path, "must be a mapping of rtol and atol")]
@@ -73,10 +101,16 @@ def _tolerance_errors(tolerance: Any, path: str) -> list[tuple[str, str]]:
         for key in tolerance
         if key not in ("rtol", "atol")
     ]
-    for key in ("rtol", "atol"):
+    for key, most in (("rtol", MAX_RTOL), ("atol", MAX_ATOL)):
         value = tolerance.get(key, 0.0)
-        if not is_finite_number(value) or value < 0:
-            errors.append((f"{path}.{key}", "must be a number of at least 0"))
+        if not is_finite_number(value) or not 0 <= value <= most:
+            errors.append(
+                (
+                    f"{path}.{key}",
+                    f"a number from 0 to {most:g}: a looser == calls unequal things equal "
+                    "(state a bound as a relation, <= or >=, instead)",
+                )
+            )
     return errors
 
 

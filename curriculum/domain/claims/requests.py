@@ -13,6 +13,7 @@ import attention
 from curriculum.models import ClaimVerdict
 
 from ..documents import chapter_document
+from ..revisions import chapters_moved
 from ..selectors import chapters_with_parts
 from ..verification.dispatch import LAST_LEVEL, Slice, task_send
 from .decide import outcome
@@ -34,9 +35,10 @@ def claims_enqueue_now(fingerprints: list[str], *, level: int = 0) -> int:
     return sent
 
 
-def claims_ask(found: Iterable[Found]) -> list[str]:
-    """Rows for the claims no verdict is kept for yet; returns the pending ones (new or not)."""
-    wanted = {item.fingerprint: item for item in found}
+def claims_ask(found: Iterable[tuple[int, Found]]) -> list[str]:
+    """Rows for the claims no verdict is kept for yet, each linked to the chapters stating it;
+    returns the pending ones (new or not)."""
+    wanted = {item.fingerprint: item for _, item in found}
     if not wanted:
         return []
     now = timezone.now()
@@ -47,6 +49,19 @@ def claims_ask(found: Iterable[Found]) -> list[str]:
         ],
         ignore_conflicts=True,
     )
+    rows = dict(
+        ClaimVerdict.objects.filter(fingerprint__in=wanted).values_list("fingerprint", "pk")
+    )
+    Through = ClaimVerdict.chapters.through
+    Through.objects.bulk_create(
+        {
+            (chapter_id, rows[item.fingerprint]): Through(
+                chapter_id=chapter_id, claimverdict_id=rows[item.fingerprint]
+            )
+            for chapter_id, item in found
+        }.values(),
+        ignore_conflicts=True,
+    )
     return list(
         ClaimVerdict.objects.filter(fingerprint__in=wanted, status=Status.PENDING).values_list(
             "fingerprint", flat=True
@@ -54,9 +69,9 @@ def claims_ask(found: Iterable[Found]) -> list[str]:
     )
 
 
-def _found(chapter_ids: Iterable[int]) -> list[Found]:
+def _found(chapter_ids: Iterable[int]) -> list[tuple[int, Found]]:
     return [
-        item
+        (chapter.pk, item)
         for chapter in chapters_with_parts().filter(pk__in=list(chapter_ids))
         for item in found_in(chapter_document(chapter))
     ]
@@ -83,7 +98,7 @@ def claims_decide(fingerprints: list[str], run: Slice) -> int:
     """Decide the pending ones among `fingerprints`, for one slice of the worker's time; what
     the slice does not reach goes on at the next level. Returns how many were written."""
     rows = list(ClaimVerdict.objects.filter(fingerprint__in=fingerprints, status=Status.PENDING))
-    written = 0
+    written: list[int] = []
     for index, row in enumerate(rows):
         if not run.open():
             claims_enqueue_now([r.fingerprint for r in rows[index:]], level=run.level + 1)
@@ -99,10 +114,14 @@ def claims_decide(fingerprints: list[str], run: Slice) -> int:
                 "message": found.message,
                 "engine_value": found.value,
             }
-        written += ClaimVerdict.objects.filter(pk=row.pk, status=Status.PENDING).update(
+        if ClaimVerdict.objects.filter(pk=row.pk, status=Status.PENDING).update(
             **decided, decided_at=timezone.now(), engine_version=attention.ENGINE_VERSION
-        )
-    return written
+        ):
+            written.append(row.pk)
+    if written:  # the pages stating them now show what the engine said
+        stating = ClaimVerdict.chapters.through.objects.filter(claimverdict_id__in=written)
+        chapters_moved(set(stating.values_list("chapter_id", flat=True)), searched=False)
+    return len(written)
 
 
 def claims_sweep(*, older_than: timedelta) -> int:

@@ -8,14 +8,20 @@ tolerance instead, bounded as an answer's is. The expression language is the eng
 (`attention.expressions`): parsed against an allowlist, never run as Python.
 """
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
+
+import numpy as np
 
 import attention
+from attention.compare import half_unit
 from attention.expressions import Expression, ExpressionError, parse
 
+from ..markup import PARSER
 from ..placeholders import BRACES
 from ..tolerances import MAX_DIGITS, tolerance_problems
 from .pattern import CLAIM, CLAIM_OPENING, NUMBER, figures_of, said_of, words_of
@@ -56,7 +62,9 @@ class Claim:
         return found
 
 
-def _tolerance(text: str | None, numbers: tuple[float, ...]) -> dict[str, Any]:
+def _tolerance(
+    text: str | None, numbers: tuple[float, ...], figures: tuple[int, ...]
+) -> dict[str, Any]:
     if not text:
         return {}
     words = dict(TOLERANCE_WORDS.findall(text))
@@ -71,10 +79,38 @@ def _tolerance(text: str | None, numbers: tuple[float, ...]) -> dict[str, Any]:
             tolerance = {"rtol": float(words.get("rtol", 0)), "atol": float(words.get("atol", 0))}
     except ValueError as error:
         raise ExpressionError(f"tolerance {text!r}: not a number") from error
+    if not all(math.isfinite(v) and v >= 0 for v in tolerance.values()):
+        raise ExpressionError(f"tolerance {text!r}: each a finite number of at least 0")
     answer = list(numbers) if len(numbers) > 1 else numbers[0]
     if found := tolerance_problems(**_as_problem(tolerance), answer=answer):
         raise ExpressionError("; ".join(f"{key}: {message}" for key, message in found.items()))
+    if looser := _looser_than_typed(tolerance, numbers, figures):
+        raise ExpressionError(looser)
     return tolerance
+
+
+def _looser_than_typed(
+    tolerance: dict[str, Any], numbers: tuple[float, ...], figures: tuple[int, ...]
+) -> str:
+    """A stated tolerance may tighten the figures typed, never loosen them: a reader reads every
+    figure of 0.2691, so a check to 3 would let its last one be wrong."""
+    for number, typed in zip(numbers, figures, strict=True):
+        if "digits" in tolerance and tolerance["digits"] < typed:
+            return (
+                f"{number:g} is written to {typed} significant figures; digits "
+                f"{tolerance['digits']} would let its last figures be wrong: type fewer"
+            )
+        half = float(half_unit(np.asarray(number), typed))
+        if (
+            "rtol" in tolerance
+            and number
+            and tolerance["atol"] + tolerance["rtol"] * abs(number) > half
+        ):
+            return (
+                f"{number:g} is written to {typed} significant figures; this tolerance would let "
+                "its last figure be wrong: tighten it, or type fewer figures"
+            )
+    return ""
 
 
 def _as_problem(tolerance: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +131,7 @@ def claim_of(found: re.Match) -> Claim:
         numbers=numbers,
         figures=figures,
         expression=parse(found["expression"]),
-        tolerance=_tolerance(found["tolerance"], numbers),
+        tolerance=_tolerance(found["tolerance"], numbers, figures),
     )
 
 
@@ -125,7 +161,35 @@ def claim_errors(text: str | None) -> list[str]:
             claim_of(found)
         except ExpressionError as error:
             errors.append(f"claim {shown(found.group())}: {error}")
-    return errors
+    return errors + claim_place_errors(text)
+
+
+def _misplaced(tokens: list, found: list[str]) -> None:
+    for token in tokens:
+        inside = token.content if token.type in ("code_inline", "code_block", "fence") else ""
+        if token.type == "image":
+            inside = token.content + str(token.attrs.get("src", ""))
+        elif token.type == "link_open":
+            inside = unquote(str(token.attrs.get("href", "")))
+        if "{{" in inside and CLAIM.search(inside):
+            found.append(
+                token.type.replace("_open", "").replace("_inline", "").replace("fence", "code")
+            )
+        if token.children:
+            _misplaced(token.children, found)
+
+
+def claim_place_errors(text: str | None) -> list[str]:
+    """A claim stands in prose or a formula: in code, a link's address or an image it would be
+    checked but not shown as a checked number."""
+    if "{{" not in (text or "") or not CLAIM.search(text or ""):
+        return []
+    found: list[str] = []
+    _misplaced(PARSER.parse(text or ""), found)
+    return [
+        f"a claim inside {where} is not shown as a checked number: write it in prose or a formula"
+        for where in dict.fromkeys(found)
+    ]
 
 
 def claim_name_errors(

@@ -29,7 +29,11 @@ class Command(BaseCommand):
         if failed:
             raise CommandError(f"{failed} of {len(files)} files refused")
         if self.unverified or self.unverified_claims:
-            claims = f" and {self.unverified_claims} claims" if self.unverified_claims else ""
+            claims = (
+                f" and {self.unverified_claims} claims or properties"
+                if self.unverified_claims
+                else ""
+            )
             raise CommandError(f"{self.unverified} answers{claims} not verified")
 
     def _import_all(self, files, file_import, dry_run) -> int:

@@ -53,7 +53,7 @@ def test_every_bad_placeholder_is_named_with_what_there_is():
         "{{ inputs.q }}: no input q (has: scores)",
         "{{ outputs.weights }}: no output weights (has: out)",
         "{{ input.x }} is not a placeholder: write {{ inputs.NAME }} or {{ outputs.NAME }}, "
-        "optionally with | digits N",
+        "optionally with | digits N; or a claim, {{ NUMBER = EXPRESSION }}",
         "{{ inputs.scores | digits 0 }}: digits must be from 1 to 15",
     ]
 

@@ -135,3 +135,25 @@ def test_a_bad_equation_label_or_reference_is_refused_with_its_path(books, body,
     with pytest.raises(ChapterFileError) as refused:
         chapter_import(document=with_text(body))
     assert f"strands.basics.items[0].body: {said}" in refused.value.errors
+
+
+def test_a_reference_inside_a_formula_is_refused(books):
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_text("So $x = @prop:shift$."))
+    assert (
+        "strands.basics.items[0].body: a reference inside a formula breaks it"
+        in (refused.value.errors[0])
+    )
+
+
+def test_a_released_chapter_is_linked_at_its_release_whose_numbers_never_change(seeded):
+    from tests.curriculum.conftest import release_ii3
+
+    release_ii3()
+    chapter_import(document=with_text("As @II.3/prop:score-variance says."))
+    (link,) = links("II.7")
+    assert link == (
+        "/chapters/II.3/releases/1/#prop-2",
+        "Scaling keeps score variance at one.",
+        "II.3 Prop. 2",
+    )

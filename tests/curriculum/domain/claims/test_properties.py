@@ -113,3 +113,29 @@ def test_every_property_in_the_operations_reference_is_verified(example):
     assert property_errors(check) == []
     decided = outcome("property", check)
     assert decided.status == "verified", decided.message
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"tolerance": {"rtol": 1e9, "atol": 1e9}}, "check.tolerance.rtol"),
+        ({"tolerance": {"atol": 0.5}}, "check.tolerance.atol"),
+        (
+            {
+                "inputs": {
+                    f"x{i}": {"generate": "normal", "shape": [64, 32, 32], "seed": i}
+                    for i in range(3)
+                }
+            },
+            "check.inputs",
+        ),
+    ],
+)
+def test_a_property_too_loose_or_too_large_is_refused(change, path):
+    errors = property_errors(SHIFT | change)
+    assert any(where.startswith(path) for where, _ in errors), errors
+
+
+def test_a_property_that_compares_nothing_is_an_error():
+    decided = outcome("property", SHIFT | {"holds": "s[:0] == 5"})
+    assert decided.status == "error" and "compares nothing" in decided.message
