@@ -87,11 +87,14 @@ def notation_checked(c: Checker, raws: list) -> list:
 
 
 def propositions_checked(c: Checker, raws: list) -> list:
-    props, numbers, labels = [], set(), set()
+    props, numbers, labels, last = [], set(), set(), 0
     for i, raw in enumerate(raws):
         path = f"propositions[{i}]"
         if (prop := c.structure(PropositionDocument, raw, path)) is None:
             continue
+        if prop.number is None:  # numbered in order, after the one before
+            prop.number = last + 1
+        last = prop.number
         if prop.number in numbers:
             c.error(f"{path}.number", f"Prop. {prop.number} appears twice")
         numbers.add(prop.number)

@@ -160,7 +160,13 @@ class NotationDocument(Keys):
 
 
 class PropositionDocument(Keys):
-    number: int = rule("whole number", 'required; unique ("Prop. 1")', ge=1, le=MAX_WHOLE_NUMBER)
+    number: int | None = rule(
+        "whole number",
+        'unique ("Prop. 1"); by default one more than the proposition before it (the first: 1)',
+        None,
+        ge=1,
+        le=MAX_WHOLE_NUMBER,
+    )
     label: str = rule(
         "slug",
         "optional; unique; what references call it (@prop:LABEL), else its number (@prop:1)",

@@ -157,3 +157,22 @@ def test_a_released_chapter_is_linked_at_its_release_whose_numbers_never_change(
         "Scaling keeps score variance at one.",
         "II.3 Prop. 2",
     )
+
+
+def test_propositions_without_a_number_are_numbered_in_order(books):
+    first = {"title": "A.", "statement": "a", "label": "a"}
+    third = {"number": 5, "title": "C.", "statement": "c"}
+    chapter_import(
+        document=with_text(
+            "See @prop:a and @prop:6.",
+            propositions=[
+                first,
+                {"title": "B.", "statement": "b"},
+                third,
+                {"title": "D.", "statement": "d"},
+            ],
+        )
+    )
+    numbers = [p.number for p in Chapter.objects.get(code="II.7").propositions.all()]
+    assert numbers == [1, 2, 5, 6]
+    assert [text for _, _, text in links("II.7")] == ["Prop. 1", "Prop. 6"]
