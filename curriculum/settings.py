@@ -294,12 +294,12 @@ LIMIT_VALUE_TYPESET_ENTRIES = env.int("LIMIT_VALUE_TYPESET_ENTRIES", 400)  # one
 LIMIT_TEXT_TYPESET_ENTRIES = env.int("LIMIT_TEXT_TYPESET_ENTRIES", 1200)
 LIMIT_CHAPTER_TYPESET_ENTRIES = env.int("LIMIT_CHAPTER_TYPESET_ENTRIES", 12_000)
 # Derived, not set: admin posts a chapter as one form, which must take a chapter at the limits
-# above. A part's row posts at most 8 fields (a strand item, figure or proposition, with its id,
-# chapter and delete box) and the page under 100 of its own (the chapter's fields, each list's
+# above. A part's row posts at most 10 fields (a proposition: its number, label, check, texts,
+# id, chapter and delete box) and the page under 100 of its own (the chapter's fields, each list's
 # management form, the empty rows "Add another" copies); a browser sends each byte of a file's
 # text as at most 6 (a line end as CRLF, percent-encoded; the problem page's JSON boxes, a matrix
 # row a line, cost under that), and each field's name and short value within 64.
-DATA_UPLOAD_MAX_NUMBER_FIELDS = 8 * LIMIT_CHAPTER_PARTS + 100
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 10 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
 LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one typed practice answer
 LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
