@@ -95,8 +95,8 @@ def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
 def _equations(document: Mapping[str, Any]) -> dict[str, int]:
     """Each labelled equation's number, in the order the chapter's texts hold them."""
     numbers: dict[str, int] = {}
-    for _, text, _, _ in chapter_texts(document):
-        for found in EQUATION.finditer(text) if "$$" in text else ():
+    for _, text, shown, _ in chapter_texts(document):  # a draft part's equations are not shown
+        for found in EQUATION.finditer(text) if shown and "$$" in text else ():
             numbers.setdefault(found["label"], len(numbers) + 1)
     return numbers
 

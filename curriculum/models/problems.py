@@ -148,7 +148,11 @@ class Solution(models.Model):
             found := placeholder_errors(
                 self.steps, operation=self.problem.operation, inputs=self.problem.inputs
             )
-            + claim_name_errors(self.steps, self.problem.names())
+            + claim_name_errors(
+                self.steps,
+                self.problem.names(),
+                every_instance=attention.is_generated(self.problem.inputs),
+            )
         ):
             errors["steps"] = found
         if errors:

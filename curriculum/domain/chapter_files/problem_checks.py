@@ -41,7 +41,10 @@ def problems_checked(c: Checker, raws: list) -> list:
         if solution:
             for problem in answer_problems(answer):
                 c.error(f"{path}.solution.answer", problem)
-            c.markdown(solution["steps"], f"{path}.solution.steps", names)
+            generated_steps = attention.is_generated(prob.inputs)  # shown beside every instance
+            c.markdown(
+                solution["steps"], f"{path}.solution.steps", names, every_instance=generated_steps
+            )
         figures = answer_figures(answer)
         tolerance = _tolerance(c, prob.tolerance, f"{path}.tolerance", answer, figures)
         for name, message in tolerance_problems(**tolerance, answer=answer).items():

@@ -24,9 +24,9 @@ from attention.expressions import Expression, ExpressionError, parse
 from ..markup import PARSER
 from ..placeholders import BRACES
 from ..tolerances import MAX_DIGITS, tolerance_problems
-from .pattern import CLAIM, CLAIM_OPENING, NUMBER, figures_of, said_of, words_of
+from .pattern import CLAIM, CLAIM_OPENING, NUMBER, claims_marked, figures_of, said_of, words_of
 
-TOLERANCE_WORDS = re.compile(r"(digits|rtol|atol)\s+(\S+)")
+TOLERANCE_WORDS = re.compile(r"(digits|rtol|atol)\s+([0-9.eE+-]+)(?!\S)")
 
 
 @dataclass(frozen=True)
@@ -165,27 +165,26 @@ def claim_errors(text: str | None) -> list[str]:
 
 
 def _misplaced(tokens: list, found: list[str]) -> None:
+    """Where a claim's mark would stand once its text is rendered: only prose and formulas show
+    it; anywhere else (code, a link's address or title, an image) its place leaks."""
     for token in tokens:
         inside = token.content if token.type in ("code_inline", "code_block", "fence") else ""
-        if token.type == "image":
-            inside = token.content + str(token.attrs.get("src", ""))
-        elif token.type == "link_open":
-            inside = unquote(str(token.attrs.get("href", "")))
-        if "{{" in inside and CLAIM.search(inside):
-            found.append(
-                token.type.replace("_open", "").replace("_inline", "").replace("fence", "code")
-            )
+        if token.type in ("image", "link_open"):
+            inside = token.content + "".join(str(value) for value in token.attrs.values())
+        if "\ue000" in unquote(inside):
+            kind = {"link_open": "a link", "image": "an image"}.get(token.type, "code")
+            found.append(kind)
         if token.children:
             _misplaced(token.children, found)
 
 
 def claim_place_errors(text: str | None) -> list[str]:
-    """A claim stands in prose or a formula: in code, a link's address or an image it would be
-    checked but not shown as a checked number."""
+    """A claim stands in prose or a formula: in code, a link's address or title, or an image it
+    would be checked but not shown as a checked number."""
     if "{{" not in (text or "") or not CLAIM.search(text or ""):
         return []
     found: list[str] = []
-    _misplaced(PARSER.parse(text or ""), found)
+    _misplaced(PARSER.parse(claims_marked(text or "")[0]), found)  # as the renderer reads it
     return [
         f"a claim inside {where} is not shown as a checked number: write it in prose or a formula"
         for where in dict.fromkeys(found)
@@ -202,8 +201,8 @@ def claim_name_errors(
     for claim in claims_in(text) if "{{" in (text or "") else ():
         if every_instance and claim.expression.names:
             errors.append(
-                f"claim {shown(claim.text)}: a generated problem's statement is shown for every "
-                "instance, and this number is instance 0's: write a placeholder, "
+                f"claim {shown(claim.text)}: a generated problem's statement and steps are shown "
+                "for every instance, and this number is instance 0's: write a placeholder, "
                 "{{ outputs.NAME }}, instead"
             )
             continue

@@ -129,11 +129,18 @@ def test_labelled_equations_are_numbered_in_order_and_referenced_by_number(books
         ("$$ a $$ (x)\n\n$$ b $$ (x)", "equation label (x) appears twice"),
         ("$$ a $$ (two words)", "equation label (two words): letters, digits, - and _ only"),
         ("See @eq:none.", "reference @eq:none: II.7 has no equation none (it has: none)"),
+        (
+            "See @eq:hidden.",
+            "reference @eq:hidden: II.7 has no equation hidden (it has: none)",
+        ),
     ],
 )
 def test_a_bad_equation_label_or_reference_is_refused_with_its_path(books, body, said):
+    document = with_text(body)
+    draft = {"title": "Draft", "body": "$$ h $$ (hidden)", "published": False}
+    document["strands"]["basics"]["items"].append(draft)  # its equation is not shown
     with pytest.raises(ChapterFileError) as refused:
-        chapter_import(document=with_text(body))
+        chapter_import(document=document)
     assert f"strands.basics.items[0].body: {said}" in refused.value.errors
 
 
