@@ -21,8 +21,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from curriculum.domain.chapter_files import source_tag
-from curriculum.domain.claims.reports import claim_rows
+from curriculum.domain.claims.reports import claim_rows_of
 from curriculum.domain.counting import chapter_counts
+from curriculum.domain.documents import chapter_document
 from curriculum.domain.editing import BookSave, ChapterSave, ChapterWithdraw, ProblemDelete
 from curriculum.domain.gate import (
     CHANGED_SINCE_REVIEW,
@@ -326,7 +327,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             "counts": chapter_counts(chapter),
             "spine_sentence": SPINE_SENTENCES[chapter.spine],
             "reasons": publish_reasons(chapter),
-            "claims": claim_rows(code=chapter.code),
+            "claims": claim_rows_of(chapter_document(chapter)),
             "next_release": latest_release_number(chapter) + 1,
             "problem_add_url": reverse("admin:curriculum_problem_add")
             + "?"

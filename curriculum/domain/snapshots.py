@@ -25,6 +25,7 @@ from .markup import render_many
 from .placeholders import Room, placeholders_expand
 from .references import chapters_for, references_linked
 from .svg import svg_inline
+from .texts import problem_context
 from .tolerances import tolerance_words
 
 SNAPSHOT_FORMAT = 2  # 2: answers rendered (answer_html); readers get figures without source
@@ -191,7 +192,7 @@ def _contexts(snapshot: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """The problem each problem text belongs to, as its claims read it (`claims.found`)."""
     contexts = {}
     for problem in snapshot["problems"]:
-        context = {"operation": problem.get("operation"), "inputs": problem.get("inputs")}
+        context = problem_context(problem)
         contexts[id(problem)] = context
         if "solution" in problem:
             contexts[id(problem["solution"])] = context

@@ -10,6 +10,12 @@ PROSE = ("thesis", "summary", "before_you_start", "problem_statement")
 type Text = tuple[str, str, bool, dict | None]  # path, text, shown to readers, problem context
 
 
+def problem_context(problem: Mapping[str, Any]) -> dict[str, Any]:
+    """What a claim in a problem's texts reads, as its fingerprint covers it: every place that
+    finds or states claims makes it here, so their fingerprints agree."""
+    return {"operation": problem.get("operation"), "inputs": problem.get("inputs")}
+
+
 def chapter_texts(document: Mapping[str, Any]) -> Iterator[Text]:
     for key in PROSE:
         yield key, document.get(key) or "", True, None
@@ -26,7 +32,7 @@ def chapter_texts(document: Mapping[str, Any]) -> Iterator[Text]:
         proof, shown = prop.get("proof") or "", bool(prop.get("proof_published"))
         yield f"propositions[{i}].proof", proof, shown, None
     for i, problem in enumerate(document.get("problems") or []):
-        context = {"operation": problem.get("operation"), "inputs": problem.get("inputs")}
+        context = problem_context(problem)
         yield f"problems[{i}].statement", problem.get("statement") or "", True, context
         if solution := problem.get("solution"):
             steps, shown = solution.get("steps") or "", bool(solution.get("published"))

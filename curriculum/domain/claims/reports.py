@@ -35,6 +35,11 @@ def claim_rows(*, code: str, decide_now: bool = False) -> list[ClaimRow]:
     chapter = chapters_with_parts().get(code=code)
     if decide_now:
         claims_decide_now([chapter.pk])
+    return claim_rows_of(chapter_document(chapter))
+
+
+def claim_rows_of(document: dict) -> list[ClaimRow]:
+    """The rows of a document already at hand (admin's chapter page has it loaded)."""
     return [
         ClaimRow(
             c.found.path,
@@ -46,7 +51,7 @@ def claim_rows(*, code: str, decide_now: bool = False) -> list[ClaimRow]:
             c.message,
             c.value,
         )
-        for c in checked_in(chapter_document(chapter))
+        for c in checked_in(document)
     ]
 
 
