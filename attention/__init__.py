@@ -30,12 +30,14 @@ from attention.noise import noise_bounds
 from attention.norms import layer_norm, rms_norm
 from attention.positions import rope, sinusoidal_positions
 from attention.registry.convert import KINDS
-from attention.registry.operation import SELECTORS, Example, Operation, Parameter
+from attention.registry.operation import SELECTORS, Example, Misconception, Operation, Parameter
 from attention.registry.table import (
     OPERATIONS,
     check,
     evaluate,
     instances_problem,
+    misconception_values,
+    misconception_work,
     output_axes,
     output_selectors,
 )
@@ -79,6 +81,7 @@ __all__ = [
     "EngineInputError",
     "EngineOverTime",
     "InputProblem",
+    "Misconception",
     "Operation",
     "Parameter",
     "attention_cost",
@@ -93,6 +96,8 @@ __all__ = [
     "head_dependent_terms",
     "instances_problem",
     "is_generated",
+    "misconception_values",
+    "misconception_work",
     "multi_head_attention",
     "output_axes",
     "scaled_dot_product_attention",

@@ -146,17 +146,21 @@ def scaled_dot_product_attention(
     v: object,
     mask: object | None = None,
     causal: bool = False,
+    *,
+    scale: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``softmax(q k^T / sqrt(d_k)) v`` with optional boolean mask (True = may attend).
 
     ``q`` is ``(..., T, dk)``, ``k`` ``(..., S, dk)``, ``v`` ``(..., S, dv)``; leading batch
     dimensions broadcast. ``causal`` lets query ``t`` see keys ``<= t`` and is ANDed with
-    ``mask``. Returns ``(out (..., T, dv), weights (..., T, S))``.
+    ``mask``. ``scale`` replaces 1/sqrt(d_k) on the scores (the registry's misconceptions use
+    it). Returns ``(out (..., T, dv), weights (..., T, S))``.
     """
     q_arr, k_arr, v_arr, mask_arr = sdpa_inputs(q, k, v, mask, causal)
     dtype = _result_dtype(q_arr, k_arr, v_arr)
-    scale = dtype.type(1.0 / math.sqrt(q_arr.shape[-1])) if q_arr.shape[-1] else dtype.type(1.0)
-    q_scaled = q_arr.astype(dtype) * scale
+    if scale is None:
+        scale = 1.0 / math.sqrt(q_arr.shape[-1]) if q_arr.shape[-1] else 1.0
+    q_scaled = q_arr.astype(dtype) * dtype.type(scale)
     return attend(
         q_scaled,
         k_arr.astype(dtype, copy=False),
@@ -317,14 +321,20 @@ def _plain_call(x: object, ws: list, heads: object, mask: object, causal: object
 
 
 def checked_mha(
-    x: np.ndarray, ws: list[np.ndarray], h: int, mask_arr: np.ndarray | None, causal: bool
+    x: np.ndarray,
+    ws: list[np.ndarray],
+    h: int,
+    mask_arr: np.ndarray | None,
+    causal: bool,
+    scale: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``multi_head_attention`` on inputs already checked (the registry checks them itself):
-    finite float arrays of the right shapes, and the mask as (B or 1, 1, T, T) or None."""
+    finite float arrays of the right shapes, and the mask as (B or 1, 1, T, T) or None.
+    ``scale`` replaces 1/sqrt(d_k) on the scores, for the registry's misconceptions."""
     batched = x.ndim == 3
     if not batched and mask_arr is None and 3 * x.size <= TINY_SCORES:
         dtype = _result_dtype(x, *ws)
-        return _mha_tiny(_as(x, dtype), [_as(w, dtype) for w in ws], h, causal)
+        return _mha_tiny(_as(x, dtype), [_as(w, dtype) for w in ws], h, causal, scale)
     x3 = x if batched else x[None]
     batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
@@ -332,7 +342,8 @@ def checked_mha(
     w_q_a, w_k_a, w_v_a, w_o_a = [_as(w, dtype) for w in ws]
     dk = width // h
     # fold 1/sqrt(dk) into the query weights: T*d multiplies instead of h*T*T
-    w_qkv = np.concatenate([w_q_a * dtype.type(1.0 / math.sqrt(dk)), w_k_a, w_v_a], axis=1)
+    factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
+    w_qkv = np.concatenate([w_q_a * factor, w_k_a, w_v_a], axis=1)
     qkv = x3 @ w_qkv
     if qkv.size <= TINY_SCORES:  # views, no copies: (3, B, h, T, dk)
         q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
@@ -349,7 +360,7 @@ def checked_mha(
 
 
 def _mha_tiny(
-    x: np.ndarray, ws: list[np.ndarray], h: int, causal: bool
+    x: np.ndarray, ws: list[np.ndarray], h: int, causal: bool, scale: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``checked_mha`` of one small (T, d) sequence with no mask, its arrays all of one float
     dtype, in the same operations on 2-D and 3-D arrays: at textbook sizes numpy's per-call
@@ -357,7 +368,8 @@ def _mha_tiny(
     seq, width = x.shape
     w_q, w_k, w_v, w_o = ws
     dk = width // h
-    w_qkv = np.concatenate([w_q * x.dtype.type(1.0 / math.sqrt(dk)), w_k, w_v], axis=1)
+    factor = x.dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
+    w_qkv = np.concatenate([w_q * factor, w_k, w_v], axis=1)
     q, k, v = (x @ w_qkv).reshape(seq, 3, h, dk).transpose(1, 2, 0, 3)  # views: (3, h, T, dk)
     head_out, weights = _attend_tiny(q, k, v, None, causal)
     return head_out.transpose(1, 0, 2).reshape(seq, width) @ w_o, weights
@@ -372,8 +384,11 @@ def attention_head(
     head: int,
     mask: object | None = None,
     causal: bool = False,
+    *,
+    scale: float | None = None,
 ) -> dict[str, np.ndarray]:
-    """One head of multi-head attention, for teaching: its q, k, v slices, weights and output."""
+    """One head of multi-head attention, for teaching: its q, k, v slices, weights and output.
+    ``scale`` replaces 1/sqrt(d_k) on the scores (for the registry's misconceptions)."""
     x_arr = _prepare_x(x)
     width = x_arr.shape[-1]
     ws = [
@@ -387,5 +402,5 @@ def attention_head(
     dtype = _result_dtype(x_arr, *ws)
     x_arr = x_arr.astype(dtype, copy=False)
     q, k, v = (x_arr @ w.astype(dtype, copy=False)[:, cols] for w in ws)
-    out, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+    out, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal, scale=scale)
     return {"out": out, "weights": weights, "q": q, "k": k, "v": v}

@@ -28,13 +28,16 @@ def attention_decode(
     w_o: object,
     heads: int,
     kv_heads: int | None = None,
+    *,
+    scale: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Attend from the new token ``x`` (d,) or (B, d) over the cache plus itself.
 
     ``k_cache`` and ``v_cache`` are (S, d_kv) or (B, S, d_kv) with d_kv = kv_heads * d / heads
     (``kv_heads`` defaults to ``heads``); S may be 0 for the first token. Returns
     ``(out, weights, k_cache, v_cache)``: the output (d,) or (B, d), the weights (h, S+1) or
-    (B, h, S+1), and both caches grown by the new token's key and value.
+    (B, h, S+1), and both caches grown by the new token's key and value. ``scale`` replaces
+    1/sqrt(d_k) on the scores (for the registry's misconceptions).
     """
     x_arr = float_input("x", x, (1, 2))
     batched = x_arr.ndim == 2
@@ -65,9 +68,8 @@ def attention_decode(
     keys = np.concatenate([caches[0].astype(dtype), (x2 @ wk.astype(dtype))[:, None]], axis=1)
     values = np.concatenate([caches[1].astype(dtype), (x2 @ wv.astype(dtype))[:, None]], axis=1)
     total = keys.shape[1]
-    q = (x2 @ (wq.astype(dtype) * dtype.type(1.0 / math.sqrt(dk)))).reshape(
-        batch, kv, h // kv, 1, dk
-    )
+    factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
+    q = (x2 @ (wq.astype(dtype) * factor)).reshape(batch, kv, h // kv, 1, dk)
     k = keys.reshape(batch, total, kv, dk).transpose(0, 2, 1, 3)[:, :, None]
     v = values.reshape(batch, total, kv, dk).transpose(0, 2, 1, 3)[:, :, None]
     head_out, weights = attend(q, k, v, None, False)

@@ -45,10 +45,13 @@ def grouped_query_attention(
     kv_heads: int,
     mask: object | None = None,
     causal: bool = False,
+    *,
+    scale: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Self-attention of ``x`` (T, d) or (B, T, d) where query head i uses key/value head
     ``i // (heads / kv_heads)``. ``w_q``, ``w_o`` are (d, d); ``w_k``, ``w_v`` are
-    (d, kv_heads * d / heads). Returns ``(out, weights)`` shaped as ``multi_head_attention``'s.
+    (d, kv_heads * d / heads). ``scale`` replaces 1/sqrt(d_k) on the scores (for the
+    registry's misconceptions). Returns ``(out, weights)`` shaped as ``multi_head_attention``'s.
     """
     x_arr = _prepare_x(x)
     batched = x_arr.ndim == 3
@@ -67,8 +70,8 @@ def grouped_query_attention(
     dtype = _result_dtype(x3, wq, wk, wv, wo)
     x3 = x3.astype(dtype, copy=False)
     group = h // kv
-    scale = dtype.type(1.0 / math.sqrt(dk))
-    q = _split_heads(x3 @ (wq.astype(dtype, copy=False) * scale), h)
+    factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
+    q = _split_heads(x3 @ (wq.astype(dtype, copy=False) * factor), h)
     k = _split_heads(x3 @ wk.astype(dtype, copy=False), kv)[:, :, None]
     v = _split_heads(x3 @ wv.astype(dtype, copy=False), kv)[:, :, None]
     q = q.reshape(batch, kv, group, seq, dk)

@@ -20,11 +20,21 @@ def layer_norm(
     """``(x - mean) / sqrt(var + eps) * gamma + beta`` over the last axis, variance biased (/d)."""
     x_arr = features("x", x)
     g, b = _affine(x_arr, gamma, beta)
-    e = positive_number("eps", eps)
+    return checked_layer_norm(x_arr, g, b, positive_number("eps", eps))
+
+
+def checked_layer_norm(
+    x_arr: np.ndarray, g: np.ndarray | None, b: np.ndarray | None, e: float, ddof: int = 0
+) -> np.ndarray:
+    """``layer_norm`` of checked arrays. The registry's misconceptions pass what a check
+    refuses: ``e`` of 0 (no epsilon) and ``ddof`` 1 (the variance divided by d - 1)."""
     dtype = common_dtype(x_arr, g, b)
     xs = x_arr.astype(dtype, copy=False)
     centred, s = _scaled(_centred(xs))
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    if ddof:
+        var = np.sum(centred * centred, axis=-1, keepdims=True) / (xs.shape[-1] - ddof)
+    else:
+        var = np.mean(centred * centred, axis=-1, keepdims=True)
     out = centred / np.sqrt(var + dtype.type(e) / s / s)
     if g is not None:
         out = out * g.astype(dtype, copy=False)
@@ -37,7 +47,11 @@ def rms_norm(x: object, gamma: object = None, eps: float = 1e-6) -> np.ndarray:
     """``x / sqrt(mean(x**2) + eps) * gamma`` over the last axis."""
     x_arr = features("x", x)
     g, _ = _affine(x_arr, gamma, None)
-    e = positive_number("eps", eps)
+    return checked_rms_norm(x_arr, g, positive_number("eps", eps))
+
+
+def checked_rms_norm(x_arr: np.ndarray, g: np.ndarray | None, e: float) -> np.ndarray:
+    """``rms_norm`` of checked arrays; ``e`` may be 0 (the registry's no-epsilon mistake)."""
     dtype = common_dtype(x_arr, g)
     xs, s = _scaled(x_arr.astype(dtype, copy=False))
     out = xs / np.sqrt(np.mean(xs * xs, axis=-1, keepdims=True) + dtype.type(e) / s / s)

@@ -8,6 +8,13 @@ import numpy as np
 from attention.core import attention_head, checked_mha, scaled_dot_product_attention
 from attention.errors import InputProblem
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_SEQ_LEN, MAX_WIDTH
+from attention.registry.attention_mistakes import (
+    head_mistakes,
+    sdpa_mistakes,
+    self_attention_mistakes,
+    softmax_mistakes,
+    swapped_weights,
+)
 from attention.registry.convert import dims
 from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
 from attention.registry.shapes import (
@@ -95,9 +102,9 @@ def plan_sdpa(values: Values, problems: list[InputProblem]) -> Outputs | None:
     }
 
 
-def _run_sdpa(v: Values) -> Values:
+def _run_sdpa(v: Values, scale: float | None = None) -> Values:
     out, weights = scaled_dot_product_attention(
-        v["q"], v["k"], v["v"], v.get("mask"), v.get("causal") or False
+        v["q"], v["k"], v["v"], v.get("mask"), v.get("causal") or False, scale=scale
     )
     return {"out": out, "weights": weights}
 
@@ -118,6 +125,7 @@ SOFTMAX = Operation(
         [0.3333333333333333, 0.6666666666666666],
         "The second score is ln 2, so its exponential is twice the first: 1/3 and 2/3.",
     ),
+    misconceptions=softmax_mistakes(_run_softmax),
 )
 
 
@@ -144,6 +152,7 @@ SDPA = Operation(
         0.7310585786300049,
         "Scores of query 1 are (2, 0) / sqrt(4) = (1, 0); the weight on key 0 is e/(1+e).",
     ),
+    misconceptions=sdpa_mistakes(_run_sdpa),
 )
 
 
@@ -162,7 +171,7 @@ def _plan_mha(values: Values, problems: list[InputProblem]) -> Outputs | None:
     }
 
 
-def _run_mha(v: Values) -> Values:
+def _run_mha(v: Values, scale: float | None = None) -> Values:
     x, mask = v["x"], v.get("mask")
     seq = x.shape[-2]
     out, weights = checked_mha(
@@ -171,6 +180,7 @@ def _run_mha(v: Values) -> Values:
         v["heads"],
         None if mask is None else mask.reshape((-1, 1, seq, seq)),
         v.get("causal") or False,
+        scale,
     )
     return {"out": out, "weights": weights}
 
@@ -198,6 +208,7 @@ MHA = Operation(
         [0.5, 0.5],
         "Head 0 sees column 0 only; token 1's query is 0 there, so its two allowed scores tie.",
     ),
+    misconceptions=(*self_attention_mistakes(_run_mha), swapped_weights(_run_mha)),
 )
 
 
@@ -230,7 +241,7 @@ def _plan_head(values: Values, problems: list[InputProblem]) -> Outputs | None:
     }
 
 
-def _run_head(v: Values) -> Values:
+def _run_head(v: Values, scale: float | None = None) -> Values:
     return attention_head(
         v["x"],
         v["w_q"],
@@ -240,6 +251,7 @@ def _run_head(v: Values) -> Values:
         v["head"],
         v.get("mask"),
         v.get("causal") or False,
+        scale=scale,
     )
 
 
@@ -266,4 +278,5 @@ HEAD = Operation(
         [[2.0], [4.0]],
         "With identity projections head 1's queries are column 1 of x.",
     ),
+    misconceptions=head_mistakes(_run_head),
 )

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from attention.cost import BACKWARD_TERM_NAMES, TERM_NAMES, attention_cost, cost_problems
+from attention.cost import (
+    BACKWARD_TERM_NAMES,
+    HEAD_DEPENDENT_TERMS,
+    TERM_NAMES,
+    attention_cost,
+    cost_problems,
+)
 from attention.errors import InputProblem
-from attention.registry.operation import Example, Operation, Outputs, Parameter, Values
+from attention.registry.operation import (
+    Example,
+    Misconception,
+    Operation,
+    Outputs,
+    Parameter,
+    Values,
+)
 
 
 def _plan_cost(values: Values, problems: list[InputProblem]) -> Outputs | None:
@@ -47,6 +60,60 @@ def _run_cost(v: Values) -> Values:
     return {"flops": cost.flops, "params": cost.params, "terms": dict(cost.terms), **cost.terms}
 
 
+def _counted(terms: dict[str, int]) -> Values:
+    """The flop outputs of mistaken terms (the parameter count is another mistake's)."""
+    return {"flops": sum(terms.values()), "terms": terms, **terms}
+
+
+def _terms(v: Values, **changes: object) -> dict[str, int]:
+    return _run_cost({**v, **changes})["terms"]
+
+
+_PRODUCTS = (
+    "q_projection",
+    "k_projection",
+    "v_projection",
+    "output_projection",
+    "scores",
+    "weighted_sum",
+)
+_MATMULS = frozenset(_PRODUCTS + tuple(f"{term}_backward" for term in _PRODUCTS))
+"""Terms made of matrix products, where every multiply-add counts 2 (a bias add counts 1)."""
+
+_PER_HEAD_WIDTH = frozenset({"scores", "weighted_sum", "scores_backward", "weighted_sum_backward"})
+"""Terms of products over one head's d/h columns: heads x (d/h) = d in all."""
+
+
+def _multiply_add_as_one(v: Values) -> Values:
+    products = _terms(v, bias=False)  # bias adds are single flops, never multiply-adds
+    terms = _terms(v)
+    for term in _MATMULS & set(terms):
+        terms[term] -= products[term] // 2
+    if "softmax_backward" in terms:  # per row: T multiply-adds of its 4T flops
+        terms["softmax_backward"] -= terms["softmax_backward"] // 4
+    return _counted(terms)
+
+
+def _heads_factor_missing(v: Values) -> Values:
+    one_head = _terms(v, heads=1, kv_heads=None)
+    terms = _terms(v)
+    return _counted({**terms, **{t: one_head[t] for t in HEAD_DEPENDENT_TERMS & set(terms)}})
+
+
+def _heads_full_width(v: Values) -> Values:
+    terms = _terms(v)
+    return _counted({**terms, **{t: terms[t] * v["heads"] for t in _PER_HEAD_WIDTH & set(terms)}})
+
+
+def _without_output_projection(v: Values) -> Values:
+    width = v["width"]
+    return {"params": _run_cost(v)["params"] - width * width - (width if v.get("bias") else 0)}
+
+
+def _kv_heads_ignored(v: Values) -> Values:
+    return _run_cost({**v, "kv_heads": None}) if v.get("kv_heads") else {}
+
+
 COST = Operation(
     "attention_cost",
     "Flop counts by term and parameter count of one attention layer; kv_heads counts "
@@ -71,4 +138,41 @@ COST = Operation(
         "scaling 32 and softmax 144.",
     ),
     " (the *_backward terms need backward: true)",
+    misconceptions=(
+        Misconception(
+            "multiply-add-as-one",
+            "This is what you get counting a multiply-add in a matrix product as one flop "
+            "instead of two.",
+            _multiply_add_as_one,
+        ),
+        Misconception(
+            "heads-factor-missing",
+            "This is what you get counting the scaling and softmax once per layer instead of "
+            "once per head.",
+            _heads_factor_missing,
+        ),
+        Misconception(
+            "batch-factor-missing",
+            "This is what you get counting one sequence instead of the whole batch.",
+            lambda v: _counted(_terms(v, batch=1)),
+        ),
+        Misconception(
+            "heads-full-width",
+            "This is what you get giving every head the full width d in the score and "
+            "weighted-sum products, instead of d/h.",
+            _heads_full_width,
+        ),
+        Misconception(
+            "params-without-output-projection",
+            "This is what you get counting the parameters of the query, key and value "
+            "projections but not the output projection's.",
+            _without_output_projection,
+        ),
+        Misconception(
+            "kv-heads-ignored",
+            "This is what you get counting the key and value projections at the full width d, "
+            "as if every query head had its own key/value head.",
+            _kv_heads_ignored,
+        ),
+    ),
 )

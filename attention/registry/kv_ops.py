@@ -7,8 +7,24 @@ from attention.decode import attention_decode
 from attention.errors import InputProblem
 from attention.grouped import grouped_query_attention
 from attention.limits import MAX_BATCH, MAX_SEQ_LEN, MAX_WIDTH
+from attention.registry.attention_mistakes import (
+    cache_only_attention,
+    group_modulo,
+    head_order_mistakes,
+    no_scale,
+    self_attention_mistakes,
+    width_scale,
+)
 from attention.registry.convert import dims
-from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
+from attention.registry.operation import (
+    Axes,
+    Example,
+    Misconception,
+    Operation,
+    Outputs,
+    Parameter,
+    Values,
+)
 from attention.registry.shapes import (
     MASK_INPUTS,
     MATRIX_X,
@@ -58,7 +74,7 @@ def _plan_gqa(values: Values, problems: list[InputProblem]) -> Outputs | None:
     }
 
 
-def _run_gqa(v: Values) -> Values:
+def _run_gqa(v: Values, scale: float | None = None) -> Values:
     out, weights = grouped_query_attention(
         v["x"],
         v["w_q"],
@@ -69,6 +85,7 @@ def _run_gqa(v: Values) -> Values:
         v["kv_heads"],
         v.get("mask"),
         v.get("causal") or False,
+        scale=scale,
     )
     return {"out": out, "weights": weights}
 
@@ -103,6 +120,7 @@ GQA = Operation(
         [[0.5, 0.5], [0.9820137900379085, 0.017986209962091555]],
         "One shared key head (column 0 of x); head 1's queries are column 1 of x.",
     ),
+    misconceptions=(*self_attention_mistakes(_run_gqa), group_modulo(_run_gqa, head_axis=-3)),
 )
 
 
@@ -155,7 +173,7 @@ def _plan_decode(values: Values, problems: list[InputProblem]) -> Outputs | None
     }
 
 
-def _run_decode(v: Values) -> Values:
+def _run_decode(v: Values, scale: float | None = None) -> Values:
     out, weights, keys, values = attention_decode(
         v["x"],
         v["k_cache"],
@@ -166,8 +184,16 @@ def _run_decode(v: Values) -> Values:
         v["w_o"],
         v["heads"],
         v.get("kv_heads"),
+        scale=scale,
     )
     return {"out": out, "weights": weights, "k_cache": keys, "v_cache": values}
+
+
+def _cache_projected_again(v: Values) -> Values:
+    w_k, w_v = v["w_k"], v["w_v"]
+    if w_k.shape[0] != w_k.shape[1]:  # fewer key/value heads: a cached row is d_kv < d long
+        return {}
+    return _run_decode({**v, "k_cache": v["k_cache"] @ w_k, "v_cache": v["v_cache"] @ w_v})
 
 
 DECODE = Operation(
@@ -200,5 +226,23 @@ DECODE = Operation(
         [2.0, 0.0],
         "The new token's query is 0, so it weighs the cached token and itself equally: "
         "(4 + 0) / 2.",
+    ),
+    misconceptions=(
+        no_scale(_run_decode),
+        width_scale(_run_decode),
+        *head_order_mistakes(_run_decode),
+        Misconception(
+            "self-left-out",
+            "This is what you get attending over the cache alone, leaving out the new token's "
+            "own key and value.",
+            cache_only_attention,
+        ),
+        Misconception(
+            "cache-projected-again",
+            "This is what you get multiplying the cached keys and values by w_k and w_v a "
+            "second time.",
+            _cache_projected_again,
+        ),
+        group_modulo(_run_decode, head_axis=-2),
     ),
 )

@@ -6,6 +6,12 @@ from attention.block import ACTIVATIONS, feed_forward, transformer_block
 from attention.errors import InputProblem
 from attention.limits import MAX_ELEMENTS, MAX_FLOPS, MAX_WIDTH
 from attention.norms import layer_norm, rms_norm
+from attention.registry.layer_mistakes import (
+    FFN_MISTAKES,
+    LAYER_NORM_MISTAKES,
+    RMS_NORM_MISTAKES,
+    block_mistakes,
+)
 from attention.registry.operation import Axes, Example, Operation, Outputs, Parameter, Values
 from attention.registry.shapes import (
     MASK_INPUTS,
@@ -59,6 +65,7 @@ LAYER_NORM = Operation(
         [-1.224744871391589, 0.0, 1.224744871391589],
         "Mean 2, variance 2/3: (x - 2) / sqrt(2/3) = (-sqrt(1.5), 0, sqrt(1.5)).",
     ),
+    misconceptions=LAYER_NORM_MISTAKES,
 )
 
 
@@ -79,6 +86,7 @@ RMS_NORM = Operation(
         [0.2, 1.4],
         "mean(x^2) = (1 + 49) / 2 = 25, so x is divided by 5.",
     ),
+    misconceptions=RMS_NORM_MISTAKES,
 )
 
 
@@ -149,6 +157,7 @@ FFN = Operation(
         [[1.5]],
         "relu(1, -1) = (1, 0); summed by w_2 and shifted by b_2: 1 + 0.5.",
     ),
+    misconceptions=FFN_MISTAKES,
 )
 
 
@@ -249,4 +258,5 @@ BLOCK = Operation(
         "Zero attention weights leave h = x; each row normalises to (1, -1), relu keeps "
         "(1, 0), added to h.",
     ),
+    misconceptions=block_mistakes(_run_block),
 )

@@ -2,6 +2,8 @@
 
 An operation's ``plan`` reads converted inputs, adds every problem it finds and returns each
 output's axes (or None when the inputs do not fit); its ``run`` computes on planned inputs only.
+Its ``misconceptions`` run on the same planned inputs, each computing a common mistake, so a
+wrong answer can be told what it is.
 """
 
 from __future__ import annotations
@@ -47,6 +49,21 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Misconception:
+    """A common mistake with an operation: what a reader who makes it computes, and what to tell
+    one whose answer matches it.
+
+    ``run`` takes the planned inputs as ``Operation.run`` does, reads them without changing
+    them, and returns the outputs the mistake changes, shaped as the correct ones; an output it
+    leaves out (or one whose shape the mistake would change) has no mistaken value.
+    """
+
+    name: str  # a slug, unique within its operation
+    says: str  # one plain sentence naming the mistake, for the reader
+    run: Callable[[Values], Values]
+
+
+@dataclass(frozen=True)
 class Operation:
     """A computation the verifier may ask for, with its inputs, outputs and implementation."""
 
@@ -58,6 +75,7 @@ class Operation:
     run: Callable[[Values], Values]
     example: Example | None = None
     hint: str = ""  # why an output may be unavailable, appended to that error
+    misconceptions: tuple[Misconception, ...] = ()
 
     def parameter(self, name: str) -> Parameter | None:
         """The parameter called ``name``, or None."""

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from attention.errors import InputProblem
 from attention.limits import MAX_COST_DIMENSION, MAX_SEQ_LEN, MAX_WIDTH
 from attention.positions import rope, sinusoidal_positions
-from attention.registry.operation import Example, Operation, Outputs, Parameter, Values
+from attention.registry.operation import (
+    Example,
+    Misconception,
+    Operation,
+    Outputs,
+    Parameter,
+    Values,
+)
 from attention.registry.shapes import Plan, axes_of, x_dims
 
 
@@ -28,6 +39,27 @@ def _run_sinusoidal(v: Values) -> Values:
     return {"out": sinusoidal_positions(v["seq_len"], v["width"], v.get("base", 10000.0))}
 
 
+def _table(v: Values, columns: np.ndarray) -> Values:
+    """The engine's table with its columns reordered."""
+    return {"out": _run_sinusoidal(v)["out"][:, columns]}
+
+
+def _sin_cos_swapped(v: Values) -> Values:
+    width = v["width"]
+    return {} if width % 2 else _table(v, np.arange(width) ^ 1)  # odd: no cosine for the last
+
+
+def _column_exponents(v: Values) -> Values:
+    width = v["width"]
+    column = np.arange(width)
+    angle = np.arange(v["seq_len"])[:, None] / v.get("base", 10000.0) ** (column / width)
+    return {"out": np.where(column % 2 == 0, np.sin(angle), np.cos(angle))}
+
+
+EXPONENT_HALVED = "This is what you get with i/d in the exponent instead of 2i/d."
+FROM_ONE = "This is what you get counting positions from 1 instead of 0."
+
+
 SINUSOIDAL = Operation(
     "sinusoidal_positions",
     "Sinusoidal position table: column 2i is sin(p / base^(2i/width)), 2i+1 its cos.",
@@ -44,6 +76,35 @@ SINUSOIDAL = Operation(
         {"output": "out", "row": 1},
         [0.8414709848078965, 0.5403023058681398],
         "Position 1, pair 0: angle 1 / 10000^0 = 1, so (sin 1, cos 1).",
+    ),
+    misconceptions=(
+        Misconception(
+            "sin-cos-swapped",
+            "This is what you get with sine and cosine swapped: cos in column 2i, sin in 2i+1.",
+            _sin_cos_swapped,
+        ),
+        Misconception(
+            "sines-then-cosines",
+            "This is what you get putting all the sines first and all the cosines after them, "
+            "instead of interleaving them pair by pair.",
+            lambda v: _table(v, np.r_[0 : v["width"] : 2, 1 : v["width"] : 2]),
+        ),
+        Misconception(
+            "exponent-halved",
+            EXPONENT_HALVED,
+            lambda v: _run_sinusoidal({**v, "base": math.sqrt(v.get("base", 10000.0))}),
+        ),
+        Misconception(
+            "exponent-by-column",
+            "This is what you get using each column's own index j in base^(j/d), so a cosine "
+            "column gets a different frequency from its sine.",
+            _column_exponents,
+        ),
+        Misconception(
+            "positions-from-one",
+            FROM_ONE,
+            lambda v: {"out": _run_sinusoidal({**v, "seq_len": v["seq_len"] + 1})["out"][1:]},
+        ),
     ),
 )
 
@@ -66,6 +127,22 @@ def _run_rope(v: Values) -> Values:
     return {"out": rope(v["x"], v.get("base", 10000.0), v.get("offset", 0))}
 
 
+def _rope_halves(v: Values) -> Values:
+    """Pairs (i, i + d/2) rotated, as GPT-NeoX does: the engine's rotation of those features
+    moved side by side, moved back."""
+    half = v["x"].shape[-1] // 2
+    pairs = np.stack([np.arange(half), np.arange(half, 2 * half)], axis=1).reshape(-1)
+    out = np.empty_like(v["x"])
+    out[..., pairs] = _run_rope({**v, "x": v["x"][..., pairs]})["out"]
+    return {"out": out}
+
+
+def _rope_backwards(v: Values) -> Values:
+    """Rotation by −θ: the engine's rotation of (x_2i, −x_2i+1), its odd features negated."""
+    flip = np.where(np.arange(v["x"].shape[-1]) % 2, -1.0, 1.0)
+    return {"out": _run_rope({**v, "x": v["x"] * flip})["out"] * flip}
+
+
 ROPE = Operation(
     "rope",
     "Rotary embedding: pairs (2i, 2i+1) of each row t rotated by (offset + t) * base^(-2i/d_k).",
@@ -82,5 +159,33 @@ ROPE = Operation(
         {"output": "out", "row": 0},
         [0.5403023058681398, 0.8414709848078965],
         "Row 0 sits at position 1: (1, 0) turned by 1 radian is (cos 1, sin 1).",
+    ),
+    misconceptions=(
+        Misconception(
+            "halves-rotated",
+            "This is what you get rotating the pairs (i, i + d/2) instead of the adjacent "
+            "pairs (2i, 2i+1).",
+            _rope_halves,
+        ),
+        Misconception(
+            "rotated-backwards",
+            "This is what you get rotating by −θ instead of θ (the sine's sign flipped).",
+            _rope_backwards,
+        ),
+        Misconception(
+            "exponent-halved",
+            EXPONENT_HALVED,
+            lambda v: _run_rope({**v, "base": math.sqrt(v.get("base", 10000.0))}),
+        ),
+        Misconception(
+            "offset-ignored",
+            "This is what you get ignoring the offset, so row 0 sits at position 0.",
+            lambda v: _run_rope({**v, "offset": 0}) if v.get("offset") else {},
+        ),
+        Misconception(
+            "positions-from-one",
+            FROM_ONE,
+            lambda v: _run_rope({**v, "offset": v.get("offset", 0) + 1}),
+        ),
     ),
 )

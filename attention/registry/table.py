@@ -3,6 +3,7 @@
 ``check`` never computes: it converts and inspects inputs, applies the size limits in
 ``attention.limits`` and validates the ``ask`` selector, returning every problem at once.
 ``evaluate`` runs ``check`` and only then computes, so bad or oversized input never reaches numpy.
+``misconception_values`` answers the same request as each of the operation's common mistakes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from attention.budget import EngineOverTime
 from attention.errors import EngineInputError, InputProblem
 from attention.generated import expand_checked, is_generator
 from attention.registry import (
@@ -23,8 +25,9 @@ from attention.registry import (
     position_ops,
 )
 from attention.registry.convert import convert, describe
-from attention.registry.operation import SELECTORS, Operation, Outputs, Values
+from attention.registry.operation import SELECTORS, Axes, Misconception, Operation, Outputs, Values
 from attention.scalars import is_bool
+from attention.work import evaluation_work
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
@@ -183,13 +186,89 @@ def evaluate(
     if problems or op is None:
         raise EngineInputError(problems)
     assert isinstance(ask, Mapping) and axes is not None
-    result = op.run(values)[ask["output"]]
+    return _asked(op.run(values)[ask["output"]], axes[ask["output"]], ask)
+
+
+def _asked(result: Any, axes: Axes | None, ask: Mapping[str, Any]) -> np.ndarray | dict[str, int]:
+    """An output narrowed by the ``ask`` selectors along its ``axes``; a mapping as name: int."""
     if isinstance(result, dict):
         return {str(k): int(v) for k, v in result.items()}
     arr = np.asarray(result)
-    labels = [name for name, _ in axes[ask["output"]] or ()]
+    labels = [name for name, _ in axes or ()]
     index = tuple(int(ask[label]) if label in ask else slice(None) for label in labels)
     return np.asarray(arr[index]) if index else arr
+
+
+Mistaken = list[tuple[Misconception, np.ndarray | dict[str, int]]]
+"""Misconceptions with the asked output as each computes it."""
+
+
+def misconception_values(
+    operation: str, inputs: Mapping[str, Any], ask: Mapping[str, Any], instance: int = 0
+) -> Mistaken:
+    """The asked output as each of the operation's misconceptions computes it, narrowed as
+    ``evaluate`` narrows it, so a wrong answer equal to one can be told which mistake it is.
+
+    Raises ``EngineInputError`` as ``evaluate`` does. Left out: a misconception that does not
+    give this output, gives it in another shape or not finite, gives exactly the right value
+    (its mistake makes no difference to these inputs), or fails (these inputs lack the shapes
+    its mistake needs, such as as many queries as keys). Costs at most ``misconception_work``.
+    """
+    problems, op, values, axes = _analyse(operation, inputs, ask, instance)
+    if problems or op is None:
+        raise EngineInputError(problems)
+    assert axes is not None
+    output = ask["output"]
+    full = op.run(values)[output]
+    right = _asked(full, axes[output], ask)
+    found: Mistaken = []
+    for misconception in op.misconceptions:
+        mistaken = _mistaken_output(misconception, values, output, full)
+        if mistaken is None:
+            continue
+        value = _asked(mistaken, axes[output], ask)
+        if _differs_finitely(value, right):
+            found.append((misconception, value))
+    return found
+
+
+def _mistaken_output(misconception: Misconception, values: Values, output: str, full: Any) -> Any:
+    """The misconception's whole ``output`` in the form of the right one, ``full``; None when
+    it gives none, gives another shape, or fails (these inputs lack what its mistake needs)."""
+    try:
+        with np.errstate(all="ignore"):  # a mistake may divide by zero: refused as not finite
+            mistaken = misconception.run(dict(values)).get(output)
+    except EngineOverTime:
+        raise
+    except Exception:  # numpy's or the engine's refusal of the mistaken shapes
+        return None
+    if mistaken is None or isinstance(mistaken, dict) != isinstance(full, dict):
+        return None
+    return mistaken if isinstance(full, dict) or np.shape(mistaken) == np.shape(full) else None
+
+
+def _differs_finitely(
+    value: np.ndarray | dict[str, int], right: np.ndarray | dict[str, int]
+) -> bool:
+    if isinstance(value, dict) or isinstance(right, dict):
+        return value != right
+    if value.dtype.kind not in "iuf" or not np.all(np.isfinite(value)):
+        return False
+    return not np.array_equal(value, right)
+
+
+def misconception_work(operation: str, inputs: Mapping[str, Any], instance: int = 0) -> int | None:
+    """The work of ``misconception_values`` for this request, in the units of
+    ``evaluation_work``, to check against a budget before calling it: one evaluation for the
+    right value and one for each misconception, which computes the operation the mistaken way
+    at about the same cost. None where ``evaluation_work`` is. ``instance`` is taken so that
+    the call mirrors ``misconception_values``; the work depends on the shapes only.
+    """
+    once = evaluation_work(operation, inputs)
+    op = OPERATIONS.get(operation)
+    if once is None or op is None:
+        return None
+    return (1 + len(op.misconceptions)) * once
 
 
 def output_axes(operation: object, inputs: object, instance: int = 0) -> Outputs | None:
