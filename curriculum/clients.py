@@ -47,6 +47,7 @@ class Limit:
 
 ANONYMOUS_READS = Limit("anon", "API_ANON_RATE")
 PRACTICE_CHECKS = Limit("practice", "PRACTICE_CHECK_RATE")  # the site's form and the API's
+PRACTICE_REPORTS = Limit("report", "PRACTICE_REPORT_RATE")
 
 
 def client_address(request: HttpRequest) -> str | None:

@@ -302,6 +302,12 @@ LIMIT_CHAPTER_TYPESET_ENTRIES = env.int("LIMIT_CHAPTER_TYPESET_ENTRIES", 12_000)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
 LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one typed practice answer
+LIMIT_MISTAKE_WORK = env.int("LIMIT_MISTAKE_WORK", 10**9)  # misconceptions at one instance
+LIMIT_PROBLEM_HINTS = env.int("LIMIT_PROBLEM_HINTS", 10)  # one problem's hints
+LIMIT_PROBLEM_FEEDBACK = env.int("LIMIT_PROBLEM_FEEDBACK", 20)  # its feedback on wrong answers
+LIMIT_FEEDBACK_CHARS = env.int("LIMIT_FEEDBACK_CHARS", 1000)  # one feedback's text
+LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise
+LIMIT_REPORTS_SHOWN = env.int("LIMIT_REPORTS_SHOWN", 50)  # beside a problem in admin
 LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces collapsed
 LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
 LIMIT_CHAPTER_CLAIMS = env.int("LIMIT_CHAPTER_CLAIMS", 1000)  # claims and properties in a chapter
@@ -320,5 +326,7 @@ INSTALLED_APPS += ["ninja"]
 API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
 # Readers' answer checks per client address (site form and API alike): each runs the engine.
 PRACTICE_CHECK_RATE = env.str("PRACTICE_CHECK_RATE", "30/min")
+# Reports on an exercise per client address: each is a row authors read.
+PRACTICE_REPORT_RATE = env.str("PRACTICE_REPORT_RATE", "5/h")
 NINJA_PAGINATION_PER_PAGE = 50
 NINJA_PAGINATION_MAX_LIMIT = 100

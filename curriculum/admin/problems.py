@@ -24,6 +24,7 @@ from curriculum.domain.verification import Reverify, verdict_state, with_verdict
 from curriculum.models import Problem, Solution
 
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
+from .practice import reports_beside, statistics_beside
 from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import VerdictFilter, verdict_badge
@@ -46,8 +47,13 @@ class SolutionInline(TextBoxes, admin.StackedInline):
         if solution.pk is None:
             return "—"
         badge = verdict_badge(solution, solution.verdict_state)
-        value = getattr(getattr(solution, "verdict", None), "engine_value", None)
-        return format_html("{}<br>engine value: <code>{}</code>", badge, value) if value else badge
+        verdict = getattr(solution, "verdict", None)
+        value = getattr(verdict, "engine_value", None)
+        shown = format_html("{}<br>engine value: <code>{}</code>", badge, value) if value else badge
+        warnings = getattr(verdict, "warnings", None) or []
+        return format_html(
+            "{}{}", shown, format_html_join("", "<br>Warning: {}", ((w,) for w in warnings))
+        )
 
 
 def operation_choices() -> list[tuple[str, str]]:
@@ -122,10 +128,19 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                 "the operation and marks the verdict pending until the verifier has run.",
             },
         ),
+        (
+            "Practice",
+            {
+                "fields": ["hints", "feedback", "reader_reports", "practice_statistics"],
+                "description": "Hints: a JSON list of Markdown texts, shown one at a time. "
+                'Feedback: a JSON list of {"answer": ..., "says": "..."}, told to a reader whose '
+                "answer to instance 0 matches it. The engine names common mistakes by itself.",
+            },
+        ),
     ]
-    readonly_fields = ["engine_operations"]
-    rows = {"statement": 6, "inputs": 10, "ask": 2}
-    code = frozenset({"inputs", "ask"})
+    readonly_fields = ["engine_operations", "reader_reports", "practice_statistics"]
+    rows = {"statement": 6, "inputs": 10, "ask": 2, "hints": 4, "feedback": 4}
+    code = frozenset({"inputs", "ask", "hints", "feedback"})
     inlines = [SolutionInline]
     actions = ["verify_again"]
 
@@ -168,6 +183,14 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                 ((reference, name, name) for name in attention.OPERATIONS),
             ),
         )
+
+    @admin.display(description="readers' reports")
+    def reader_reports(self, problem):
+        return reports_beside(problem)
+
+    @admin.display(description="practice statistics")
+    def practice_statistics(self, problem):
+        return statistics_beside(problem)
 
     @admin.display(description="verdict")
     def verdict(self, problem):

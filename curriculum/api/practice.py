@@ -1,4 +1,5 @@
-"""Practice instances: the inputs of instance N of a generated problem, and checking an answer.
+"""Practice instances: the inputs of instance N of a problem (0 is the printed numbers), and
+checking an answer.
 
 The inputs never include the answer. Checks are throttled per client address (the site's
 practice form shares the count).
@@ -26,7 +27,11 @@ from .throttling import AnonymousReadThrottle, PracticeCheckThrottle
 router = Router(tags=["practice"], auth=READ_AUTH)
 ERRORS = {**READ_ERRORS, 404: Error}
 KEY = Path(..., max_length=KEY_CHARS, description="The problem's key within its chapter.")
-INSTANCE = Path(..., description="Instance number, from 1 to PRACTICE_INSTANCES.")
+INSTANCE = Path(
+    ...,
+    description="Instance number: 0 (the numbers the chapter prints), or for a problem with "
+    "generated inputs up to PRACTICE_INSTANCES.",
+)
 
 
 class InstanceOut(Schema):
@@ -45,11 +50,21 @@ class AnswerIn(Schema):
     answer: Any = None
 
 
+class MistakeOut(Schema):
+    name: str = Field(description="The misconception's name, or feedback-N for the author's.")
+    says: str = Field(description="What it means: plain words, or the author's Markdown.")
+
+
 class CheckOut(Schema):
     """Right or not, and nothing of the engine's value: no error size, no entry of it."""
 
     ok: bool
+    judged: bool = Field(description="False: the answer's shape cannot be the answer.")
+    read: str = Field(description="What was read: 'a matrix of 2 × 2 numbers'.")
     message: str
+    mistake: MistakeOut | None = Field(
+        description="The common mistake that gives this wrong answer, when one is known."
+    )
     answer_shape: list[int] | None
     expected_shape: list[int] | None = Field(
         description="The shape the problem asks for, known without running the engine."
@@ -70,7 +85,8 @@ def _instance(request, code: str, key: str, n: str):
     openapi_extra=READ_SECURITY,
 )
 def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
-    """Instance n's inputs (generators drawn), the statement and what is asked; never the answer."""
+    """Instance n's inputs (generators drawn), the statement and what is asked; never the answer.
+    `instances` is how many are drawn beyond instance 0 (0: only the printed numbers)."""
     practice, instance = _instance(request, code, key, n)
     problem = practice.problem
     return {
@@ -104,12 +120,18 @@ def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n:
         )
         if answer is None:
             raise AnswerInvalid('send the answer: {"answer": [[0.5, 0.5]]}')
-        result = answer_try_value(practice=practice, instance=instance, answer=answer, flat=flat)
+        reading, judged = answer_try_value(
+            practice=practice, instance=instance, answer=answer, flat=flat, reader=request.user
+        )
     except AnswerInvalid as error:
         raise ValidationError([{"loc": ["body", "answer"], "msg": str(error)}]) from error
+    mistake = judged.mistake if judged else None
     return {
-        "ok": result.ok,
-        "message": result.message,
-        "answer_shape": result.answer_shape,
-        "expected_shape": result.expected_shape,
+        "ok": bool(judged and judged.ok),
+        "judged": judged is not None,
+        "read": reading.said,
+        "message": judged.message if judged else reading.refusal,
+        "mistake": {"name": mistake.name, "says": mistake.says} if mistake else None,
+        "answer_shape": reading.shape,
+        "expected_shape": reading.expected,
     }

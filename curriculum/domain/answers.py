@@ -15,6 +15,7 @@ import attention
 from attention.answers import answer_problems
 from curriculum.models import Problem
 
+from .mistakes import mistake_warnings
 from .placeholders import SHOWN_DIGITS
 from .tolerances import MIN_DIGITS, tolerance_words
 
@@ -51,6 +52,7 @@ class CheckResult:
     answer_shape: tuple[int, ...] | None
     expected_shape: tuple[int, ...] | None
     read: bool = True  # False: the answer is not numbers at all (the message says why)
+    value: Any = None  # the engine's value, for feedback on the mistake; never shown
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
@@ -95,34 +97,71 @@ def checked_as(problem: Problem) -> str:
     return tolerance_words({"digits": problem.digits, "rtol": problem.rtol, "atol": problem.atol})
 
 
-def answer_check(
-    *, problem: Problem, instance: int, answer: Any, flat: bool = False
-) -> CheckResult:
-    """Whether ``answer`` is the engine's value for ``instance`` of ``problem``, within the
-    problem's tolerance. The answer is read first: numbers that are not the asked shape (read
-    in that shape when typed ``flat`` and their count fits) are refused without an engine run,
-    and nothing of the engine's value is said. Bad input of any kind is a failed check with a
-    message, never a raise."""
+@dataclass(frozen=True)
+class Reading:
+    """An answer as read before anything judges it: the numbers in the asked shape, and why it
+    cannot be judged ("" when it can). `said` tells the reader what was read."""
+
+    answer: Any
+    shape: tuple[int, ...] | None
+    expected: tuple[int, ...] | None
+    said: str
+    refusal: str = ""
+    numbers: bool = True  # False: not numbers at all
+
+
+def _said(answer: Any, shape: tuple[int, ...] | None) -> str:
+    if isinstance(answer, dict):
+        return f"named values: {', '.join(map(str, answer))}"
+    if not shape:
+        return "a single number"
+    names = {1: "a vector of", 2: "a matrix of"}
+    return f"{names.get(len(shape), 'an array of')} {_dims(shape)} numbers"
+
+
+def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = False) -> Reading:
+    """Read `answer` as the asked output: numbers typed ``flat`` take the asked shape when their
+    count fits it; numbers of another shape, or no numbers, are refused. No engine run."""
     if unread := answer_problems(answer):
-        return CheckResult(False, "; ".join(unread), None, None, read=False)
+        return Reading(answer, None, None, "", "; ".join(unread), numbers=False)
     expected = expected_shape(problem=problem, instance=instance)
     shown = expected if isinstance(expected, tuple) else None
     if flat and shown is not None and isinstance(answer, list) and len(answer) == math.prod(shown):
         answer = _reshaped(answer, shown)
     shape = _shape(answer)
+    said = _said(answer, shape)
     if expected == NAMED and not isinstance(answer, dict):
-        return CheckResult(False, "this problem asks for named values", shape, None)
+        return Reading(answer, shape, None, said, "this problem asks for named values")
     if shown is not None and (isinstance(answer, dict) or shape != shown):
-        said = "named values" if isinstance(answer, dict) else _dims(shape)
-        message = f"your answer's shape is {said}; this problem asks for {_dims(shown)}"
-        return CheckResult(False, message, shape, shown)
+        was = "named values" if isinstance(answer, dict) else _dims(shape)
+        refusal = f"your answer's shape is {was}; this problem asks for {_dims(shown)}"
+        return Reading(answer, shape, shown, said, refusal)
+    return Reading(answer, shape, shown, said)
+
+
+def answer_check(
+    *, problem: Problem, instance: int, answer: Any, flat: bool = False
+) -> CheckResult:
+    """Whether ``answer`` is the engine's value for ``instance`` of ``problem``, within the
+    problem's tolerance. The answer is read first (`answer_read`): one that cannot be judged is
+    refused without an engine run, and nothing of the engine's value is said. Bad input of any
+    kind is a failed check with a message, never a raise."""
+    reading = answer_read(problem=problem, instance=instance, answer=answer, flat=flat)
+    if not reading.numbers:
+        return CheckResult(False, reading.refusal, None, None, read=False)
+    if reading.refusal:
+        return CheckResult(False, reading.refusal, reading.shape, reading.expected)
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask, instance)
-        result = answer_compare(problem=problem, value=value, answer=answer, instance=instance)
+        result = answer_compare(
+            problem=problem, value=value, answer=reading.answer, instance=instance
+        )
     except attention.EngineInputError as error:
-        return CheckResult(False, str(error), shape, shown)
+        return CheckResult(False, str(error), reading.shape, reading.expected)
     refused = f"not the engine's value {checked_as(problem)}"  # which tolerance, not how far
-    return CheckResult(result.ok, "" if result.ok else refused, shape, shown)
+    return CheckResult(
+        result.ok, "" if result.ok else refused, reading.shape, reading.expected, value=value
+    )
 
 
 def instances_error(*, problem: Problem) -> str:
@@ -132,6 +171,24 @@ def instances_error(*, problem: Problem) -> str:
         return ""
     instances = range(1, settings.PRACTICE_INSTANCES + 1)
     return attention.instances_problem(problem.operation, problem.inputs, problem.ask, instances)
+
+
+def mistake_warnings_of(problem: Problem, value: Any) -> list[str]:
+    """The verifier's warnings on a problem whose answer is right (`value`: the engine's at
+    instance 0): the misconceptions its tolerance cannot tell from the right answer."""
+    values = {0: value}
+    if attention.is_generated(problem.inputs):
+        for instance in range(1, settings.PRACTICE_INSTANCES + 1):
+            values[instance] = attention.evaluate(
+                problem.operation, problem.inputs, problem.ask, instance
+            )
+    shown = {
+        "operation": problem.operation,
+        "inputs": problem.inputs,
+        "ask": problem.ask,
+        "tolerance": {"digits": problem.digits, "rtol": problem.rtol, "atol": problem.atol},
+    }
+    return mistake_warnings(shown, values)
 
 
 MAX_DERIVED_FIGURES = 8

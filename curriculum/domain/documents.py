@@ -79,6 +79,9 @@ def _problem(problem) -> dict[str, Any]:
             rtol=problem.rtol, atol=problem.atol, digits=problem.digits
         ),
     }
+    for key in ("hints", "feedback"):  # a file without them says nothing of them
+        if getattr(problem, key):
+            document[key] = getattr(problem, key)
     solution = getattr(problem, "solution", None)
     if solution is not None:
         document["solution"] = {
@@ -99,7 +102,11 @@ def exported_form(clean: dict[str, Any]) -> dict[str, Any]:
     stored: what must fit a chapter file to be imported again."""
     problems = []
     for problem in clean["problems"]:
-        exported = {key: value for key, value in problem.items() if key != "lint"}
+        exported = {
+            key: value
+            for key, value in problem.items()
+            if key != "lint" and (value or key not in ("hints", "feedback"))
+        }
         exported["tolerance"] = tolerance_document(**problem["tolerance"])
         if exported["solution"] is None:
             del exported["solution"]

@@ -195,6 +195,8 @@ PROBLEM_FIELDS = [
     "rtol",
     "atol",
     "digits",
+    "hints",
+    "feedback",
     "position",
 ]
 """What a chapter file sets on each problem (the key matches it, the chapter owns it)."""
@@ -290,6 +292,8 @@ def _problem_fields(clean: dict) -> dict[str, Any]:
         "rtol": tolerance["rtol"],
         "atol": tolerance["atol"],
         "digits": tolerance["digits"],
+        "hints": clean["hints"],
+        "feedback": clean["feedback"],
     }
 
 

@@ -60,6 +60,7 @@ class OperationDoc:
     inputs: tuple[InputDoc, ...]
     outputs: tuple[OutputDoc, ...]
     example: ExampleDoc
+    mistakes: tuple[tuple[str, str], ...]  # (name, what it says): what practice names
 
 
 def _plain(value: Any) -> Any:
@@ -108,6 +109,7 @@ def operations_reference() -> tuple[OperationDoc, ...]:
                 ),
                 outputs=tuple(OutputDoc(out, selectors.get(out, ())) for out in operation.outputs),
                 example=example,
+                mistakes=tuple((m.name, m.says) for m in operation.misconceptions),
             )
         )
     return tuple(docs)

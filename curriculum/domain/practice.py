@@ -1,9 +1,10 @@
-"""Practice: a reader tries a numbered instance of a problem whose inputs are generated.
+"""Practice: a reader tries a numbered instance of a problem and the engine checks the answer.
 
-Only problems whose verdict counts are offered (a published solution the engine verified, as
-the reader's view of the chapter shows it); every reader instance of such a problem was
-computed by the verifier (`answers.instances_error`). The problem is taken from what the reader
-is shown, so a released chapter is practised as released, whatever its working copy says.
+Every problem whose verdict counts is offered (a published solution the engine verified, as
+the reader's view of the chapter shows it). Instance 0 is the numbers the chapter prints; a
+problem whose inputs are generated also offers instances 1..N, every one of which the verifier
+computed (`answers.instances_error`). The problem is taken from what the reader is shown, so a
+released chapter is practised as released, whatever its working copy says.
 """
 
 import json
@@ -18,10 +19,12 @@ from django.conf import settings
 import attention
 from curriculum.models import Problem
 
-from .answers import CheckResult, answer_check
+from .answers import Reading, answer_check, answer_read
+from .attempts import attempt_record
 from .chapter_files.json_form import json_too_deep
 from .instance_values import instance_value
 from .markup import render
+from .mistakes import Mistake, mistake_named
 from .placeholders import PLACEHOLDER, placeholders_expand
 from .reading import NotVisible, chapter_for_reader
 
@@ -43,19 +46,26 @@ class Practice:
     code: str
     chapter_title: str
     problem: dict[str, Any]  # as the reader's view shows it (statement_html, tolerance, ...)
-    instances: int
+    instances: int  # drawn instances beyond the printed one: 0 when nothing is generated
+    release: int | None  # the release practised; None for a staff preview of the working copy
+
+    @property
+    def hints(self) -> list[str]:
+        return self.problem.get("hints") or []
 
     def inputs(self, instance: int) -> dict[str, Any]:
         """The numbers of `instance`: what the reader computes from (never the answer)."""
         return attention.expand_inputs(self.problem["inputs"], instance=instance)
 
     def statement_html(self, instance: int) -> str:
-        """The statement with this instance's inputs in place of its placeholders, so the numbers
-        on the page are the ones the reader computes from. An output placeholder would show this
-        instance's answer: it is shown as a question mark."""
-        text = PLACEHOLDER.sub(
-            lambda m: m.group() if m["kind"] == "inputs" else "?", self.problem["statement"] or ""
-        )
+        return self.text_html(self.problem["statement"] or "", instance)
+
+    def text_html(self, text: str, instance: int) -> str:
+        """A text of the problem (statement, hint, feedback) with this instance's inputs in
+        place of its placeholders, so the numbers on the page are the ones the reader computes
+        from. An output placeholder would show this instance's answer: it is shown as a question
+        mark."""
+        text = PLACEHOLDER.sub(lambda m: m.group() if m["kind"] == "inputs" else "?", text)
         expanded = placeholders_expand(
             text,
             operation=self.problem["operation"],
@@ -84,27 +94,38 @@ def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice
         raise NotPractisable from hidden
     for problem in view.snapshot["problems"]:
         if problem["key"] == key and practisable(problem):
-            return Practice(code, view.snapshot["title"], problem, settings.PRACTICE_INSTANCES)
+            drawn = settings.PRACTICE_INSTANCES if attention.is_generated(problem["inputs"]) else 0
+            number = view.release.number if view.release else None
+            return Practice(code, view.snapshot["title"], problem, drawn, number)
     raise NotPractisable
 
 
 def practisable(problem: dict[str, Any]) -> bool:
-    """Generated inputs, and a published solution whose verdict counts."""
+    """A published solution whose verdict counts."""
     verified = (problem.get("verification") or {}).get("status") == "verified"
-    return verified and "solution" in problem and attention.is_generated(problem["inputs"])
+    return verified and "solution" in problem
+
+
+def _instances_said(practice: Practice) -> str:
+    if not practice.instances:
+        return "this problem has one instance, 0: the numbers the chapter prints"
+    return f"the instance is a whole number from 0 to {practice.instances}"
 
 
 def instance_parse(text: str | None, *, practice: Practice) -> int:
-    """A reader's instance number, 1..N; a clear message for anything else."""
+    """A reader's instance number, 0..N; a clear message for anything else."""
     if text is None or not re.fullmatch(r"\s*\d{1,6}\s*", text):
-        raise AnswerInvalid(f"the instance is a whole number from 1 to {practice.instances}")
+        raise AnswerInvalid(_instances_said(practice))
     number = int(text)
-    if not 1 <= number <= practice.instances:
-        raise AnswerInvalid(f"the instance is a whole number from 1 to {practice.instances}")
+    if not 0 <= number <= practice.instances:
+        raise AnswerInvalid(_instances_said(practice))
     return number
 
 
 def instance_random(practice: Practice) -> int:
+    """Fresh numbers where there are any, else the printed ones."""
+    if not practice.instances:
+        return 0
     return random.randint(1, practice.instances)  # noqa: S311 - a practice draw, not a secret
 
 
@@ -157,19 +178,64 @@ def _numbers(line: str, number: int) -> list[float]:
     return values
 
 
-def answer_try(*, practice: Practice, instance: int, text: str) -> CheckResult:
-    """Check what the reader typed against `instance`, at the problem's tolerance."""
+def answer_reading(*, practice: Practice, instance: int, text: str) -> Reading:
+    """The first step: what the reader typed, read as numbers in the asked shape (no engine
+    run). AnswerInvalid when it is not numbers at all; a Reading whose `refusal` says why when
+    its shape cannot be the answer."""
     answer, flat = answer_parse(text)
-    return answer_try_value(practice=practice, instance=instance, answer=answer, flat=flat)
+    return answer_read(problem=practice.model(), instance=instance, answer=answer, flat=flat)
 
 
-def answer_try_value(*, practice: Practice, instance: int, answer: Any, flat: bool) -> CheckResult:
-    """Numbers typed flat are read in the asked shape when their count matches it. What is not
-    numbers is refused (AnswerInvalid) before the engine runs."""
-    result = answer_check(problem=practice.model(), instance=instance, answer=answer, flat=flat)
-    if not result.read:
-        raise AnswerInvalid(result.message)
-    return result
+@dataclass(frozen=True)
+class Judgement:
+    ok: bool
+    message: str
+    mistake: Mistake | None  # the mistake that gives this wrong answer, when one is known
+
+
+def answer_judge(
+    *, practice: Practice, instance: int, reading: Reading, reader: Any = None, text: str = ""
+) -> Judgement:
+    """The second step, for a well-formed reading only: the engine's verdict at the problem's
+    tolerance, the mistake named when one gives the answer, and the attempt recorded
+    (`attempts.attempt_record`: a signed-in `reader`'s kept, everyone's counted)."""
+    if reading.refusal:
+        raise AnswerInvalid(reading.refusal)
+    result = answer_check(problem=practice.model(), instance=instance, answer=reading.answer)
+    mistake = None
+    if not result.ok and result.value is not None:
+        right = result.value if isinstance(result.value, dict) else result.value.tolist()
+        mistake = mistake_named(
+            problem=practice.problem, instance=instance, answer=reading.answer, right=right
+        )
+    attempt_record(
+        reader=reader,
+        code=practice.code,
+        key=practice.problem["key"],
+        release=practice.release,
+        instance=instance,
+        answer=text,
+        right=result.ok,
+        mistake=mistake.name if mistake else "",
+    )
+    return Judgement(result.ok, result.message, mistake)
+
+
+def answer_try_value(
+    *, practice: Practice, instance: int, answer: Any, flat: bool, reader: Any = None
+) -> tuple[Reading, Judgement | None]:
+    """Both steps for an API client: numbers typed flat are read in the asked shape when their
+    count matches it; what is not numbers is refused (AnswerInvalid) before the engine runs, and
+    a reading of another shape is returned unjudged."""
+    reading = answer_read(problem=practice.model(), instance=instance, answer=answer, flat=flat)
+    if not reading.numbers:
+        raise AnswerInvalid(reading.refusal)
+    if reading.refusal:
+        return reading, None
+    text = answer if isinstance(answer, str) else json.dumps(answer)
+    return reading, answer_judge(
+        practice=practice, instance=instance, reading=reading, reader=reader, text=text
+    )
 
 
 def solution_for_instance(*, practice: Practice, instance: int, allow: Callable[[], bool]) -> Any:

@@ -3,6 +3,7 @@
 from .claims import ClaimVerdict
 from .course import ApparatusLink, Book, Chapter
 from .parts import Figure, Notation, Proposition, StrandItem
+from .practice import Attempt, PracticeTally, ProblemReport
 from .problems import Problem, Solution, Verdict
 from .releases import Release
 from .search import SearchEntry
@@ -10,13 +11,16 @@ from .tokens import ApiToken
 
 __all__ = [
     "ApiToken",
+    "Attempt",
     "ApparatusLink",
     "Book",
     "Chapter",
     "ClaimVerdict",
     "Figure",
     "Notation",
+    "PracticeTally",
     "Problem",
+    "ProblemReport",
     "Proposition",
     "Release",
     "SearchEntry",

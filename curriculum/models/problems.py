@@ -6,6 +6,7 @@ from django.db import models
 import attention
 from attention.answers import answer_problems
 from curriculum.domain.claims.syntax import claim_name_errors, known_names
+from curriculum.domain.hints import feedback_errors, hints_errors, tolerance_keywords
 from curriculum.domain.limits import nul_paths
 from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
@@ -59,6 +60,17 @@ class Problem(models.Model):
             f"({MIN_DIGITS} to {MAX_DIGITS}). Empty: compare with rtol and atol instead."
         ),
     )
+    hints = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Markdown hints, shown to a practising reader one at a time (a JSON list).",
+    )
+    feedback = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="What to tell a reader who gives a specific wrong answer at instance 0: a JSON "
+        'list of {"answer": ..., "says": "..."}.',
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -88,7 +100,9 @@ class Problem(models.Model):
     def clean(self) -> None:
         """The engine says whether the inputs fit the operation, before any worker sees them."""
         errors: dict[str, list[str]] = {}
-        for path in nul_paths({"inputs": self.inputs, "ask": self.ask}):
+        for path in nul_paths(
+            {"inputs": self.inputs, "ask": self.ask, "hints": self.hints, "feedback": self.feedback}
+        ):
             field = path.split(".")[0].split("[")[0]
             errors.setdefault(field, []).append(f"{path}: contains a NUL character (\\0)")
         if errors:  # PostgreSQL could not store it; the engine need not look
@@ -110,6 +124,16 @@ class Problem(models.Model):
         ):
             errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None
+        if computable:
+            shown = {
+                "operation": self.operation,
+                "inputs": self.inputs,
+                "tolerance": tolerance_keywords(digits=self.digits, rtol=self.rtol, atol=self.atol),
+            }
+            for path, message in hints_errors(self.hints, shown) + feedback_errors(
+                self.feedback, shown, answer
+            ):
+                errors.setdefault(path.split("[")[0], []).append(f"{path}: {message}")
         for key, message in tolerance_problems(  # bounded, as everywhere they are written
             rtol=self.rtol, atol=self.atol, digits=self.digits, answer=answer
         ).items():
@@ -181,6 +205,12 @@ class Verdict(models.Model):
     message = models.TextField(blank=True)
     attempts = models.PositiveSmallIntegerField(
         default=0, help_text="Engine runs started for this fingerprint (a killed run counts)."
+    )
+    warnings = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="What the author should know though the answer counts: a misconception that "
+        "gives the right answer at an instance (its feedback is not offered there).",
     )
 
     class Meta:

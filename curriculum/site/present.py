@@ -7,6 +7,7 @@ numbers the snapshot already holds into what a template can print without logic.
 from datetime import datetime
 from typing import Any
 
+import attention
 from curriculum.domain.practice import practisable
 
 APPARATUS_SENTENCE = (
@@ -39,6 +40,7 @@ def chapter_page(snapshot: dict[str, Any]) -> dict[str, Any]:
             **problem,
             "verified_at": when((problem.get("verification") or {}).get("decided_at")),
             "practisable": practisable(problem),
+            "generated": attention.is_generated(problem["inputs"]),
         }
         for problem in snapshot["problems"]
     ]

@@ -28,6 +28,11 @@ urlpatterns = [
     path("chapters/<word:code>/", views.chapter, name="chapter"),
     path("chapters/<word:code>/releases/", wayfinding.releases, name="releases"),
     path("chapters/<word:code>/problems/<word:key>/", practice.practice_page, name="practice"),
+    path(
+        "chapters/<word:code>/problems/<word:key>/report/",
+        practice.report,
+        name="practice_report",
+    ),
     path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
     path("operations/", views.operations, name="operations"),
 ]

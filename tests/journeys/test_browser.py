@@ -169,10 +169,12 @@ def test_a_released_chapter_shows_verified_problems_and_hides_exercise_solutions
             "Verified by the engine",
         ],
     )
-    closed = visit.page.locator("details.solution").first
-    assert not closed.evaluate("d => d.open")
-    closed.locator("summary").click()
-    assert closed.evaluate("d => d.open")
+    exercise = visit.page.locator("li.problem-exercise").first
+    assert "Solution: shown on the practice page" in exercise.inner_text()
+    assert exercise.locator(".answer").count() == 0  # no answer of an exercise on the page
+    exercise.get_by_role("link", name="shown on the practice page").click()
+    visit.page.locator("section[aria-labelledby=solution] div.answer").wait_for()  # asked for
+    visit.open("/chapters/II.3/")
     assert_mathml_drawn(visit)
     visit.screenshot("II.3.png")
     visit.assert_clean()

@@ -28,6 +28,9 @@ READER_PAGES = [
     "/search/?q=attention",
     "/search/?q=zzzzqx",
     "/search/",
+    "/chapters/II.3/problems/p4/?instance=0&hints=2",
+    "/chapters/II.3/problems/p5/?instance=0&solution=1",
+    "/operations/",
 ]
 
 
@@ -220,12 +223,13 @@ def test_an_instance_is_tried_right_and_wrong_without_javascript(browser, live_s
     right = "\n".join(" ".join(repr(v) for v in row) for row in engine(instance))
     visit.page.get_by_label(f"The output out for instance {instance}").fill(right)
     visit.page.get_by_role("button", name="Check my answer").click()
-    assert "Right." in visit.page.locator("#result").inner_text()
-    assert visit.page.url.endswith(f"?instance={instance}#result")
+    result = visit.page.locator("#result").inner_text()
+    assert "Right." in result and "Read as a matrix of 2 × 3 numbers" in result
+    assert visit.page.url.endswith("/problems/p3/#result")
     visit.page.get_by_label(f"The output out for instance {instance}").fill("0.5 0.5")
     visit.page.get_by_role("button", name="Check my answer").click()
     result = visit.page.locator("#result").inner_text()
-    assert "Not right." in result and "this problem asks for 2 × 3" in result
+    assert "Not read." in result and "this problem asks for 2 × 3" in result
     visit.screenshot("practice-wrong-phone.png")
 
 
@@ -243,4 +247,44 @@ def test_the_practice_page_passes_axe_core(browser, live_server, practice, schem
     assert visit.page.locator("div.answer").count() == 1
     assert axe_violations(visit) == []
     visit.screenshot(f"practice-solution-{scheme}.png")
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_seed_exercise_is_practised_with_hints_feedback_and_a_report(
+    browser,  # noqa: F811
+    live_server,
+    seeded,
+    scheme,
+    settings,
+):
+    """A hint, then the next; an answer read, then checked and told its mistake; a report sent.
+    axe-core at each step (it runs as a script, so the page keeps JavaScript on; the pages
+    themselves have none: the practice test above runs with it off)."""
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    release_ii3()
+    visit = Visit(browser, live_server.url, scheme=scheme)
+    visit.open("/chapters/II.3/")
+    visit.page.get_by_role("link", name="Practise exercise 2").click()
+    visit.page.get_by_role("link", name="Show a hint").click()
+    assert "Count one row first" in visit.page.locator("#hint-1").inner_text()
+    visit.page.get_by_role("link", name="Show the next hint").click()
+    assert visit.page.locator("ol.hints li").count() == 2
+    assert axe_violations(visit) == []
+    visit.page.get_by_label("The output softmax for instance 0").fill("1280")
+    visit.page.get_by_role("button", name="Read my answer").click()
+    assert "Read as a single number" in visit.page.locator("#result").inner_text()
+    visit.page.get_by_role("button", name="Check my answer").click()
+    result = visit.page.locator("#result").inner_text()
+    assert "Not right." in result and "finding the maximum takes" in result
+    assert visit.page.locator("ol.hints li").count() == 2  # the hints asked for stay
+    assert axe_violations(visit) == []
+    visit.page.get_by_label("Report a problem with this exercise").fill("Is 5T - 2 right?")
+    visit.page.get_by_role("button", name="Send the report").click()
+    assert (
+        "your report is with the authors"
+        in visit.page.locator("#report").locator("..").inner_text()
+    )
+    assert axe_violations(visit) == []
+    visit.screenshot(f"practice-feedback-{scheme}.png")
     visit.assert_clean()

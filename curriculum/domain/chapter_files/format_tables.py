@@ -16,6 +16,7 @@ TABLES: dict[str, tuple[type[BaseModel], ...]] = {
     "proposition": (schema.PropositionDocument,),
     "problem": (schema.ProblemDocument,),
     "solution": (schema.SolutionDocument,),
+    "feedback": (schema.FeedbackDocument,),
 }
 type Expansions = dict[tuple[type[BaseModel], str], type[BaseModel]]
 EXPANDED: Expansions = {(schema.StrandDocument, "items"): schema.StrandItemDocument}

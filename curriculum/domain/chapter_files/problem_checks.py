@@ -10,6 +10,7 @@ from curriculum.models import Problem
 
 from ..answers import answer_figures, answer_lint, default_digits
 from ..claims.syntax import known_names
+from ..hints import feedback_errors, hints_errors, tolerance_keywords
 from ..placeholders import placeholder_errors
 from ..tolerances import tolerance_problems
 from ..work_budget import work_refusal
@@ -57,8 +58,22 @@ def problems_checked(c: Checker, raws: list) -> list:
         clean |= {"solution": solution}
         clean["lint"] = answer_lint(answer=answer, **tolerance, figures=figures) if solution else []
         _placeholders(c, clean, path)
+        _practice_texts(c, clean, path)
         problems.append(clean)
     return problems
+
+
+def _practice_texts(c: Checker, clean: dict, path: str) -> None:
+    problem = {
+        "operation": clean["operation"],
+        "inputs": clean["inputs"],
+        "tolerance": tolerance_keywords(**clean["tolerance"]),
+    }
+    answer = clean["solution"]["answer"] if clean["solution"] else None
+    for where, message in hints_errors(clean["hints"], problem, f"{path}.hints") + feedback_errors(
+        clean["feedback"], problem, answer, f"{path}.feedback"
+    ):
+        c.error(where, message)
 
 
 def _placeholders(c: Checker, clean: dict, path: str) -> None:

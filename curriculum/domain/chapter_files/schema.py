@@ -7,6 +7,7 @@ API's PUT schema and the key tables of docs/content-format.md are made.
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from django.conf import settings
 from django.core.validators import slug_re
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -221,6 +222,19 @@ class SolutionDocument(Keys):
     )
 
 
+class FeedbackDocument(Keys):
+    answer: Any = rule(
+        "number, list or mapping",
+        "required; a wrong answer to instance 0 (the printed numbers), written as answers are",
+    )
+    says: str = rule(
+        "Markdown",
+        "required; what a reader who gives it is told: the mistake that leads there",
+        min_length=1,
+        max_length=settings.LIMIT_FEEDBACK_CHARS,
+    )
+
+
 class ProblemDocument(Keys):
     key: str = rule(
         "text",
@@ -261,6 +275,21 @@ class ProblemDocument(Keys):
         None,
     )
     solution: SolutionDocument | None = rule("mapping", "optional; see below", None)
+    hints: list[Annotated[str, Field(min_length=1)]] = rule(
+        "list of Markdown",
+        f"optional; at most {settings.LIMIT_PROBLEM_HINTS} (LIMIT_PROBLEM_HINTS), shown to a "
+        "practising reader one at a time, in order, each only when asked for",
+        [],
+        max_length=settings.LIMIT_PROBLEM_HINTS,
+    )
+    feedback: list[FeedbackDocument] = rule(
+        "list",
+        f"optional; at most {settings.LIMIT_PROBLEM_FEEDBACK} (LIMIT_PROBLEM_FEEDBACK) "
+        "`{answer, says}` pairs: a reader whose answer to instance 0 matches `answer` at the "
+        "problem's tolerance is told `says` (see Practice, below)",
+        [],
+        max_length=settings.LIMIT_PROBLEM_FEEDBACK,
+    )
 
 
 class ChapterDocument(Keys):

@@ -17,7 +17,7 @@ from django.utils import timezone
 import attention
 from curriculum.models import Problem, Solution, Verdict
 
-from ..answers import answer_compare, instances_error
+from ..answers import answer_compare, instances_error, mistake_warnings_of
 from ..locks import chapters_lock
 from ..revisions import chapters_moved
 from ..rows import ROWS, one_statement
@@ -225,6 +225,7 @@ def _engine_verdict(
             value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
             result = answer_compare(problem=problem, value=value, answer=answer)
             unsound = instances_error(problem=problem)
+            warnings = mistake_warnings_of(problem, value) if result.ok and not unsound else []
         if unsound:
             return fields | {"status": Status.ERROR, "message": unsound}
     except attention.EngineInputError as error:
@@ -245,6 +246,7 @@ def _engine_verdict(
         "max_rel_error": _finite_or_none(result.max_rel_error),
         "engine_value": jsonable(value),
         "message": result.message,
+        "warnings": warnings,
     }
 
 

@@ -64,7 +64,7 @@ def with_verdict_state(problems: QuerySet[Problem]) -> QuerySet[Problem]:
     )
 
 
-DECIDED = {
+DECIDED: dict[str, Any] = {
     "status": Status.ERROR,
     "decided_at": None,
     "max_abs_error": None,
@@ -73,6 +73,7 @@ DECIDED = {
     "engine_version": "",
     "duration_ms": None,
     "message": "",
+    "warnings": [],
 }
 """Every field a decision writes, with its value before one: a request clears them all."""
 

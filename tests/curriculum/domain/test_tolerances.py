@@ -104,7 +104,9 @@ def migrate(target: list[tuple[str, str]] | None = None) -> None:
 
 def stored_as_verified_before_the_rule(sid: int, **problem_fields) -> None:
     """What the old verifier left: the problem as it was written, its verdict verified."""
-    before = Solution.objects.select_related("problem").defer("fingerprint")  # no column yet
+    before = Solution.objects.select_related("problem").defer(
+        "fingerprint", "problem__hints", "problem__feedback"
+    )  # no columns yet
     solution = before.get(pk=sid)
     Problem.objects.filter(pk=solution.problem_id).update(**problem_fields)
     solution = before.get(pk=sid)

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.test import Client
 
@@ -57,8 +58,9 @@ def page_numbers(html: str) -> list[str]:
     return re.findall(r"<td>([^<]+)</td>", html)
 
 
-def check(client, instance: int, answer: str):
-    return client.post(PAGE, {"instance": instance, "answer": answer}, follow=True)
+def check(client, instance: int, answer: str, step: str = "check"):
+    """The page answers the POST itself: nothing of an anonymous reader is kept for a redirect."""
+    return client.post(PAGE, {"instance": instance, "answer": answer, "step": step})
 
 
 def test_without_an_instance_the_reader_is_sent_to_a_random_one_kept_in_the_address(
@@ -90,8 +92,9 @@ def test_the_page_holds_no_answer_until_the_reader_asks_for_the_solution(client,
 def test_a_right_answer_typed_as_rows_is_accepted(client, practice):
     typed = "\n".join(" ".join(repr(v) for v in row) for row in engine(6))
     response = check(client, 6, typed)
-    assert response.redirect_chain[-1] == (PAGE + "?instance=6#result", 303)
+    assert response.status_code == 200 and response["Cache-Control"] == "private, no-store"
     assert "Right." in response.content.decode()
+    assert not Session.objects.exists()  # nothing of an anonymous reader kept
 
 
 def test_a_right_answer_typed_flat_or_as_json_is_accepted(client, practice):
@@ -116,7 +119,7 @@ def test_the_answer_to_another_instance_is_wrong(client, practice):
 
 def test_a_wrong_shape_names_both_shapes(client, practice):
     html = check(client, 2, "1 2\n3 4").content.decode()
-    assert "Not right." in html
+    assert "Not read." in html and "Nothing was judged." in html
     assert "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3." in html
 
 
@@ -137,19 +140,21 @@ def test_bad_input_gets_a_clear_message(client, practice, typed, message):
     assert "Not read." in html and message.lower() in html.lower()
 
 
-@pytest.mark.parametrize("instance", ["0", "21", "x", "-1", "1.5"])
+@pytest.mark.parametrize("instance", ["21", "x", "-1", "1.5"])
 def test_an_instance_out_of_range_gets_a_clear_message(client, practice, instance):
     response = client.get(PAGE, {"instance": instance})
     assert response.status_code == 400
-    assert "The instance is a whole number from 1 to 20." in response.content.decode()
+    assert "The instance is a whole number from 0 to 20." in response.content.decode()
 
 
 def test_checks_are_throttled_per_client(client, practice, settings):
     settings.PRACTICE_CHECK_RATE = "2/min"
     cache.clear()
-    assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303
-    assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303
-    refused = client.post(PAGE, {"instance": 1, "answer": "1"})
+    right_shape = "1 2 3\n4 5 6"
+    assert check(client, 1, right_shape).status_code == 200
+    assert check(client, 1, right_shape, step="read").status_code == 200  # reading runs nothing
+    assert check(client, 1, right_shape).status_code == 200
+    refused = check(client, 1, right_shape)
     assert refused.status_code == 429 and "too many answers" in refused.content.decode().lower()
 
 
@@ -187,7 +192,7 @@ def test_computing_solutions_counts_against_the_practice_throttle(
     settings.PRACTICE_CHECK_RATE = "3/min"
     cache.clear()
     assert [solution_page(client, n).status_code for n in (1, 2)] == [200, 200]
-    assert client.post(PAGE, {"instance": 1, "answer": "1"}).status_code == 303  # a check: 3rd
+    assert check(client, 1, "1 2 3\n4 5 6").status_code == 200  # a check: the 3rd
 
     refused = solution_page(client, 3)
 
@@ -235,10 +240,14 @@ def test_the_api_gives_an_instance_without_running_the_engine(client, practice, 
     assert evaluations == []
 
 
-def test_the_chapter_page_links_practice_only_for_a_generated_verified_problem(client, practice):
+def test_the_chapter_page_links_practice_for_every_verified_problem(client, practice):
     html = client.get("/chapters/II.7/").content.decode()
-    assert re.findall(r'href="(/chapters/II.7/problems/[^"]+)"', html) == [PAGE]
-    assert client.get("/chapters/II.7/problems/p1/", {"instance": 1}).status_code == 404
+    linked = set(re.findall(r'href="(/chapters/II.7/problems/[^"?]+)', html))
+    assert linked == {f"/chapters/II.7/problems/{key}/" for key in ("p1", "p2", "p3")}
+    assert "Practise exercise 2 on fresh numbers" in html  # p3 draws its numbers
+    assert client.get("/chapters/II.7/problems/p1/")["Location"].endswith("?instance=0")
+    fixed = client.get("/chapters/II.7/problems/p1/", {"instance": 1})
+    assert fixed.status_code == 400 and "one instance, 0" in fixed.content.decode()
     assert client.get("/chapters/II.7/problems/nope/").status_code == 404
 
 
@@ -285,8 +294,13 @@ def test_the_api_checks_an_answer_right_wrong_and_badly_written(client, practice
 
 
 def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice):
-    assert client.get(f"{API}/0").status_code == 422
-    assert client.get("/api/v1/chapters/II.7/problems/p1/instances/1").status_code == 404
+    assert client.get(f"{API}/21").status_code == 422
+    assert client.get(f"{API}/0").json()["inputs"] == {
+        "scores": attention.expand_inputs({"scores": SCORES}, 0)["scores"]
+    }
+    assert client.get("/api/v1/chapters/II.7/problems/p1/instances/0").status_code == 200
+    assert client.get("/api/v1/chapters/II.7/problems/p1/instances/1").status_code == 422
+    assert client.get("/api/v1/chapters/II.7/problems/nope/instances/0").status_code == 404
     assert client.get("/api/v1/chapters/II.3/problems/p3/instances/1").status_code == 404
 
 
@@ -370,7 +384,9 @@ def numbers_in(text: str) -> set[float]:
 
 
 def result_of(page: str) -> str:
-    return html.unescape(page.split('id="result"')[1].split("</div>")[0])
+    """What the check says: the result without the reader's own numbers read back."""
+    said = page.split('id="result"')[1].split("<form")[0]
+    return html.unescape(re.sub(r'<div class="answer">.*?</div>', "", said, flags=re.DOTALL))
 
 
 @pytest.fixture
@@ -403,8 +419,16 @@ def test_the_api_s_check_says_nothing_of_the_engine_s_value(client, practice):
         body = client.post(
             f"{API}/4/check", {"answer": answer}, content_type="application/json"
         ).json()
-        assert set(body) == {"ok", "message", "answer_shape", "expected_shape"}
-        assert numbers_in(body["message"]) <= TOLERANCE_AND_SHAPES, body
+        assert set(body) == {
+            "ok",
+            "judged",
+            "read",
+            "message",
+            "mistake",
+            "answer_shape",
+            "expected_shape",
+        }
+        assert numbers_in(body["message"] + body["read"]) <= TOLERANCE_AND_SHAPES, body
 
 
 @pytest.mark.parametrize(
@@ -425,18 +449,19 @@ def test_a_malformed_answer_is_refused_with_what_was_read_and_the_engine_never_r
 ):
     client.get(PAGE, {"instance": 2})  # the page itself, rendered before the count starts
     engine_runs.clear()
-    assert client.post(PAGE, {"instance": 2, "answer": typed}).status_code == 303
-    assert engine_runs == []
-    assert read.lower() in client.get(PAGE, {"instance": 2}).content.decode().lower()
+    response = check(client, 2, typed)
+    assert response.status_code == 200 and engine_runs == []
+    page = response.content.decode()
+    assert read.lower() in page.lower() and "Nothing was judged." in page
 
 
 def test_an_answer_of_the_right_shape_costs_one_engine_run(client, practice, engine_runs):
     flat = " ".join(repr(v) for row in engine(2) for v in row)  # read in the asked shape
     client.get(PAGE, {"instance": 2})
     engine_runs.clear()
-    client.post(PAGE, {"instance": 2, "answer": flat})
+    page = check(client, 2, flat).content.decode()
     assert len(engine_runs) == 1
-    assert "Right." in client.get(PAGE, {"instance": 2}).content.decode()
+    assert "Right." in page and "Read as a matrix of 2 × 3 numbers" in page
 
 
 @pytest.mark.parametrize(
@@ -454,7 +479,9 @@ def test_the_api_refuses_a_malformed_answer_without_running_the_engine(
     response = client.post(f"{API}/1/check", {"answer": answer}, content_type="application/json")
     assert response.status_code == status and engine_runs == []
     if status == 200:
-        assert response.json()["ok"] is False and response.json()["expected_shape"] == [2, 3]
+        body = response.json()
+        assert body["ok"] is False and body["judged"] is False
+        assert body["expected_shape"] == [2, 3]
 
 
 def test_a_problem_key_as_long_as_the_model_allows_is_practised_through_the_api(

@@ -112,7 +112,8 @@ def test_a_released_chapter_shows_its_release_and_verified_solutions(client, rel
     text = visible_text(html)
     assert re.search(r"Release 1, \d{1,2} \w+ \d{4}", text)
     assert "Verified by the engine on" in text and "max error" in text
-    assert '<details class="solution">' in html
+    assert '<div class="solution">' in html  # the worked problems' solutions are on the page
+    assert "Solution: shown on the practice page" in text  # the exercises' are asked for there
     assert "owes" not in text.split("Worked problems")[1].split("Exercises")[0]
 
 

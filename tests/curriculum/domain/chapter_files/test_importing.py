@@ -58,7 +58,7 @@ def test_unknown_keys_are_errors(books):
         "maturity, spine, state, before_you_start, problem_statement, strands, figures, "
         "apparatus, notation, propositions, problems)",
         "problems[0].hint: unknown key (allowed: key, kind, variant, statement, operation, "
-        "inputs, ask, tolerance, solution)",
+        "inputs, ask, tolerance, solution, hints, feedback)",
     ]
 
 

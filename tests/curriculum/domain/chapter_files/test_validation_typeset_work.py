@@ -148,8 +148,9 @@ def test_a_practice_page_past_its_rate_says_when_to_retry(books, settings):
     generated_chapter()
     client = Client(REMOTE_ADDR="2001:db8::77")
     page = "/chapters/II.7/problems/p3/"
-    assert client.post(page, {"instance": 1, "answer": "1"}).status_code == 303
-    refused = client.post(page, {"instance": 1, "answer": "1"})
+    checked = {"instance": 1, "answer": "1 2 3\n4 5 6", "step": "check"}
+    assert client.post(page, checked).status_code == 200
+    refused = client.post(page, checked)
     assert refused.status_code == 429 and refused["Retry-After"] == "60"
     assert "(PRACTICE_CHECK_RATE)" in refused.content.decode()
 
