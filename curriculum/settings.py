@@ -37,6 +37,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",  # full-text search (curriculum/domain/search.py)
     "axes",
+    "allauth",  # reader accounts (below)
+    "allauth.account",
     "curriculum",
 ]
 
@@ -49,6 +51,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -98,17 +101,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# axes first: a locked-out address is refused before any password is checked, on admin's login
+# and the readers' (allauth's, which calls the same authenticate()) alike. allauth's backend is
+# Django's ModelBackend that also finds a username whatever its case, as sign-up keeps them.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
-# Throttle admin logins: five failures from one address, whatever usernames they tried, lock
-# that address for a cool-off (so spraying many usernames is slowed too). The username alone is
-# not a key: nobody elsewhere can lock a colleague out by failing as them.
+# Throttle logins (admin's and readers'): five failures from one address, whatever usernames they
+# tried, lock that address for a cool-off (so spraying many usernames is slowed too). The
+# username alone is not a key: nobody elsewhere can lock a colleague out by failing as them.
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", 0.25)
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
+# Failures are kept for the lockout; successful logins are not logged (address, browser): an
+# account keeps only what its reader can export and delete (curriculum/domain/readers.py).
+AXES_DISABLE_ACCESS_LOG = True
+AXES_LOCKOUT_TEMPLATE = "429.html"
 # The address counted is the client's, through the proxies in front (NUM_PROXIES, below).
 AXES_CLIENT_IP_CALLABLE = "curriculum.clients.client_address"
 # Proxies in front of Django that append the address they saw to X-Forwarded-For: `make serve`
@@ -116,6 +126,53 @@ AXES_CLIENT_IP_CALLABLE = "curriculum.clients.client_address"
 # then the NUM_PROXIES-th entry from the right, for the login lockout, the API's throttle and
 # the practice checks alike; with 0 it is REMOTE_ADDR and the header is never believed.
 NUM_PROXIES = env.int("NUM_PROXIES", 0)
+
+# ---------------------------------------------------------------- Reader accounts
+# django-allauth under /accounts/: sign up, log in and out, change or reset a password. A
+# username and a password; an email is optional and never verified (it is only where a reset is
+# sent). An account made there is never staff (curriculum/site/account_adapter.py): admin stays
+# for the staff made in admin or by createsuperuser. Its pages extend the site's
+# (templates/allauth/layouts/base.html) and run no script.
+ACCOUNT_ADAPTER = "curriculum.site.account_adapter.ReaderAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "site:account"  # the reader's progress
+ACCOUNT_LOGOUT_REDIRECT_URL = "account_login"  # which says "You have signed out."
+# allauth counts these in the shared cache (CACHES["default"]) per client address, the address
+# curriculum.clients finds (through NUM_PROXIES); its other limits keep allauth's defaults
+# (logins 30/m per address, failed logins 10/m per address and 5 in 5 min per username, password
+# changes 5/m per account). Failed logins also count for the axes lockout above.
+ACCOUNT_RATE_LIMITS = {
+    # each sign-up makes an account and an Argon2 hash
+    "signup": env.str("ACCOUNT_SIGNUP_RATE", "10/h/ip"),
+    # each request sends a mail to an address someone typed
+    "reset_password": env.str("ACCOUNT_PASSWORD_RESET_RATE", "5/h/ip,3/h/key"),
+}
+# Mail (password resets; Django 6.1's MAILERS, which replace the EMAIL_* settings): SMTP at
+# EMAIL_HOST; in development with no EMAIL_HOST, written to the console instead. Production
+# never prints mail (a reset link in a log is a password): with no EMAIL_HOST it is the host's
+# own mail server, localhost:25.
+_MAIL_HOST = env.str("EMAIL_HOST", "" if DEBUG else "localhost")
+MAILERS = {
+    "default": (
+        {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": _MAIL_HOST,
+                "port": env.int("EMAIL_PORT", 25),
+                "username": env.str("EMAIL_HOST_USER", ""),
+                "password": env.str("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env.bool("EMAIL_USE_TLS", False),
+                "timeout": env.float("EMAIL_TIMEOUT", 10.0),
+            },
+        }
+        if _MAIL_HOST
+        else {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    )
+}
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", "curriculum@localhost")
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"

@@ -1,8 +1,9 @@
-"""The readers' site: books, chapters, and every chapter's earlier releases."""
+"""The readers' site: books, chapters, every chapter's earlier releases, and a signed-in
+reader's own account pages (allauth's sign-up and log-in pages are under /accounts/)."""
 
 from django.urls import path, register_converter
 
-from . import practice, search, views, wayfinding
+from . import account, practice, search, views, wayfinding
 
 
 class Word:
@@ -35,4 +36,8 @@ urlpatterns = [
     ),
     path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
     path("operations/", views.operations, name="operations"),
+    path("account/", account.account, name="account"),
+    path("account/export/", account.export, name="account_export"),
+    path("account/delete/", account.delete, name="account_delete"),
+    path("account/deleted/", account.deleted, name="account_deleted"),
 ]

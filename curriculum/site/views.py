@@ -15,6 +15,7 @@ from curriculum.bodies import body_cached, listing_cached
 from curriculum.domain.claims.examples import CLAIMS, LANGUAGE, PROPERTIES
 from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
+from curriculum.domain.progress import progress_tag
 from curriculum.domain.reading import (
     Freshness,
     NotVisible,
@@ -28,6 +29,7 @@ from curriculum.domain.reading import (
 from curriculum.domain.wayfinding import Neighbours, chapter_neighbours
 
 from .present import chapter_page, progress
+from .progress import PRIVATE, signed_in, with_book_progress, with_chapter_progress
 
 
 def _books(request: HttpRequest, numeral: str | None = None):
@@ -58,7 +60,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def book(request: HttpRequest, numeral: str) -> HttpResponse:
-    """As the home page; a book that does not exist is a 404, never kept."""
+    """As the home page; a book that does not exist is a 404, never kept. A signed-in reader
+    gets the same bytes with their progress in its place, as a private answer."""
 
     def make() -> bytes:
         books = _books(request, numeral)
@@ -67,7 +70,14 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
         context = {"book": books[0][0], "chapters": books[0][1]}
         return render(request, "site/book.html", context).content
 
-    return HttpResponse(listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make))
+    body = listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make)
+    reader = signed_in(request)
+    if reader is None:
+        return HttpResponse(body)
+    staff = request.user.is_staff
+    response = HttpResponse(with_book_progress(body, reader=reader, numeral=numeral, staff=staff))
+    response["Cache-Control"] = PRIVATE
+    return response
 
 
 def _chapter(
@@ -105,7 +115,9 @@ PAGES_FORMAT = _pages_format()
 
 
 def chapter(request: HttpRequest, code: str) -> HttpResponse:
-    """Answers a conditional request with 304 from one cheap query when nothing changed."""
+    """Answers a conditional request with 304 from one cheap query when nothing changed. A
+    signed-in reader's page is the shared bytes with their progress in its place: private, and
+    its ETag moves with their attempts too."""
     staff = request.user.is_staff
     preview = staff and request.GET.get("preview") == "1"
     try:
@@ -116,18 +128,29 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
         freshness = chapter_freshness(code=code, staff=staff)
         # the links to the chapters either side are part of the page: their move is a new page
         neighbours = chapter_neighbours(code=code, staff=staff)
+        tag = f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}"
         validators = {
-            "ETag": quote_etag(f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}"),
+            "ETag": quote_etag(tag),
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
             "Cache-Control": f"{'private' if staff else 'public'}, no-cache",
         }
-        response = get_conditional_response(request, etag=validators["ETag"]) or _page(
-            request,
-            freshness,
-            staff,
-            lambda: chapter_for_reader(code=code, staff=staff),
-            neighbours,
-        )
+        reader = signed_in(request)
+        if reader is not None:
+            validators["ETag"] = quote_etag(f"{tag}:{progress_tag(reader=reader, code=code)}")
+            validators["Cache-Control"] = PRIVATE
+        response = get_conditional_response(request, etag=validators["ETag"])
+        if response is None:
+            response = _page(
+                request,
+                freshness,
+                staff,
+                lambda: chapter_for_reader(code=code, staff=staff),
+                neighbours,
+            )
+            if reader is not None:
+                response.content = with_chapter_progress(
+                    response.content, reader=reader, code=code, staff=staff
+                )
     except NotVisible as error:
         raise Http404("no such chapter") from error
     for header, value in validators.items():
