@@ -6,8 +6,9 @@ attempt at a problem no longer listed stays in the reader's data (`readers.reade
 counts for nothing here. A problem is solved by its first right attempt, on any instance and
 any release (problem keys outlive releases). Which problems a chapter shows is kept in the
 shared cache under the chapter's tag, and a book's (or the course's) under the course's tag,
-so a page never loads a snapshot that did not change; a reader's attempts are read per
-request, two queries for any number of chapters.
+so a page never loads a snapshot that did not change, and only a chapter the reader has
+tried is loaded at all; a reader's attempts are read per request, two queries for any number
+of chapters.
 """
 
 import hashlib
@@ -24,7 +25,7 @@ from curriculum.models import Attempt
 
 from .markup import RENDER_FORMAT
 from .practice import practisable
-from .reading import books_for_reader, chapter_for_reader, chapter_freshness, course_tag
+from .reading import books_for_reader, chapter_for_reader, chapter_freshness
 from .snapshots import SNAPSHOT_FORMAT
 
 SHOWN_CACHE_SECONDS = 7 * 24 * 3600
@@ -46,13 +47,6 @@ class ChapterShown:
     code: str
     title: str
     problems: tuple[Shown, ...]
-
-
-@dataclass(frozen=True)
-class BookShown:
-    numeral: str
-    title: str
-    chapters: tuple[ChapterShown, ...]
 
 
 @dataclass(frozen=True)
@@ -136,24 +130,6 @@ def chapter_shown(*, code: str, staff: bool = False) -> ChapterShown:
     return shown
 
 
-def books_shown(*, staff: bool = False, numeral: str | None = None) -> tuple[BookShown, ...]:
-    """Every book the reader may see (or the one named) with what each chapter lists, kept
-    under the course's tag; a chapter that did not change is read from its own entry."""
-    key = f"progress:books:{SHOWN_FORMAT}:{SNAPSHOT_FORMAT}:{staff}:{numeral}:{course_tag()}"
-    books = cache.get(key)
-    if books is None:
-        books = tuple(
-            BookShown(
-                book.numeral,
-                book.title,
-                tuple(chapter_shown(code=c.code, staff=staff) for c in chapters),
-            )
-            for book, chapters in books_for_reader(staff=staff, numeral=numeral)
-        )
-        cache.set(key, books, timeout=SHOWN_CACHE_SECONDS)
-    return books
-
-
 def _attempts(reader: User, codes: list[str]) -> tuple[dict, dict]:
     """Per (chapter, problem): the number of attempts, and the first right one."""
     mine = Attempt.objects.filter(reader=reader, chapter_code__in=codes)
@@ -200,23 +176,36 @@ def _progress(chapters: list[ChapterShown], counts: dict, solved: dict) -> list[
     ]
 
 
-def chapter_progress(*, reader: User, code: str, staff: bool = False) -> ChapterProgress:
-    chapter = chapter_shown(code=code, staff=staff)
-    return _progress([chapter], *_attempts(reader, [code]))[0]
+def chapter_progress(*, reader: User, code: str, staff: bool = False) -> ChapterProgress | None:
+    """The reader's progress in `code`, None when they have tried none of its problems (its
+    page then loads nothing more)."""
+    counts, solved = _attempts(reader, [code])
+    if not counts:
+        return None
+    return _progress([chapter_shown(code=code, staff=staff)], counts, solved)[0]
 
 
 def books_progress(
     *, reader: User, staff: bool = False, numeral: str | None = None
 ) -> list[BookProgress]:
-    """Every book the reader may see (or the one named), each chapter counted."""
-    books = books_shown(staff=staff, numeral=numeral)
-    chapters = [chapter for book in books for chapter in book.chapters]
-    counts, solved = _attempts(reader, [chapter.code for chapter in chapters])
+    """Every book the reader may see (or the one named), each chapter the reader has tried
+    counted against what its page lists; a chapter not tried lists nothing, so a page costs
+    the contents' queries and two for the attempts, however large the course."""
+    books = books_for_reader(staff=staff, numeral=numeral)
+    codes = [chapter.code for _, chapters in books for chapter in chapters]
+    counts, solved = _attempts(reader, codes)
+    tried = {code for code, _ in counts}
+
+    def shown(chapter: Any) -> ChapterShown:
+        if chapter.code in tried:
+            return chapter_shown(code=chapter.code, staff=staff)
+        return ChapterShown(chapter.code, chapter.title, ())
+
     return [
         BookProgress(
-            book.numeral, book.title, tuple(_progress(list(book.chapters), counts, solved))
+            book.numeral, book.title, tuple(_progress([shown(c) for c in chapters], counts, solved))
         )
-        for book in books
+        for book, chapters in books
     ]
 
 

@@ -58,8 +58,9 @@ def test_a_reader_signs_up_with_a_username_and_password_alone_and_is_signed_in(c
     assert rita.email == "" and not rita.is_staff and not rita.is_superuser
     text = page(client, "/account/")
     assert "Successfully signed in as rita" in text
-    assert "0 of 6 problems solved in every book" in text  # II.7's 3, and Book 0's 3
-    assert "II.7 A Sketch: 0 of 3 solved" in text
+    assert "0 of 0 problems solved in the chapters you have tried" in text
+    assert "not tried yet" in text  # a chapter is listed, its problems once one is tried
+    assert "II.7 A Sketch: not tried yet" in text
 
 
 def test_a_sign_up_form_that_asks_for_staff_still_makes_a_reader(client, course):
