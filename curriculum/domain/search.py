@@ -26,7 +26,7 @@ from django.contrib.postgres.search import (
     SearchVector,
 )
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
 
 from curriculum.models import Chapter, SearchEntry
 
@@ -153,13 +153,16 @@ def search_index_sync(*, chapter_ids: Iterable[int] | None = None) -> int:
         if chapter_ids is None
         else Chapter.objects.filter(pk__in=set(chapter_ids))
     )
-    indexed = dict(
-        SearchEntry.objects.filter(chapter__in=chapters).values_list("chapter_id", "revision")
+    # one statement, so a decision committed meanwhile (which moves a chapter and its entry
+    # together) is seen on both sides or on neither
+    entry = SearchEntry.objects.filter(chapter=OuterRef("pk")).values("revision")[:1]
+    rows = chapters.annotate(indexed=Subquery(entry)).values_list(
+        "pk", "state", "revision", "indexed"
     )
     stale = [
         pk
-        for pk, state, revision in chapters.values_list("pk", "state", "revision")
-        if indexed.get(pk) != (None if state == Chapter.State.DRAFT else revision)
+        for pk, state, revision, indexed in rows
+        if indexed != (None if state == Chapter.State.DRAFT else revision)
     ]
     for pk in stale:
         _reindex(pk)
