@@ -102,13 +102,17 @@ def _allowed(
     atol: float,
     digits: int | None,
     zero: np.ndarray,
+    shown: int | None = None,
 ) -> np.ndarray:
     """Each entry's allowed |difference|: the stated tolerance, never looser than half a unit in
-    its MIN_FIGURES-th figure; an exact 0 within the zero bound."""
+    its MIN_FIGURES-th figure, or with ``shown`` half a unit in that figure if that is looser;
+    an exact 0 within the zero bound."""
     if digits is None:
         allowed = np.minimum(atol + rtol * np.abs(expected), half_unit(got, MIN_FIGURES))
     else:
         allowed = half_unit(got, max(digits, MIN_FIGURES))
+    if shown is not None:
+        allowed = np.maximum(allowed, half_unit(got, max(shown, MIN_FIGURES)))
     return np.where(_is_zero(got, zero), zero, allowed)
 
 
@@ -117,15 +121,27 @@ def _is_zero(got: np.ndarray, zero: np.ndarray) -> np.ndarray:
 
 
 def _rule_words(
-    v: float, e: float, zero: float, *, rtol: float, atol: float, digits: int | None
+    v: float,
+    e: float,
+    zero: float,
+    *,
+    rtol: float,
+    atol: float,
+    digits: int | None,
+    shown: int | None = None,
 ) -> str:
     """Which rule refused ``e`` for ``v`` (``zero``: the entry's bound), in words (after a
-    colon, or after a space)."""
+    colon, or after a space): with ``shown``, the looser of it and the tolerance."""
     if v == 0 or (zero > 0 and abs(v) <= zero):
         return ": an entry that is exactly 0 must be answered 0"
+    value = np.asarray(v)
+    if shown is not None and float(half_unit(value, max(shown, MIN_FIGURES))) > float(
+        _allowed(value, np.asarray(e), rtol, atol, digits, np.asarray(0.0))
+    ):
+        return f" to {max(shown, MIN_FIGURES)} significant figures"
     if digits is not None:
         return f" to {max(digits, MIN_FIGURES)} significant figures"
-    if atol + rtol * abs(e) <= float(half_unit(np.asarray(v), MIN_FIGURES)):
+    if atol + rtol * abs(e) <= float(half_unit(value, MIN_FIGURES)):
         return f" within rtol={rtol:g}, atol={atol:g}"
     return f" to {MIN_FIGURES} significant figures"
 
@@ -171,6 +187,7 @@ def _compare_arrays(
     label: str,
     digits: int | None,
     zero: object,
+    shown: int | None = None,
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
@@ -199,8 +216,8 @@ def _compare_arrays(
         bad = counts != expected
         rule: Callable[[float, float, float], str] = _counted
     else:
-        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits, bounds))
-        rule = partial(_rule_words, rtol=rtol, atol=atol, digits=digits)
+        bad = ~(diff <= _allowed(got, expected, rtol, atol, digits, bounds, shown))
+        rule = partial(_rule_words, rtol=rtol, atol=atol, digits=digits, shown=shown)
     ok = not bad.any()
     message = "" if ok else _refusal(prefix, bad, got, expected, rule, bounds)
     return Comparison(ok, float(diff.max()), rel, message)
@@ -213,12 +230,15 @@ def compare(
     atol: float = 1e-9,
     digits: int | None = None,
     zero: object = None,
+    shown: int | None = None,
 ) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
     Entry by entry, ``e`` against the engine's ``v``: ``|v - e| <= atol + rtol * |e|`` (numpy's
     isclose), or with ``digits`` within half a unit in the ``digits``-th significant figure of
-    ``v``; never looser than half a unit in its MIN_FIGURES-th figure, whatever was stated. An
+    ``v``; never looser than half a unit in its MIN_FIGURES-th figure, whatever was stated.
+    ``shown``, the significant figures a reader was shown ``v`` to, also takes an entry within
+    half a unit in that figure of ``v`` (what was printed, or rounded as printed). An
     entry the engine's ``noise_bounds`` (``zero``; by default, an entry exactly 0) finds to
     be 0 must be answered within its bound, and integer values
     (counts) exactly. Mappings are compared key by key and a missing or extra key is a
@@ -249,7 +269,7 @@ def compare(
         worst_rel = math.inf if not ok else 0.0
         for key in sorted(set(wanted) & set(got)):
             bound = zero.get(key) if isinstance(zero, Mapping) else None
-            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits, bound)
+            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits, bound, shown)
             ok &= part.ok
             worst_abs = max(worst_abs, part.max_abs_error)
             worst_rel = max(worst_rel, part.max_rel_error)
@@ -264,7 +284,7 @@ def compare(
             "the answer is a number or array but the engine's value names values "
             f"({_names(value)})",
         )
-    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits, zero)
+    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits, zero, shown)
 
 
 NAMES_SHOWN = 5

@@ -138,6 +138,7 @@ COST = Operation(
         "scaling 32 and softmax 144.",
     ),
     " (the *_backward terms need backward: true)",
+    counts=True,
     misconceptions=(
         Misconception(
             "multiply-add-as-one",

@@ -76,6 +76,7 @@ class Operation:
     example: Example | None = None
     hint: str = ""  # why an output may be unavailable, appended to that error
     misconceptions: tuple[Misconception, ...] = ()
+    counts: bool = False  # every output is a count (integers), which ``compare`` takes exactly
 
     def parameter(self, name: str) -> Parameter | None:
         """The parameter called ``name``, or None."""

@@ -294,20 +294,24 @@ def output_selectors(
     }
 
 
-def instances_problem(
+def instances_values(
     operation: str, inputs: Mapping[str, Any], ask: Mapping[str, Any], instances: Iterable[int]
-) -> str:
-    """Why one of these instances cannot be computed, naming the first that fails; "" if none.
+) -> tuple[dict[int, np.ndarray | dict[str, int]], str]:
+    """Each instance's asked value, and why one cannot be computed, naming the first that
+    fails ("" if none; the values are then those before it).
 
     A generated problem is sound only when every reader instance is: a draw can make a value
     overflow, or, with other inputs, fail a check that instance 0 passed.
     """
+    values: dict[int, np.ndarray | dict[str, int]] = {}
     for instance in instances:
         try:
             value = evaluate(operation, inputs, ask, instance=instance)
         except EngineInputError as error:
-            return f"instance {instance}: {error}"
+            return values, f"instance {instance}: {error}"
         numbers = value.values() if isinstance(value, dict) else [value]
         if not all(np.all(np.isfinite(np.asarray(n, dtype=np.float64))) for n in numbers):
-            return f"instance {instance}: the engine's value is not finite (NaN or infinity)"
-    return ""
+            not_finite = "the engine's value is not finite (NaN or infinity)"
+            return values, f"instance {instance}: {not_finite}"
+        values[instance] = value
+    return values, ""

@@ -10,6 +10,7 @@ from typing import Any
 from ninja import Field, Path, Router, Schema
 from ninja.errors import ValidationError
 
+from curriculum.domain.judging import reader_asks
 from curriculum.domain.practice import (
     AnswerInvalid,
     answer_parse,
@@ -43,6 +44,11 @@ class InstanceOut(Schema):
     operation: str
     ask: dict[str, Any]
     tolerance: dict[str, Any]
+    asks: str = Field(
+        description="What a reader gives and how it is judged: 'Give 6 significant figures (as "
+        "many as the page prints): ...'. An entry is right within the tolerance or when it "
+        "agrees with the engine's value to the figures pages print; a count exactly."
+    )
     inputs: dict[str, Any]
 
 
@@ -60,7 +66,9 @@ class CheckOut(Schema):
 
     ok: bool
     judged: bool = Field(description="False: the answer's shape cannot be the answer.")
-    read: str = Field(description="What was read: 'a matrix of 2 × 2 numbers'.")
+    read: str = Field(
+        description="What was read: 'a matrix of 2 × 2 numbers', 'a vector of 1 number'."
+    )
     message: str
     mistake: MistakeOut | None = Field(
         description="The common mistake that gives this wrong answer, when one is known."
@@ -98,6 +106,7 @@ def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
         "operation": problem["operation"],
         "ask": problem["ask"],
         "tolerance": problem["tolerance"],
+        "asks": reader_asks(problem),
         "inputs": practice.inputs(instance),
     }
 

@@ -3,7 +3,7 @@ numbers at the shown precision, in the one table (`site/_answer.html`) that chap
 practice share. A chapter's answer tables are rendered with its snapshot, so the rendered cap
 counts them as it counts its texts."""
 
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 from django.conf import settings
@@ -11,10 +11,17 @@ from django.template.loader import render_to_string
 
 from .placeholders import SHOWN_DIGITS, value_entries
 
+LARGEST_COUNT = 2**63
+"""The engine's counts stay below this (`attention_cost`): an integer under it is printed whole."""
+
 
 def number(value: Any) -> str:
+    """A number as pages print it: SHOWN_DIGITS significant figures (what a reader's answer is
+    judged against: `judging`), an integer whole, as counts are checked exactly."""
     if isinstance(value, bool) or not isinstance(value, Real):
         return str(value)
+    if isinstance(value, Integral) and abs(int(value)) < LARGEST_COUNT:
+        return str(int(value))
     return f"{value:.{SHOWN_DIGITS}g}"
 
 

@@ -1,7 +1,8 @@
 """Answers against a problem: its tolerance, its instances, and how an answer is written.
 
-The verifier checks the author's answer at instance 0; readers' answers are checked at the
-instance they practise on, with the same tolerance, through ``answer_check``.
+The verifier checks the author's answer at instance 0, at the problem's tolerance; readers'
+answers are checked at the instance they practise on, by the reader's rule (`judging`: the
+tolerance, or the figures a page prints), through ``answer_check``.
 """
 
 import math
@@ -15,25 +16,23 @@ import attention
 from attention.answers import answer_problems
 from curriculum.models import Problem
 
+from .judging import judged_words, reader_compare, tolerance_of
 from .mistakes import mistake_warnings
 from .placeholders import SHOWN_DIGITS
-from .tolerances import MIN_DIGITS, tolerance_words
+from .tolerances import MIN_DIGITS
 
 
-def tolerance_of(problem: Problem) -> dict[str, Any]:
-    """The problem's comparison mode as ``attention.compare`` keywords."""
-    if problem.digits is not None:
-        return {"digits": problem.digits}
-    return {"rtol": problem.rtol, "atol": problem.atol}
+def _zero(problem: Problem, value: Any, instance: int) -> Any:
+    """Where the engine finds an entry float noise, to be taken as 0 (`attention.noise_bounds`)."""
+    return attention.noise_bounds(problem.operation, problem.inputs, problem.ask, value, instance)
 
 
 def answer_compare(
     *, problem: Problem, value: Any, answer: Any, instance: int = 0
 ) -> "attention.Comparison":
-    """The engine's value against an answer, to the problem's tolerance, an entry taken as 0
-    only where the engine finds it float noise (`attention.noise_bounds`): the one comparison
-    verdicts and practice checks make."""
-    zero = attention.noise_bounds(problem.operation, problem.inputs, problem.ask, value, instance)
+    """The engine's value against an author's answer, to the problem's tolerance, an entry
+    taken as 0 only where the engine finds it float noise: the comparison verdicts make."""
+    zero = _zero(problem, value, instance)
     return attention.compare(value, answer, **tolerance_of(problem), zero=zero)
 
 
@@ -91,12 +90,6 @@ def _dims(shape: tuple[int, ...] | None) -> str:
     return " × ".join(map(str, shape)) if shape else "a single number"
 
 
-def checked_as(problem: Problem) -> str:
-    """How a reader's answer is compared, in words (the floor included: a tolerance stored or
-    released before it is checked as the engine checks it)."""
-    return tolerance_words({"digits": problem.digits, "rtol": problem.rtol, "atol": problem.atol})
-
-
 @dataclass(frozen=True)
 class Reading:
     """An answer as read before anything judges it: the numbers in the asked shape, and why it
@@ -116,7 +109,8 @@ def _said(answer: Any, shape: tuple[int, ...] | None) -> str:
     if not shape:
         return "a single number"
     names = {1: "a vector of", 2: "a matrix of"}
-    return f"{names.get(len(shape), 'an array of')} {_dims(shape)} numbers"
+    noun = "number" if math.prod(shape) == 1 else "numbers"
+    return f"{names.get(len(shape), 'an array of')} {_dims(shape)} {noun}"
 
 
 def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = False) -> Reading:
@@ -142,10 +136,11 @@ def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = Fa
 def answer_check(
     *, problem: Problem, instance: int, answer: Any, flat: bool = False
 ) -> CheckResult:
-    """Whether ``answer`` is the engine's value for ``instance`` of ``problem``, within the
-    problem's tolerance. The answer is read first (`answer_read`): one that cannot be judged is
-    refused without an engine run, and nothing of the engine's value is said. Bad input of any
-    kind is a failed check with a message, never a raise."""
+    """Whether ``answer`` is the engine's value for ``instance`` of ``problem`` by the reader's
+    rule (`judging`: within the tolerance, or to the figures a page prints). The answer is read
+    first (`answer_read`): one that cannot be judged is refused without an engine run, and
+    nothing of the engine's value is said. Bad input of any kind is a failed check with a
+    message, never a raise."""
     reading = answer_read(problem=problem, instance=instance, answer=answer, flat=flat)
     if not reading.numbers:
         return CheckResult(False, reading.refusal, None, None, read=False)
@@ -153,40 +148,35 @@ def answer_check(
         return CheckResult(False, reading.refusal, reading.shape, reading.expected)
     try:
         value = attention.evaluate(problem.operation, problem.inputs, problem.ask, instance)
-        result = answer_compare(
-            problem=problem, value=value, answer=reading.answer, instance=instance
-        )
+        zero = _zero(problem, value, instance)
+        result = reader_compare(value, reading.answer, tolerance_of(problem), zero)
     except attention.EngineInputError as error:
         return CheckResult(False, str(error), reading.shape, reading.expected)
-    refused = f"not the engine's value {checked_as(problem)}"  # which tolerance, not how far
+    refused = f"not the engine's value {judged_words(problem)}"  # which rule, not how far
     return CheckResult(
         result.ok, "" if result.ok else refused, reading.shape, reading.expected, value=value
     )
 
 
-def instances_error(*, problem: Problem) -> str:
-    """Why a reader instance (1..PRACTICE_INSTANCES) of a generated problem cannot be
-    computed, naming it; "" when all can, or when nothing is generated."""
+def instances_checked(*, problem: Problem) -> tuple[dict[int, Any], str]:
+    """The engine's value at each reader instance (1..PRACTICE_INSTANCES) of a generated
+    problem, and why one cannot be computed, naming it ("" when all can, or when nothing is
+    generated: then no values)."""
     if not attention.is_generated(problem.inputs):
-        return ""
+        return {}, ""
     instances = range(1, settings.PRACTICE_INSTANCES + 1)
-    return attention.instances_problem(problem.operation, problem.inputs, problem.ask, instances)
+    return attention.instances_values(problem.operation, problem.inputs, problem.ask, instances)
 
 
-def mistake_warnings_of(problem: Problem, value: Any) -> list[str]:
-    """The verifier's warnings on a problem whose answer is right (`value`: the engine's at
-    instance 0): the misconceptions its tolerance cannot tell from the right answer."""
-    values = {0: value}
-    if attention.is_generated(problem.inputs):
-        for instance in range(1, settings.PRACTICE_INSTANCES + 1):
-            values[instance] = attention.evaluate(
-                problem.operation, problem.inputs, problem.ask, instance
-            )
+def mistake_warnings_of(problem: Problem, values: dict[int, Any]) -> list[str]:
+    """The verifier's warnings on a problem whose answer is right (`values`: the engine's at
+    instance 0 and each reader instance, as the verifier computed them): the misconceptions a
+    reader's answer cannot be told from the right answer by."""
     shown = {
         "operation": problem.operation,
         "inputs": problem.inputs,
         "ask": problem.ask,
-        "tolerance": {"digits": problem.digits, "rtol": problem.rtol, "atol": problem.atol},
+        "tolerance": tolerance_of(problem),
     }
     return mistake_warnings(shown, values)
 

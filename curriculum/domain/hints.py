@@ -3,7 +3,8 @@
 Both are shown on the practice page beside whichever instance the reader has, rendered there
 with that instance's numbers (`{{ inputs.x }}`), so neither may state a claim (which is checked
 once, for the chapter's printed numbers). Feedback names a wrong answer to instance 0: one the
-problem's tolerance takes for its answer would tell a reader who is right that they are wrong.
+rule a reader's answer is judged by (`judging`: the tolerance, or the figures a page prints)
+takes for the solution's answer would tell a reader who is right that they are wrong.
 Files (the schema reads their structure first) and admin's form are held to the same rules.
 """
 
@@ -11,17 +12,12 @@ from typing import Any
 
 from django.conf import settings
 
-import attention
 from attention.answers import answer_problems
 
 from .claims.pattern import CLAIM_OPENING
+from .judging import reader_right, tolerance_of
 from .markup import math_errors
-from .placeholders import placeholder_errors
-
-
-def tolerance_keywords(*, digits: int | None, rtol: float, atol: float) -> dict[str, Any]:
-    """A tolerance as `attention.compare` takes it."""
-    return {"digits": digits} if digits is not None else {"rtol": rtol, "atol": atol}
+from .placeholders import SHOWN_DIGITS, placeholder_errors
 
 
 def _text_errors(text: str, path: str, problem: dict[str, Any]) -> list[tuple[str, str]]:
@@ -77,21 +73,19 @@ def feedback_errors(
             found += _text_errors(says, f"{where}.says", problem)
         if unread := answer_problems(given["answer"]):
             found.append((f"{where}.answer", "; ".join(unread)))
-        elif _is_answer(given["answer"], answer, problem["tolerance"]):
+        elif _is_answer(given["answer"], answer, problem):
             found.append(
                 (
                     f"{where}.answer",
-                    "is the solution's answer at the problem's tolerance: feedback is for a "
-                    "wrong answer",
+                    "is the solution's answer at the problem's tolerance, or to the "
+                    f"{SHOWN_DIGITS} significant figures a page prints (a reader who gives it "
+                    "is told they are right): feedback is for a wrong answer",
                 )
             )
     return found
 
 
-def _is_answer(given: Any, answer: Any, tolerance: dict[str, Any]) -> bool:
+def _is_answer(given: Any, answer: Any, problem: dict[str, Any]) -> bool:
     if answer is None or answer_problems(answer):
         return False
-    try:
-        return attention.compare(answer, given, **tolerance).ok
-    except (TypeError, ValueError):
-        return False
+    return reader_right(answer, given, tolerance_of(problem))

@@ -3,9 +3,11 @@
 Two kinds. An author's feedback names a specific wrong answer to instance 0 (the printed
 numbers). The engine's misconceptions (`attention.misconception_values`: each operation's
 common mistakes, computed the mistaken way) name whatever a reader's numbers come from, on any
-instance. A misconception whose value the problem's tolerance takes for the right answer would
-tell a reader who is right that they are wrong, or one who made it that they are right: it is
-never offered at that instance, and the verifier warns the author of it (`mistake_warnings`).
+instance. Answers are told apart by the rule a reader's answer is judged by (`judging`: the
+tolerance, or the figures a page prints). A misconception whose value that rule takes for the
+right answer would tell a reader who is right that they are wrong, or one who made it that they
+are right: it is never offered at that instance, and the verifier warns the author of it
+(`mistake_warnings`).
 
 Misconception values are made once per problem and instance for every reader, kept in the
 shared cache beside the engine's own value, and never more work than LIMIT_MISTAKE_WORK.
@@ -19,8 +21,9 @@ from django.core.cache import cache
 
 import attention
 
-from .hints import tolerance_keywords
 from .instance_values import VALUE_SECONDS, value_key
+from .judging import reader_right, tolerance_of
+from .placeholders import SHOWN_DIGITS
 
 
 @dataclass(frozen=True)
@@ -29,24 +32,8 @@ class Mistake:
     says: str  # Markdown (an author's) or plain words (the engine's)
 
 
-def _tolerance(problem: dict[str, Any]) -> dict[str, Any]:
-    tolerance = problem["tolerance"]
-    return tolerance_keywords(
-        digits=tolerance.get("digits"),
-        rtol=tolerance.get("rtol", 0.0),
-        atol=tolerance.get("atol", 0.0),
-    )
-
-
-def _close(value: Any, answer: Any, tolerance: dict[str, Any]) -> bool:
-    try:
-        return attention.compare(value, answer, **tolerance).ok
-    except (TypeError, ValueError):
-        return False
-
-
 def _offered(problem: dict[str, Any], instance: int, right: Any) -> list[tuple[str, str, Any]]:
-    """(name, says, value) of each misconception that differs from `right` at the tolerance."""
+    """(name, says, value) of each misconception a reader's answer is told from `right` by."""
     operation, inputs, ask = problem["operation"], problem["inputs"], problem["ask"]
     work = attention.misconception_work(operation, inputs, instance)
     if work is None or work > settings.LIMIT_MISTAKE_WORK:
@@ -56,11 +43,11 @@ def _offered(problem: dict[str, Any], instance: int, right: Any) -> list[tuple[s
             found = attention.misconception_values(operation, inputs, ask, instance)
     except (attention.EngineInputError, attention.EngineOverTime):
         return []
-    tolerance = _tolerance(problem)
+    tolerance = tolerance_of(problem)
     return [
         (m.name, m.says, _listed(value))
         for m, value in found
-        if not _close(right, _listed(value), tolerance)
+        if not reader_right(right, _listed(value), tolerance)
     ]
 
 
@@ -78,8 +65,8 @@ def offered_mistakes(
         ask=problem["ask"],
         instance=instance,
     )
-    tolerance = ":".join(f"{name}={value!r}" for name, value in sorted(_tolerance(problem).items()))
-    key = f"mistakes:{key}:{tolerance}"
+    rule = sorted(tolerance_of(problem).items()) + [("shown", SHOWN_DIGITS)]
+    key = f"mistakes:{key}:{':'.join(f'{name}={value!r}' for name, value in rule)}"
     found = cache.get(key)
     if found is None:
         found = _offered(problem, instance, right)
@@ -91,23 +78,26 @@ def mistake_named(
     *, problem: dict[str, Any], instance: int, answer: Any, right: Any
 ) -> Mistake | None:
     """The mistake that gives `answer`, a wrong answer to `instance` whose right value is
-    `right`: the author's feedback first (instance 0 only), then the engine's misconceptions."""
-    tolerance = _tolerance(problem)
+    `right`: the author's feedback first (instance 0 only), then the engine's misconceptions.
+    None for an answer the reader's rule takes for `right`: no mistake is named for it."""
+    tolerance = tolerance_of(problem)
+    if reader_right(right, answer, tolerance):
+        return None
     if instance == 0:
         for i, given in enumerate(problem.get("feedback") or [], start=1):
-            if _close(given["answer"], answer, tolerance):
+            if reader_right(given["answer"], answer, tolerance):
                 return Mistake(f"feedback-{i}", given["says"])
     for name, says, value in offered_mistakes(problem, instance, right):
-        if _close(value, answer, tolerance):
+        if reader_right(value, answer, tolerance):
             return Mistake(name, says)
     return None
 
 
 def mistake_warnings(problem: dict[str, Any], values: dict[int, Any]) -> list[str]:
-    """For the author: each misconception the tolerance cannot tell from the right answer, by
-    instance (`values`: the engine's right value at each instance checked)."""
+    """For the author: each misconception the reader's rule cannot tell from the right answer,
+    by instance (`values`: the engine's right value at each instance checked)."""
     operation, inputs, ask = problem["operation"], problem["inputs"], problem["ask"]
-    tolerance = _tolerance(problem)
+    tolerance = tolerance_of(problem)
     warnings = []
     for instance, right in values.items():
         work = attention.misconception_work(operation, inputs, instance)
@@ -117,9 +107,10 @@ def mistake_warnings(problem: dict[str, Any], values: dict[int, Any]) -> list[st
                 f"LIMIT_MISTAKE_WORK ({settings.LIMIT_MISTAKE_WORK:.2g}) of engine work"
             ]
         for m, value in attention.misconception_values(operation, inputs, ask, instance):
-            if _close(right, _listed(value), tolerance):
+            if reader_right(right, _listed(value), tolerance):
                 warnings.append(
                     f"instance {instance}: the misconception {m.name!r} ({m.says}) gives the "
-                    "right answer at this tolerance; its feedback is not offered there"
+                    f"right answer at this tolerance, or to the {SHOWN_DIGITS} significant "
+                    "figures a page prints; its feedback is not offered there"
                 )
     return warnings

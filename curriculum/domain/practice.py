@@ -3,7 +3,7 @@
 Every problem whose verdict counts is offered (a published solution the engine verified, as
 the reader's view of the chapter shows it). Instance 0 is the numbers the chapter prints; a
 problem whose inputs are generated also offers instances 1..N, every one of which the verifier
-computed (`answers.instances_error`). The problem is taken from what the reader is shown, so a
+computed (`answers.instances_checked`). The problem is taken from what the reader is shown, so a
 released chapter is practised as released, whatever its working copy says.
 """
 
@@ -31,6 +31,7 @@ from .reading import NotVisible, chapter_for_reader
 NUMBER = re.compile(
     r"[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[-+]?[0-9]+)?|nan|inf|infinity)", re.ASCII | re.IGNORECASE
 )
+INSTANCE = re.compile(r"0|[1-9][0-9]{0,5}", re.ASCII)
 
 
 class NotPractisable(NotVisible):
@@ -113,8 +114,9 @@ def _instances_said(practice: Practice) -> str:
 
 
 def instance_parse(text: str | None, *, practice: Practice) -> int:
-    """A reader's instance number, 0..N; a clear message for anything else."""
-    if text is None or not re.fullmatch(r"\s*\d{1,6}\s*", text):
+    """A reader's instance number, 0..N, written as plain ASCII decimal with no sign, space or
+    leading zero (one instance has one address); a clear message for anything else."""
+    if text is None or not INSTANCE.fullmatch(text):
         raise AnswerInvalid(_instances_said(practice))
     number = int(text)
     if not 0 <= number <= practice.instances:
@@ -150,6 +152,8 @@ def answer_parse(text: str) -> tuple[Any, bool]:
             raise AnswerInvalid(
                 f"the JSON does not parse: {error.msg} (line {error.lineno}, column {error.colno})"
             ) from error
+        except ValueError as error:  # an integer of more digits than Python converts
+            raise AnswerInvalid(f"the JSON does not parse: {str(error).split(':')[0]}") from error
     rows = [_numbers(line, n) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if all(len(row) == 1 for row in rows):
         flat = [row[0] for row in rows]

@@ -20,13 +20,13 @@ from .claims.properties import property_words
 from .claims.reasons import Checked, checked_in, checks_counted
 from .counting import ChapterCounts, chapter_counts
 from .documents import chapter_document
+from .judging import checked_words
 from .ladder import SPINE_SENTENCES, STRANDS_SENTENCE
 from .markup import render_many
 from .placeholders import Room, placeholders_expand
 from .references import chapters_for, references_linked
 from .svg import svg_inline
 from .texts import problem_context
-from .tolerances import tolerance_words
 
 SNAPSHOT_FORMAT = 2  # 2: answers rendered (answer_html); readers get figures without source
 ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
@@ -76,13 +76,13 @@ def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def _with_words(problem: dict[str, Any]) -> dict[str, Any]:
-    """A problem whose verification says how it was checked: a release made before the words
-    were stored with it gets them from its tolerance."""
+    """A problem whose verification says how it is checked, as the engine checks it today: a
+    release made before the words were stored, or before a count was said to be checked
+    exactly, gets them here."""
     shown = problem.get("verification")
-    if not shown or "checked_as" in shown:
+    if not shown:
         return problem
-    words = tolerance_words(problem["tolerance"])
-    return {**problem, "verification": {**shown, "checked_as": words}}
+    return {**problem, "verification": {**shown, "checked_as": checked_words(problem)}}
 
 
 def _entry_title(link: Any) -> str:
@@ -113,7 +113,7 @@ def _provenance(shown: Problem | None, problem: dict[str, Any]) -> dict[str, Any
         "max_abs_error": _finite(verdict.max_abs_error) if verdict else None,
         "max_rel_error": _finite(verdict.max_rel_error) if verdict else None,
         "tolerance": problem["tolerance"],
-        "checked_as": tolerance_words(problem["tolerance"]),
+        "checked_as": checked_words(problem),
         "engine_version": verdict.engine_version if verdict else "",
         "decided_at": verdict.decided_at.isoformat() if verdict and verdict.decided_at else None,
     }

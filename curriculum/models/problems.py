@@ -6,7 +6,8 @@ from django.db import models
 import attention
 from attention.answers import answer_problems
 from curriculum.domain.claims.syntax import claim_name_errors, known_names
-from curriculum.domain.hints import feedback_errors, hints_errors, tolerance_keywords
+from curriculum.domain.hints import feedback_errors, hints_errors
+from curriculum.domain.judging import tolerance_of
 from curriculum.domain.limits import nul_paths
 from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
 from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
@@ -128,7 +129,7 @@ class Problem(models.Model):
             shown = {
                 "operation": self.operation,
                 "inputs": self.inputs,
-                "tolerance": tolerance_keywords(digits=self.digits, rtol=self.rtol, atol=self.atol),
+                "tolerance": tolerance_of(self),
             }
             for path, message in hints_errors(self.hints, shown) + feedback_errors(
                 self.feedback, shown, answer

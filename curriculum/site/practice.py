@@ -22,8 +22,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from curriculum.clients import PRACTICE_CHECKS, PRACTICE_REPORTS, Limit, client_admit
 from curriculum.domain.answer_tables import answer_table
-from curriculum.domain.answers import checked_as
 from curriculum.domain.instance_values import EngineThrottled
+from curriculum.domain.judging import reader_asks
 from curriculum.domain.practice import (
     AnswerInvalid,
     NotPractisable,
@@ -186,7 +186,7 @@ def _page(
         "error": error,
         "outcome": outcome,
         "asked": practice.problem["ask"].get("output", ""),
-        "checked": checked_as(practice.model()),
+        "asks": reader_asks(practice.problem),
         "another_url": _address(practice, None),
         "engine_answer": engine_answer,
         "reported": request.GET.get("reported") == "1",

@@ -225,3 +225,17 @@ def test_norms_of_huge_rows_are_computed_not_overflowed_to_zero():
     assert not judged("rms_norm", {"x": [1e200, 1e200]}, [0.0, 0.0]).ok
     assert judged("layer_norm", {"x": [1e200, -1e200]}, [1.0, -1.0]).ok
     assert judged("layer_norm", {"x": [3e155, 1e155]}, [1.0, -1.0]).ok
+
+
+def test_shown_figures_take_an_entry_rounded_as_printed_and_keep_zeros_and_counts_exact():
+    value = np.array([0.2689414213699951, 0.0])
+    assert not compare(value, [0.268941, 0.0], rtol=1e-6, atol=1e-9).ok
+    assert compare(value, [0.268941, 0.0], rtol=1e-6, atol=1e-9, shown=6).ok
+    refused = compare(value, [0.26894, 0.0], rtol=1e-6, atol=1e-9, shown=6)
+    assert not refused.ok and refused.message.endswith("to 6 significant figures")
+    assert not compare(value, [0.268941, 1e-7], rtol=1e-6, atol=1e-9, shown=6).ok  # 0 is 0
+    assert not compare(np.array(1216), 1216.004, shown=6).ok  # a count is exact
+    assert not compare(np.asarray(0.2689), 0.27, rtol=1e-6, atol=1e-9, shown=2).ok  # the floor
+    loose = compare(np.asarray(1.0), 1.0006, rtol=5e-4, atol=0.0, shown=6)  # the looser rule
+    assert not loose.ok and loose.message.endswith("within rtol=0.0005, atol=0")
+    assert compare(np.asarray(1.0), 1.0004, rtol=5e-4, atol=0.0, shown=6).ok

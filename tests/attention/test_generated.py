@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attention import EngineInputError, check, evaluate, expand_inputs, instances_problem
+from attention import EngineInputError, check, evaluate, expand_inputs, instances_values
 from attention.generated import MAX_GENERATED_ELEMENTS, is_generated
 
 X = {"generate": "normal", "shape": [3, 4], "scale": 1.0, "round": 2, "seed": 7}
@@ -121,9 +121,13 @@ def test_the_registry_reports_generator_and_shape_problems_at_their_paths():
     assert "inputs.x" in found or "inputs.w_q" in found  # width 5 against 4x4 weights
 
 
-def test_instances_problem_names_the_instance_that_cannot_be_computed():
+def test_instances_values_names_the_instance_that_cannot_be_computed():
     good = _mha()
-    assert instances_problem("multi_head_attention", good, {"output": "out"}, range(1, 21)) == ""
+    ask = {"output": "out"}
+    values, message = instances_values("multi_head_attention", good, ask, range(1, 21))
+    assert message == "" and sorted(values) == list(range(1, 21))
+    assert np.array_equal(values[7], evaluate("multi_head_attention", good, {"output": "out"}, 7))
     scores = {"generate": "normal", "shape": [2, 3], "seed": 0}
-    message = instances_problem("softmax", {"scores": scores}, {"output": "out", "row": 5}, [3, 4])
+    ask = {"output": "out", "row": 5}
+    _, message = instances_values("softmax", {"scores": scores}, ask, [3, 4])
     assert message.startswith("instance 3: ask.row")

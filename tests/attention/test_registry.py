@@ -240,3 +240,16 @@ def test_inputs_given_to_evaluate_are_not_modified():
     before = x.copy()
     evaluate("multi_head_attention", _mha_inputs(x=x), {"output": "out"})
     assert np.array_equal(x, before)
+
+
+def test_an_operation_declares_counts_exactly_when_its_outputs_are_integers():
+    """Pages say "checked exactly" from the declaration, before the engine runs: it must agree
+    with what the engine computes (integers are compared exactly, whatever the tolerance)."""
+    for name, op in OPERATIONS.items():
+        assert op.example is not None, name
+        inputs = {**op.example.inputs, **({"backward": True} if name == "attention_cost" else {})}
+        for output in op.outputs:
+            value = evaluate(name, inputs, {"output": output})
+            parts = value.values() if isinstance(value, dict) else [value]
+            kinds = {np.asarray(v).dtype.kind for v in parts}
+            assert (kinds <= set("iu")) == op.counts, (name, output, kinds)

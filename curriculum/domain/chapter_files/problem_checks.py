@@ -10,7 +10,8 @@ from curriculum.models import Problem
 
 from ..answers import answer_figures, answer_lint, default_digits
 from ..claims.syntax import known_names
-from ..hints import feedback_errors, hints_errors, tolerance_keywords
+from ..hints import feedback_errors, hints_errors
+from ..judging import tolerance_of
 from ..placeholders import placeholder_errors
 from ..tolerances import tolerance_problems
 from ..work_budget import work_refusal
@@ -67,7 +68,7 @@ def _practice_texts(c: Checker, clean: dict, path: str) -> None:
     problem = {
         "operation": clean["operation"],
         "inputs": clean["inputs"],
-        "tolerance": tolerance_keywords(**clean["tolerance"]),
+        "tolerance": tolerance_of(clean["tolerance"]),
     }
     answer = clean["solution"]["answer"] if clean["solution"] else None
     for where, message in hints_errors(clean["hints"], problem, f"{path}.hints") + feedback_errors(

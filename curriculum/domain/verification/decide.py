@@ -17,7 +17,7 @@ from django.utils import timezone
 import attention
 from curriculum.models import Problem, Solution, Verdict
 
-from ..answers import answer_compare, instances_error, mistake_warnings_of
+from ..answers import answer_compare, instances_checked, mistake_warnings_of
 from ..locks import chapters_lock
 from ..revisions import chapters_moved
 from ..rows import ROWS, one_statement
@@ -224,8 +224,9 @@ def _engine_verdict(
         with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
             value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
             result = answer_compare(problem=problem, value=value, answer=answer)
-            unsound = instances_error(problem=problem)
-            warnings = mistake_warnings_of(problem, value) if result.ok and not unsound else []
+            drawn, unsound = instances_checked(problem=problem)
+            ok = result.ok and not unsound
+            warnings = mistake_warnings_of(problem, {0: value} | drawn) if ok else []
         if unsound:
             return fields | {"status": Status.ERROR, "message": unsound}
     except attention.EngineInputError as error:

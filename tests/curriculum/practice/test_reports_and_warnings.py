@@ -4,6 +4,7 @@ admin hold hints and feedback to their rules."""
 
 import pytest
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import
 from curriculum.domain.gate import chapter_publish
@@ -11,6 +12,8 @@ from curriculum.models import Chapter, ProblemReport, Verdict
 from tests.conftest import problem, sketch, verify_now
 
 PAGE = "/chapters/II.7/problems/p2/"
+ROW = [[0.7310585786300049, 0.2689414213699951]]
+"""The softmax of (1, 0): a page prints it 0.731059 0.268941, 0.268941 beyond rtol 1e-6."""
 REPORT = PAGE + "report/"
 
 
@@ -120,6 +123,15 @@ def test_the_verifier_warns_of_a_misconception_that_gives_the_right_answer(books
             {"feedback": [{"answer": [[0.5, 0.5]], "says": "Right, really."}]},
             "problems[1].feedback[0].answer: is the solution's answer",
         ),
+        (  # the solution's answer as a page prints it: a reader who gives it is right
+            {
+                "inputs": {"scores": [[1.0, 0.0]]},
+                "solution": {"steps": "Softmax.", "answer": ROW, "published": True},
+                "feedback": [{"answer": [[0.731059, 0.268941]], "says": "Rounded."}],
+            },
+            "problems[1].feedback[0].answer: is the solution's answer at the problem's tolerance, "
+            "or to the 6 significant figures a page prints",
+        ),
         ({"feedback": [{"answer": "half", "says": "No."}]}, "problems[1].feedback[0].answer"),
         ({"feedback": [{"answer": 1, "said": "No."}]}, "problems[1].feedback[0]"),
     ],
@@ -131,6 +143,20 @@ def test_hints_and_feedback_that_break_their_rules_are_refused_with_a_path(books
         )
     assert any(refusal in error for error in refused.value.errors), refused.value.errors
     assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_admin_refuses_feedback_a_reader_would_be_told_is_right(books):
+    """Admin's form validates the model: the same rule, the same path."""
+    given = problem("p2", scores=[[1.0, 0.0]], answer=ROW)
+    chapter_import(document=sketch("II.7", problems=[problem("p1", "worked"), given]))
+    stored = Chapter.objects.get(code="II.7").problems.get(key="p2")
+    stored.feedback = [{"answer": [[0.731059, 0.268941]], "says": "Rounded."}]
+    with pytest.raises(ValidationError) as refused:
+        stored.full_clean()
+    said = refused.value.message_dict["feedback"]
+    assert any(m.startswith("feedback[0].answer: is the solution's answer") for m in said), said
+    stored.feedback = [{"answer": [[0.7311, 0.2689]], "says": "Four figures: more are asked."}]
+    stored.full_clean()
 
 
 def test_hints_and_feedback_survive_an_export_and_a_second_import(books):

@@ -14,6 +14,7 @@ from django.core.cache import cache
 import attention
 from curriculum.domain.answer_tables import number
 from curriculum.domain.attempts import problem_statistics
+from curriculum.domain.judging import reader_right, tolerance_of
 from curriculum.domain.reading import chapter_for_reader
 from curriculum.models import Attempt, Chapter, PracticeTally
 from tests.conftest import verify_now
@@ -117,14 +118,13 @@ def test_an_answer_is_read_first_and_only_a_well_formed_one_is_judged(client, pr
 
 
 def offered(code: str, p: dict) -> list[tuple[str, str, list]]:
-    """(name, says, value) of each misconception the engine knows for p at instance 0 that the
-    tolerance tells from the right answer."""
+    """(name, says, value) of each misconception the engine knows for p at instance 0 that a
+    reader's answer is told from the right answer by."""
     right = attention.evaluate(p["operation"], p["inputs"], p["ask"])
     found = []
-    tolerance = p["tolerance"]
     for m, value in attention.misconception_values(p["operation"], p["inputs"], p["ask"]):
         listed = value if isinstance(value, dict) else value.tolist()
-        if not attention.compare(right, listed, **tolerance).ok:
+        if not reader_right(right, listed, tolerance_of(p)):
             found.append((m.name, m.says, listed))
     return found
 
@@ -148,7 +148,7 @@ def test_an_answer_made_by_each_misconception_is_told_that_misconception(client,
 
 
 def _close(given, value, p: dict) -> bool:
-    return attention.compare(given, value, **p["tolerance"]).ok
+    return reader_right(given, value, tolerance_of(p))
 
 
 def _same_value(p: dict, value) -> list:
@@ -184,3 +184,61 @@ def test_an_anonymous_reader_leaves_only_counts_a_signed_in_one_keeps_attempts(c
     )
     assert kept.answer == "1216"
     assert problem_statistics(code="II.3", key="p5").attempts == 3
+
+
+def printed_solution(client, code: str, key: str) -> str:
+    """The engine's value as `?solution=1` prints it, typed back as a reader types it: a row per
+    line, or named values as JSON."""
+    shown = page(client, code, key, solution="1").split('id="solution"')[1].split("</table>")[0]
+    shown = shown.split("</div>")[0] if "<table" not in shown else shown
+    if "answer-named" in shown:
+        names = re.findall(r'<th scope="row">([^<]+)</th>', shown)
+        values = re.findall(r"<td>([^<]+)</td>", shown)
+        return json.dumps(dict(zip(names, map(float, values), strict=True)))
+    rows = re.findall(r"<tr>(.*?)</tr>", shown, flags=re.DOTALL)
+    if not rows:
+        return re.findall(r'class="answer-scalar">([^<]+)<', shown)[0]
+    return "\n".join(" ".join(re.findall(r"<td>([^<]+)</td>", row)) for row in rows)
+
+
+def test_the_solution_as_the_page_prints_it_is_right_on_the_page_and_in_the_api(client, practised):
+    """II.3 p4 printed 0.268941 0.731059 0 and called it "Not right" at rtol 1e-6."""
+    for code, p in seed_problems():
+        typed = printed_solution(client, code, p["key"])
+        judged = post(client, code, p["key"], typed)
+        assert "Right." in judged and "Not right." not in judged, (code, p["key"], typed)
+        checked = client.post(
+            f"/api/v1/chapters/{code}/problems/{p['key']}/instances/0/check",
+            {"answer": typed},
+            content_type="application/json",
+        ).json()
+        assert checked["ok"] and checked["mistake"] is None, (code, p["key"], typed, checked)
+
+
+def test_six_figures_are_asked_for_and_enough_and_five_are_not(client, practised):
+    asked = html.unescape(page(client, "II.3", "p4"))
+    assert "Give 6 significant figures (as many as the page prints)" in asked
+    assert "Right." in post(client, "II.3", "p4", "0.268941 0.731059 0\n0.5 0 0.5")
+    fewer = post(client, "II.3", "p4", "0.26894 0.73106 0\n0.5 0 0.5")
+    assert "Not right." in fewer and "What went wrong" not in fewer
+
+
+def test_a_count_is_said_to_be_checked_exactly_and_is(client, practised):
+    asked = html.unescape(page(client, "II.3", "p5"))
+    hint = asked.split('id="answer-hint">')[1].split("</p>")[0]
+    assert "give it exactly" in hint and "rtol" not in hint
+    assert "Not right." in post(client, "II.3", "p5", 1216.004)
+    wrong = html.unescape(post(client, "II.3", "p5", 1000))
+    assert (
+        "Not the engine's value exactly (a count)" in wrong
+        and "rtol" not in wrong.split('id="result"')[1].split("<form")[0]
+    )
+    words = {
+        p["key"]: p["verification"]["checked_as"]
+        for p in chapter_for_reader(code="II.3").snapshot["problems"]
+        if p.get("verification")
+    }
+    assert words["p5"] == words["p6"] == "exactly (a count)"
+    assert words["p4"] == "within rtol 1e-06, atol 1e-09"
+    served = client.get("/api/v1/chapters/II.3").json()["problems"]
+    assert {p["key"]: p["verification"]["checked_as"] for p in served if p["verification"]} == words

@@ -6,6 +6,7 @@ the API."""
 import html
 import json
 import re
+from urllib.parse import quote
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -16,6 +17,7 @@ import attention
 from curriculum.domain.answer_tables import number
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.gate import chapter_publish
+from curriculum.domain.placeholders import SHOWN_DIGITS
 from curriculum.models import Chapter
 from tests.conftest import problem, sketch, verify_now
 
@@ -108,9 +110,8 @@ def test_an_answer_within_the_tolerance_is_accepted_and_one_outside_is_not(clien
     far = [[v + 1e-3 for v in row] for row in engine(8)]
     assert "Right." in check(client, 8, json.dumps(near)).content.decode()
     html = check(client, 8, json.dumps(far)).content.decode()
-    assert "Not right." in html and "Not the engine&#x27;s value within rtol 1e-06, atol 1e-09" in (
-        html
-    )
+    refused = "Not the engine&#x27;s value within rtol 1e-06, atol 1e-09, or to the 6 significant"
+    assert "Not right." in html and refused in html
 
 
 def test_the_answer_to_another_instance_is_wrong(client, practice):
@@ -133,6 +134,7 @@ def test_a_wrong_shape_names_both_shapes(client, practice):
         ("1_0 2 3", "&#x27;1_0&#x27; is not a number"),
         ("\u0660.\u0664\u0666 1 1", "is not a number"),
         ("[" * 5000 + "]" * 5000, "the answer nests more than"),
+        ("[" + "1" * 5000 + "]", "the JSON does not parse"),
     ],
 )
 def test_bad_input_gets_a_clear_message(client, practice, typed, message):
@@ -140,11 +142,40 @@ def test_bad_input_gets_a_clear_message(client, practice, typed, message):
     assert "Not read." in html and message.lower() in html.lower()
 
 
-@pytest.mark.parametrize("instance", ["21", "x", "-1", "1.5"])
+NOT_AN_INSTANCE = ["21", "x", "-1", "1.5", "00", "01", "+0", " 0", "0 ", "\u0660", "\u0661", "１"]
+"""Only plain ASCII decimal without sign, space or leading zero names an instance: one
+instance, one address (Arabic-Indic ٠ and fullwidth １ are digits to Python's int)."""
+
+
+@pytest.mark.parametrize("instance", NOT_AN_INSTANCE)
 def test_an_instance_out_of_range_gets_a_clear_message(client, practice, instance):
     response = client.get(PAGE, {"instance": instance})
     assert response.status_code == 400
     assert "The instance is a whole number from 0 to 20." in response.content.decode()
+    posted = client.post(PAGE, {"instance": instance, "answer": "1 2 3\n4 5 6", "step": "check"})
+    assert posted.status_code == 400 and "Right." not in posted.content.decode()
+
+
+@pytest.mark.parametrize("instance", NOT_AN_INSTANCE)
+def test_the_api_refuses_an_instance_not_written_plainly(client, practice, instance):
+    address = f"{API}/{quote(instance)}"
+    read = client.get(address)
+    assert read.status_code == 422 and "whole number from 0 to 20" in json.dumps(read.json())
+    checked = client.post(f"{address}/check", {"answer": 1}, content_type="application/json")
+    assert checked.status_code == 422
+
+
+def test_one_number_is_read_as_one_number(client, practice):
+    """Grammatical for 1: a vector of 1 number, a matrix of 1 × 1 number."""
+    for typed, said in (("[0.5]", "a vector of 1 number"), ("[[0.5]]", "a matrix of 1 × 1 number")):
+        page = check(client, 1, typed, step="read").content.decode()
+        assert f"Read as {said}." in page and "1 numbers" not in page
+        body = client.post(f"{API}/1/check", {"answer": json.loads(typed)}, "application/json")
+        assert body.json()["read"] == said
+    assert (
+        "Read as a vector of 2 numbers."
+        in check(client, 1, "[0.5, 1]", step="read").content.decode()
+    )
 
 
 def test_checks_are_throttled_per_client(client, practice, settings):
@@ -375,8 +406,9 @@ def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(
 # ---------------------------------------------------------------- a check leaks nothing
 
 
-TOLERANCE_AND_SHAPES = {1e-6, 1e-9, 2.0, 3.0}
-"""The only numbers a check may say: the problem's tolerance and shapes, never the engine's."""
+TOLERANCE_AND_SHAPES = {1e-6, 1e-9, 2.0, 3.0, float(SHOWN_DIGITS)}
+"""The only numbers a check may say: the problem's tolerance and shapes, and the figures a page
+prints (an answer to them is right too), never the engine's."""
 
 
 def numbers_in(text: str) -> set[float]:

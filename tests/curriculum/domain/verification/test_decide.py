@@ -96,3 +96,24 @@ def test_numbers_the_database_writes_in_another_form_are_decided_and_keep_their_
 
     import_chapter([big])  # the same file again: nothing changed, nothing to check again
     assert Verdict.objects.get(solution_id=sid).status == "verified"
+
+
+def test_each_reader_instance_is_computed_once_for_a_verdict(books, monkeypatch):
+    """The instances checked for soundness are the ones the misconception warnings read."""
+    from attention.registry import table
+    from tests.conftest import problem
+
+    scores = {"generate": "normal", "shape": [2, 3], "seed": 7}
+    answer = attention.evaluate("softmax", {"scores": scores}, {"output": "out"}).tolist()
+    [sid] = import_chapter([problem("p1", scores=scores, answer=answer)])
+    runs: list[int] = []
+    evaluate = table.evaluate
+
+    def counted(operation, inputs, ask, instance=0):
+        runs.append(instance)
+        return evaluate(operation, inputs, ask, instance)
+
+    monkeypatch.setattr(table, "evaluate", counted)
+    monkeypatch.setattr(attention, "evaluate", counted)
+    assert verify_solution(sid) == "verified"
+    assert sorted(set(runs)) == list(range(21)) and all(runs.count(n) == 1 for n in range(1, 21))
