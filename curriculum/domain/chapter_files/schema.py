@@ -285,8 +285,8 @@ class ProblemDocument(Keys):
     feedback: list[FeedbackDocument] = rule(
         "list",
         f"optional; at most {settings.LIMIT_PROBLEM_FEEDBACK} (LIMIT_PROBLEM_FEEDBACK) "
-        "`{answer, says}` pairs: a reader whose answer to instance 0 matches `answer` at the "
-        "problem's tolerance is told `says` (see Practice, below)",
+        "`{answer, says}` pairs: a reader whose answer to instance 0 matches `answer` as answers "
+        "are judged is told `says` (see Practice, below)",
         [],
         max_length=settings.LIMIT_PROBLEM_FEEDBACK,
     )
