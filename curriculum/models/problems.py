@@ -128,6 +128,7 @@ class Problem(models.Model):
             shown = {
                 "operation": self.operation,
                 "inputs": self.inputs,
+                "ask": self.ask,
                 "tolerance": tolerance_keywords(digits=self.digits, rtol=self.rtol, atol=self.atol),
             }
             for path, message in hints_errors(self.hints, shown) + feedback_errors(
