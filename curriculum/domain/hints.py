@@ -47,7 +47,8 @@ def hints_errors(hints: Any, problem: dict[str, Any], path: str = "hints") -> li
     if not isinstance(hints, list):
         return [(path, "must be a list of Markdown texts")]
     if len(hints) > settings.LIMIT_PROBLEM_HINTS:
-        return [(path, f"at most {settings.LIMIT_PROBLEM_HINTS} hints (LIMIT_PROBLEM_HINTS)")]
+        limit = settings.LIMIT_PROBLEM_HINTS
+        return [(path, f"has {len(hints)} hints; at most {limit} (LIMIT_PROBLEM_HINTS)")]
     found = []
     for i, hint in enumerate(hints):
         if not isinstance(hint, str) or not hint.strip():
@@ -75,7 +76,7 @@ def feedback_errors(
         return [(path, 'must be a list of {"answer": ..., "says": "..."}')]
     limit = settings.LIMIT_PROBLEM_FEEDBACK
     if len(feedback) > limit:
-        return [(path, f"at most {limit} entries (LIMIT_PROBLEM_FEEDBACK)")]
+        return [(path, f"has {len(feedback)} entries; at most {limit} (LIMIT_PROBLEM_FEEDBACK)")]
     found: list[tuple[str, str]] = []
     for i, given in enumerate(feedback):
         where = f"{path}[{i}]"

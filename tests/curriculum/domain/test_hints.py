@@ -26,7 +26,10 @@ def refused(**change) -> list[str]:
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        ({"hints": ["x"] * 11}, "problems[1].hints: at most 10 hints (LIMIT_PROBLEM_HINTS)"),
+        (
+            {"hints": ["x"] * 11},
+            "problems[1].hints: has 11 hints; at most 10 (LIMIT_PROBLEM_HINTS)",
+        ),
         (
             {"hints": ["Fine.", "x" * 1001]},
             "problems[1].hints[1]: is 1,001 characters long; at most 1,000 (LIMIT_HINT_CHARS)",
@@ -34,7 +37,7 @@ def refused(**change) -> list[str]:
         ({"hints": [" "]}, "problems[1].hints[0]: must be a non-empty Markdown text"),
         (
             {"feedback": [{"answer": [[1.0, 0.0]], "says": "x"}] * 21},
-            "problems[1].feedback: at most 20 entries (LIMIT_PROBLEM_FEEDBACK)",
+            "problems[1].feedback: has 21 entries; at most 20 (LIMIT_PROBLEM_FEEDBACK)",
         ),
         (
             {"feedback": [{"answer": [[1.0, 0.0]], "says": "x" * 1001}]},

@@ -3,7 +3,6 @@ hints or feedback links its target on the chapter's page (the release's, once re
 the target's id is; no reference is left as typed."""
 
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from django.core.cache import cache
