@@ -32,6 +32,7 @@ from attention.positions import rope, sinusoidal_positions
 from attention.registry.convert import KINDS
 from attention.registry.operation import SELECTORS, Example, Misconception, Operation, Parameter
 from attention.registry.table import (
+    NAMED_OUTPUT,
     OPERATIONS,
     check,
     evaluate,
@@ -40,6 +41,7 @@ from attention.registry.table import (
     misconception_work,
     output_axes,
     output_selectors,
+    output_shape,
 )
 from attention.softmax import softmax
 from attention.work import evaluation_work
@@ -100,6 +102,8 @@ __all__ = [
     "misconception_work",
     "multi_head_attention",
     "output_axes",
+    "output_shape",
+    "NAMED_OUTPUT",
     "scaled_dot_product_attention",
     "softmax",
 ]

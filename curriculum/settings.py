@@ -361,6 +361,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MA
 LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one typed practice answer
 LIMIT_MISTAKE_WORK = env.int("LIMIT_MISTAKE_WORK", 10**9)  # misconceptions at one instance
 LIMIT_PROBLEM_HINTS = env.int("LIMIT_PROBLEM_HINTS", 10)  # one problem's hints
+LIMIT_HINT_CHARS = env.int("LIMIT_HINT_CHARS", 1000)  # one hint's text
 LIMIT_PROBLEM_FEEDBACK = env.int("LIMIT_PROBLEM_FEEDBACK", 20)  # its feedback on wrong answers
 LIMIT_FEEDBACK_CHARS = env.int("LIMIT_FEEDBACK_CHARS", 1000)  # one feedback's text
 LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise

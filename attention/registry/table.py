@@ -280,6 +280,25 @@ def output_axes(operation: object, inputs: object, instance: int = 0) -> Outputs
     return axes
 
 
+NAMED_OUTPUT = "named"
+"""What ``output_shape`` says of an output that is a mapping of named values."""
+
+
+def output_shape(
+    operation: object, inputs: object, ask: object, instance: int = 0
+) -> tuple[int, ...] | str | None:
+    """The shape of the value ``ask`` asks for, from the output's declared axes less those it
+    selects (nothing is evaluated): NAMED_OUTPUT for a mapping, None when the inputs or ``ask``
+    do not say (``check`` says why)."""
+    axes = output_axes(operation, inputs, instance)
+    if axes is None or not isinstance(ask, Mapping) or ask.get("output") not in axes:
+        return None
+    shape = axes[ask["output"]]
+    if shape is None:
+        return NAMED_OUTPUT
+    return tuple(length for label, length in shape if label not in ask)
+
+
 def output_selectors(
     operation: str, inputs: Mapping[str, Any]
 ) -> dict[str, tuple[str, ...] | None]:

@@ -20,6 +20,7 @@ from curriculum.domain.editing import (
 )
 from curriculum.domain.operations import ask_help
 from curriculum.domain.problem_keys import next_problem
+from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.verification import Reverify, verdict_state, with_verdict_state
 from curriculum.models import Problem, Solution
 
@@ -212,6 +213,10 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         solution = Solution.objects.filter(problem=form.instance).first()
         for warning in solution_lint(solution=solution) if solution else ():
             self.message_user(request, f"Answer: {warning}.", messages.WARNING)
+        # saved anyway, as a chapter is: its statement, steps, hints or feedback (or another
+        # part's, through this problem's key) may name nothing; the gate refuses to publish it
+        for error in chapter_reference_errors(form.instance.chapter):
+            self.message_user(request, error, messages.ERROR)
 
     def delete_model(self, request, obj):
         ProblemDelete(problem=obj, user=request.user).execute()

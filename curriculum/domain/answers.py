@@ -16,6 +16,7 @@ import attention
 from attention.answers import answer_problems
 from curriculum.models import Problem
 
+from .hints import shape_words
 from .judging import judged_words, reader_compare, tolerance_of
 from .mistakes import mistake_warnings
 from .placeholders import SHOWN_DIGITS
@@ -63,20 +64,14 @@ def _shape(value: Any) -> tuple[int, ...] | None:
         return None
 
 
-NAMED = "named"
+NAMED = attention.NAMED_OUTPUT
 """The asked output is a mapping of named values (attention_cost's terms)."""
 
 
 def expected_shape(*, problem: Problem, instance: int) -> tuple[int, ...] | str | None:
     """The shape the asked output has, from the operation's declared axes (no engine run):
     NAMED for a mapping, None when the inputs do not tell (the engine's error then says why)."""
-    axes = attention.output_axes(problem.operation, problem.inputs, instance)
-    output = problem.ask.get("output") if isinstance(problem.ask, dict) else None
-    if axes is None or output not in axes:
-        return None
-    if axes[output] is None:
-        return NAMED
-    return tuple(length for label, length in axes[output] or () if label not in problem.ask)
+    return attention.output_shape(problem.operation, problem.inputs, problem.ask, instance)
 
 
 def _reshaped(values: list, shape: tuple[int, ...]) -> Any:
@@ -84,10 +79,6 @@ def _reshaped(values: list, shape: tuple[int, ...]) -> Any:
         return values if shape else values[0]
     step = len(values) // shape[0]
     return [_reshaped(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
-def _dims(shape: tuple[int, ...] | None) -> str:
-    return " × ".join(map(str, shape)) if shape else "a single number"
 
 
 @dataclass(frozen=True)
@@ -110,7 +101,7 @@ def _said(answer: Any, shape: tuple[int, ...] | None) -> str:
         return "a single number"
     names = {1: "a vector of", 2: "a matrix of"}
     noun = "number" if math.prod(shape) == 1 else "numbers"
-    return f"{names.get(len(shape), 'an array of')} {_dims(shape)} {noun}"
+    return f"{names.get(len(shape), 'an array of')} {shape_words(shape)} {noun}"
 
 
 def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = False) -> Reading:
@@ -127,8 +118,8 @@ def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = Fa
     if expected == NAMED and not isinstance(answer, dict):
         return Reading(answer, shape, None, said, "this problem asks for named values")
     if shown is not None and (isinstance(answer, dict) or shape != shown):
-        was = "named values" if isinstance(answer, dict) else _dims(shape)
-        refusal = f"your answer's shape is {was}; this problem asks for {_dims(shown)}"
+        was = "named values" if isinstance(answer, dict) else shape_words(shape)
+        refusal = f"your answer's shape is {was}; this problem asks for {shape_words(shown)}"
         return Reading(answer, shape, shown, said, refusal)
     return Reading(answer, shape, shown, said)
 

@@ -12,9 +12,11 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
+from django.urls import reverse
 
 import attention
 from curriculum.models import Problem
@@ -27,6 +29,7 @@ from .markup import render
 from .mistakes import Mistake, mistake_named
 from .placeholders import PLACEHOLDER, placeholders_expand
 from .reading import NotVisible, chapter_for_reader
+from .references import Chapters, chapters_for, links_to_page, references_linked
 
 NUMBER = re.compile(
     r"[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[-+]?[0-9]+)?|nan|inf|infinity)", re.ASCII | re.IGNORECASE
@@ -49,10 +52,30 @@ class Practice:
     problem: dict[str, Any]  # as the reader's view shows it (statement_html, tolerance, ...)
     instances: int  # drawn instances beyond the printed one: 0 when nothing is generated
     release: int | None  # the release practised; None for a staff preview of the working copy
+    chapter: dict[str, Any]  # the reader's view of the whole chapter: what references name
 
     @property
     def hints(self) -> list[str]:
         return self.problem.get("hints") or []
+
+    @property
+    def page(self) -> str:
+        """Where the chapter practised is read: the release's own address, or the chapter's
+        while it has none. The problem's references link its parts there."""
+        if self.release is not None:
+            return reverse("site:release", args=[self.code, self.release])
+        return reverse("site:chapter", args=[self.code])
+
+    @cached_property
+    def chapters(self) -> Chapters:
+        """What the problem's texts may refer to (a query only when they name another
+        chapter)."""
+        return chapters_for(self.chapter)
+
+    def chapter_html(self, html: str) -> str:
+        """HTML rendered for the chapter's page (the solution's steps), its links to the
+        chapter's own parts pointed at that page."""
+        return links_to_page(html, self.page)
 
     def inputs(self, instance: int) -> dict[str, Any]:
         """The numbers of `instance`: what the reader computes from (never the answer)."""
@@ -65,7 +88,7 @@ class Practice:
         """A text of the problem (statement, hint, feedback) with this instance's inputs in
         place of its placeholders, so the numbers on the page are the ones the reader computes
         from. An output placeholder would show this instance's answer: it is shown as a question
-        mark."""
+        mark. References link the target where it is read (on the chapter's page)."""
         text = PLACEHOLDER.sub(lambda m: m.group() if m["kind"] == "inputs" else "?", text)
         expanded = placeholders_expand(
             text,
@@ -73,7 +96,7 @@ class Practice:
             inputs=self.problem["inputs"],
             instance=instance,
         )
-        return render(expanded)
+        return self.chapter_html(render(references_linked(expanded, self.chapters)))
 
     def model(self) -> Problem:
         """An unsaved Problem carrying the shown operation, inputs, ask and tolerance."""
@@ -97,7 +120,7 @@ def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice
         if problem["key"] == key and practisable(problem):
             drawn = settings.PRACTICE_INSTANCES if attention.is_generated(problem["inputs"]) else 0
             number = view.release.number if view.release else None
-            return Practice(code, view.snapshot["title"], problem, drawn, number)
+            return Practice(code, view.snapshot["title"], problem, drawn, number, view.snapshot)
     raise NotPractisable
 
 

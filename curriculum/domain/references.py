@@ -10,18 +10,21 @@ A proposition is called by its label, or by its number when it has none; a figur
 (its number as the caption prints it, "Fig. 4"); a problem by its key, numbered in chapter order
 within its kind ("Worked problem 2", "Exercise 1"); a display equation by the label that ends its
 line (``$$ s = q k $$ (score)``), numbered in the chapter's order ("Eq. (1)"). A reference
-that names nothing, or a chapter readers cannot see (a draft), is an error with its path. Links
-are made when the page is rendered, so a release keeps the numbers it was released with; another
-chapter that has a release is linked at its latest release's own address, whose numbers never
-change.
+that names nothing, or a chapter readers cannot see (a draft), is an error with its path, in a
+problem's hints and feedback as anywhere else. Links are made when the page is rendered, so a
+release keeps the numbers it was released with; another chapter that has a release is linked at
+its latest release's own address, whose numbers never change. A chapter's own parts are linked
+in its page (`#prop-2`); shown on another page (practice), at the chapter's page
+(`links_to_page`).
 """
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
+from django.utils.html import escape
 
 from curriculum.models import Chapter, Release
 from curriculum.models.course import CODE_FORM
@@ -29,7 +32,7 @@ from curriculum.models.course import CODE_FORM
 from .documents import chapter_document
 from .markup import formulas
 from .selectors import chapters_with_parts
-from .texts import chapter_texts
+from .texts import chapter_texts, practice_texts
 
 KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem", "eq": "equation"}
 LABEL = r"[A-Za-z0-9_-]+"
@@ -115,6 +118,14 @@ def equation_errors(document: Mapping[str, Any]) -> list[tuple[str, str]]:
     return errors
 
 
+def _referring(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(path, text) of every text a reference may be written in: the chapter's, and its
+    problems' hints and feedback."""
+    for path, text, _, _ in chapter_texts(document):
+        yield path, text
+    yield from practice_texts(document)
+
+
 def _named(texts: Iterable[str]) -> set[str]:
     return {found["code"] for text in texts for found in REFERENCE.finditer(text) if found["code"]}
 
@@ -124,7 +135,7 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
     own = document.get("code") or ""
     index = Chapters(own=own, targets={own: targets_of(document)})
     index.titles[own] = document.get("title") or ""
-    named = _named(text for _, text, _, _ in chapter_texts(document) if "@" in text) - {own}
+    named = _named(text for _, text in _referring(document) if "@" in text) - {own}
     if not named:
         return index
     released: dict[str, Release] = {}
@@ -170,7 +181,7 @@ def reference_errors(
     """(path, why) for each reference that names nothing, or nothing readers can see."""
     index = index or chapters_for(document)
     errors = equation_errors(document)
-    for path, text, _, _ in chapter_texts(document):
+    for path, text in _referring(document):
         if "@" in text and any(REFERENCE.search(tex) for tex, _ in formulas(text)):
             errors.append((path, "a reference inside a formula breaks it: write it in prose"))
         for found in REFERENCE.finditer(text) if "@" in text else ():
@@ -218,6 +229,19 @@ def references_linked(text: str, index: Chapters) -> str:
         return f"[{shown}]({page}#{target.anchor}{title})"
 
     return REFERENCE.sub(link, text)
+
+
+IN_PAGE = re.compile(r'(<a\s[^>]*?\bhref=")#')
+"""An in-page link in rendered text: the sanitiser writes every attribute in double quotes and
+escapes any quote inside one, so this matches real links only."""
+
+
+def links_to_page(html: str, page: str) -> str:
+    """HTML rendered for a chapter's page (its texts link its own parts as `#prop-2`), to be
+    shown on another page: each in-page link points at `page`, the chapter's address."""
+    if 'href="#' not in html:
+        return html
+    return IN_PAGE.sub(lambda found: f"{found[1]}{escape(page)}#", html)
 
 
 def chapter_reference_errors(chapter: Chapter) -> list[str]:

@@ -1,6 +1,8 @@
 """Every text of a chapter document an author writes Markdown in, with its path, whether
 readers see it once the chapter is released, and the problem it belongs to: claims and
-references read the same list, so neither misses a text the other checks."""
+references read the same list, so neither misses a text the other checks. A problem's hints and
+feedback are read on its practice page, not the chapter's: references read them too
+(`practice_texts`); claims may not be stated there at all (`hints`)."""
 
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -37,3 +39,16 @@ def chapter_texts(document: Mapping[str, Any]) -> Iterator[Text]:
         if solution := problem.get("solution"):
             steps, shown = solution.get("steps") or "", bool(solution.get("published"))
             yield f"problems[{i}].solution.steps", steps, shown, context
+
+
+def practice_texts(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(path, text) of each problem's hints and feedback: Markdown shown beside every instance
+    on its practice page. What is not a text (refused by `hints`) is passed over."""
+    for i, problem in enumerate(document.get("problems") or []):
+        hints, feedback = problem.get("hints"), problem.get("feedback")
+        for j, hint in enumerate(hints if isinstance(hints, list) else []):
+            if isinstance(hint, str):
+                yield f"problems[{i}].hints[{j}]", hint
+        for j, given in enumerate(feedback if isinstance(feedback, list) else []):
+            if isinstance(given, dict) and isinstance(given.get("says"), str):
+                yield f"problems[{i}].feedback[{j}].says", given["says"]

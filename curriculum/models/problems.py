@@ -129,6 +129,7 @@ class Problem(models.Model):
             shown = {
                 "operation": self.operation,
                 "inputs": self.inputs,
+                "ask": self.ask,
                 "tolerance": tolerance_of(self),
             }
             for path, message in hints_errors(self.hints, shown) + feedback_errors(

@@ -180,7 +180,8 @@ def _page(
     context = {
         "practice": practice,
         "problem": practice.problem,
-        "statement_html": practice.problem["statement_html"],
+        "statement_html": practice.chapter_html(practice.problem["statement_html"]),
+        "steps_html": practice.chapter_html(practice.problem["solution"]["steps_html"]),
         "instance": instance,
         "drawn": practice.instances,
         "error": error,

@@ -68,6 +68,7 @@ def _practice_texts(c: Checker, clean: dict, path: str) -> None:
     problem = {
         "operation": clean["operation"],
         "inputs": clean["inputs"],
+        "ask": clean["ask"],
         "tolerance": tolerance_of(clean["tolerance"]),
     }
     answer = clean["solution"]["answer"] if clean["solution"] else None

@@ -229,9 +229,8 @@ class FeedbackDocument(Keys):
     )
     says: str = rule(
         "Markdown",
-        "required; what a reader who gives it is told: the mistake that leads there",
-        min_length=1,
-        max_length=settings.LIMIT_FEEDBACK_CHARS,
+        "required; what a reader who gives it is told: the mistake that leads there; at most "
+        f"{settings.LIMIT_FEEDBACK_CHARS:,} characters (LIMIT_FEEDBACK_CHARS)",
     )
 
 
@@ -275,20 +274,21 @@ class ProblemDocument(Keys):
         None,
     )
     solution: SolutionDocument | None = rule("mapping", "optional; see below", None)
-    hints: list[Annotated[str, Field(min_length=1)]] = rule(
+    # their counts and lengths are held where admin's are (domain/hints.py): one rule
+    hints: list[str] = rule(
         "list of Markdown",
-        f"optional; at most {settings.LIMIT_PROBLEM_HINTS} (LIMIT_PROBLEM_HINTS), shown to a "
-        "practising reader one at a time, in order, each only when asked for",
+        f"optional; at most {settings.LIMIT_PROBLEM_HINTS} (LIMIT_PROBLEM_HINTS), each at most "
+        f"{settings.LIMIT_HINT_CHARS:,} characters (LIMIT_HINT_CHARS), shown to a practising "
+        "reader one at a time, in order, each only when asked for",
         [],
-        max_length=settings.LIMIT_PROBLEM_HINTS,
     )
     feedback: list[FeedbackDocument] = rule(
         "list",
         f"optional; at most {settings.LIMIT_PROBLEM_FEEDBACK} (LIMIT_PROBLEM_FEEDBACK) "
         "`{answer, says}` pairs: a reader whose answer to instance 0 matches `answer` as answers "
-        "are judged is told `says` (see Practice, below)",
+        "are judged is told `says` (see Practice, below). Each `answer` has the asked output's "
+        "shape, and no two are the same",
         [],
-        max_length=settings.LIMIT_PROBLEM_FEEDBACK,
     )
 
 

@@ -301,3 +301,52 @@ def test_a_save_over_an_edit_made_since_the_page_was_opened_is_refused(seeded, a
     assert author.post(change_url(problem), again).status_code == 302
     problem.refresh_from_db()
     assert (problem.statement, problem.variant) == ("Changed elsewhere.", "renamed-variant")
+
+
+WRONG = [[1, 0, 0, 0], [1, 0, 0, 0]]  # every query on the first key: a wrong answer of its shape
+
+
+@pytest.mark.parametrize(
+    ("field", "given", "shown"),
+    [
+        (
+            "feedback",
+            [{"answer": [1, 0, 0, 0], "says": "A vector."}],
+            "feedback[0].answer: is of shape 4; the asked output (out) is of shape 2 × 4",
+        ),
+        (
+            "feedback",
+            [{"answer": WRONG, "says": "One key."}, {"answer": WRONG, "says": "Again."}],
+            "feedback[1].answer: names the answer feedback[0] names: say it there",
+        ),
+        (
+            "feedback",
+            [{"answer": WRONG, "says": "x" * 1001}],
+            "feedback[0].says: is 1,001 characters long; at most 1,000 (LIMIT_FEEDBACK_CHARS)",
+        ),
+        (
+            "hints",
+            ["x" * 1001],
+            "hints[0]: is 1,001 characters long; at most 1,000 (LIMIT_HINT_CHARS)",
+        ),
+    ],
+)
+def test_feedback_and_hints_are_refused_as_a_file_s_are(seeded, author, field, given, shown):
+    chapter = Chapter.objects.get(code="II.4")
+    page = author.post(add_url(chapter), new_problem(author, chapter, **{field: json.dumps(given)}))
+    assert page.status_code == 200
+    assert shown in shown_errors(page)
+    assert not Problem.objects.filter(chapter=chapter).exists()
+
+
+def test_a_hint_naming_nothing_is_saved_and_the_author_told_where(seeded, author):
+    chapter = Chapter.objects.get(code="II.4")
+    hints = json.dumps(["Split as @prop:nope says.", "Attend within the slice."])
+    page = author.post(add_url(chapter), new_problem(author, chapter, hints=hints), follow=True)
+    assert page.status_code == 200
+    said = [str(m) for m in page.context["messages"]]
+    assert any(
+        m.startswith("problems[0].hints[0]: reference @prop:nope: II.4 has no proposition nope")
+        for m in said
+    ), said
+    assert Problem.objects.get(chapter=chapter, key="p1").hints[0].startswith("Split")

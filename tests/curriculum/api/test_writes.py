@@ -190,3 +190,14 @@ def test_an_authors_token_cannot_withdraw_a_published_chapter(
     assert Chapter.objects.get(code="II.7").state == "published"
     assert put(client, "II.7", sketch("II.7", state="draft"), erin_token).status_code == 200
     assert Chapter.objects.get(code="II.7").state == "draft"
+
+
+def test_a_hint_naming_nothing_gets_422_with_its_path(client, books, alice_token):
+    document = sketch()
+    document["problems"][1]["hints"] = ["See @prop:nope."]
+    response = put(client, "II.7", document, alice_token)
+    assert response.status_code == 422
+    assert response.json()["errors"] == [
+        "problems[1].hints[0]: reference @prop:nope: II.7 has no proposition nope (it has: none)"
+    ]
+    assert not Chapter.objects.filter(code="II.7").exists()

@@ -183,3 +183,47 @@ def test_propositions_without_a_number_are_numbered_in_order(books):
     numbers = [p.number for p in Chapter.objects.get(code="II.7").propositions.all()]
     assert numbers == [1, 2, 5, 6]
     assert [text for _, _, text in links("II.7")] == ["Prop. 1", "Prop. 6"]
+
+
+def with_practice_text(text: str, where: str) -> dict:
+    """The sketch, with `text` as problem p2's first hint or its first feedback's words."""
+    document = with_text("Means.")
+    p2 = document["problems"][1]
+    if where == "hints":
+        p2["hints"] = ["Equal scores.", text]
+    else:
+        p2["feedback"] = [{"answer": [[1.0, 0.0]], "says": text}]
+    return document
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [("hints", "problems[1].hints[1]"), ("feedback", "problems[1].feedback[0].says")],
+)
+def test_a_reference_in_a_hint_or_feedback_that_names_nothing_is_refused(books, where, path):
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_practice_text("Recall @prop:nope.", where))
+    assert refused.value.errors == [
+        f"{path}: reference @prop:nope: II.7 has no proposition nope (it has: 2, shift)"
+    ]
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_hint_may_refer_to_another_chapter(seeded):
+    chapter_import(document=with_practice_text("As @II.3/prop:score-variance says.", "hints"))
+    assert Chapter.objects.get(code="II.7").problems.get(key="p2").hints[1].startswith("As @II.3")
+
+
+def test_a_stored_hint_or_feedback_naming_nothing_blocks_publishing(books):
+    chapter_import(document=with_practice_text("By @prop:shift.", "hints"))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    p2 = chapter.problems.get(key="p2")
+    p2.hints = ["By @prop:gone."]  # as a chapter stored before the rule, or a renamed label
+    p2.feedback = [{"answer": [[1.0, 0.0]], "says": "See @fig:9."}]
+    p2.save(update_fields=["hints", "feedback"])
+    reasons = ChapterPublish(chapter=chapter).check()
+    assert "problems[1].hints[0]: reference @prop:gone: II.7 has no proposition gone" in " ".join(
+        reasons
+    )
+    assert any(r.startswith("problems[1].feedback[0].says: reference @fig:9") for r in reasons)
