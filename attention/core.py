@@ -13,6 +13,7 @@ import numpy as np
 
 from attention.checks import flag
 from attention.errors import fail
+from attention.parallel import run_blocks
 from attention.scalars import is_integer
 from attention.softmax import (
     SMALL,
@@ -23,7 +24,10 @@ from attention.softmax import (
 )
 
 QUERY_BLOCK = 256
-"""Queries per block: large enough for efficient matmuls, small enough to stay cache-friendly."""
+"""Most queries per block: large enough for efficient matmuls."""
+
+BLOCK_BYTES = 2**21
+"""Bytes of scores in one block of queries: about one core's L2 cache."""
 
 TINY_SCORES = SMALL
 """Up to this many scores in all, attention runs as three plain calls: at textbook sizes the
@@ -70,6 +74,12 @@ def _check_rows_nonempty(mask: np.ndarray | None, causal: bool, rows: int, cols:
         )
 
 
+def block_rows(cols: int, itemsize: int, block: int = QUERY_BLOCK) -> int:
+    """Queries per block: at most ``block``, and few enough that a block's scores stay within
+    ``BLOCK_BYTES``, so the softmax passes over it run from cache."""
+    return max(16, min(block, BLOCK_BYTES // max(cols * itemsize, 1)))
+
+
 def attend(
     q: np.ndarray,
     k: np.ndarray,
@@ -77,12 +87,16 @@ def attend(
     mask: np.ndarray | None,
     causal: bool,
     block: int = QUERY_BLOCK,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Core kernel: ``softmax(q @ k^T, masked) @ v`` with ``q`` already scaled.
 
     Shapes ``(..., T, dk)``, ``(..., S, dk)``, ``(..., S, dv)``; ``mask`` broadcastable to
-    ``(..., T, S)`` and already validated so that no row is empty. Weights are written straight
-    into the returned array and normalised in place to avoid extra passes over memory.
+    ``(..., T, S)`` and already validated so that no row is empty. Each block of queries of one
+    head is scored straight into the returned weights, normalised there while it is in cache and
+    multiplied by ``v``; blocks run on every core (``run_blocks``). q, k and v may be strided
+    views (heads side by side in one projection): BLAS reads them where they lie. ``out``, of
+    the output's shape, receives the output (a view of a caller's array spares a copy).
     """
     rows, cols = q.shape[-2], k.shape[-2]
     if (
@@ -90,31 +104,44 @@ def attend(
         and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
         and (mask is None or mask.ndim <= q.ndim)
     ):
-        return _attend_tiny(q, k, v, mask, causal)
+        head_out, weights = _attend_tiny(q, k, v, mask, causal)
+        if out is None:
+            return head_out, weights
+        out[...] = head_out
+        return out, weights
     lead = np.broadcast_shapes(
         q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2]
     )
     dtype = _result_dtype(q, k, v)
     alloc = np.zeros if causal else np.empty
     weights = alloc(lead + (rows, cols), dtype=dtype)
-    out = np.empty(lead + (rows, v.shape[-1]), dtype=dtype)
+    if out is None:
+        out = np.empty(lead + (rows, v.shape[-1]), dtype=dtype)
     q = np.broadcast_to(q, lead + q.shape[-2:])
-    # a contiguous k^T: BLAS is several times faster on it than on a transposed view
-    k_t = np.ascontiguousarray(np.swapaxes(np.broadcast_to(k, lead + k.shape[-2:]), -1, -2))
+    # a contiguous k^T per key head (not per query head sharing it): BLAS is several times
+    # faster on it than on a transposed view
+    k_t = np.ascontiguousarray(np.swapaxes(k, -1, -2))
+    k_t = np.broadcast_to(k_t, lead + k_t.shape[-2:])
     v = np.broadcast_to(v, lead + v.shape[-2:])
-    for start in range(0, rows, block):
-        stop = min(rows, start + block)
+    allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
+    step = block_rows(cols, weights.itemsize, block)
+
+    def one_block(item: tuple[tuple[int, ...], int]) -> None:
+        index, start = item
+        stop = min(rows, start + step)
         width = min(cols, stop) if causal else cols
-        scores = weights[..., start:stop, :width]
-        np.matmul(q[..., start:stop, :], k_t[..., :width], out=scores)
+        scores = weights[index][start:stop, :width]
+        np.matmul(q[index][start:stop], k_t[index][:, :width], out=scores)
         if causal and start < width:
             # only the diagonal band of this block can contain keys later than the query
             future = np.arange(start, width)[None, :] > np.arange(start, stop)[:, None]
-            np.copyto(scores[..., start:width], -np.inf, where=future)
-        if mask is not None:
-            np.copyto(scores, -np.inf, where=~mask[..., start:stop, :width])
+            np.copyto(scores[:, start:width], -np.inf, where=future)
+        if allowed is not None:
+            np.copyto(scores, -np.inf, where=~allowed[index][start:stop, :width])
         softmax_rows_inplace(scores)
-        np.matmul(scores, v[..., :width, :], out=out[..., start:stop, :])
+        np.matmul(scores, v[index][:width], out=out[index][start:stop])
+
+    run_blocks(one_block, [(i, s) for i in np.ndindex(lead) for s in range(0, rows, step)])
     return out, weights
 
 
@@ -345,15 +372,11 @@ def checked_mha(
     factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
     w_qkv = np.concatenate([w_q_a * factor, w_k_a, w_v_a], axis=1)
     qkv = x3 @ w_qkv
-    if qkv.size <= TINY_SCORES:  # views, no copies: (3, B, h, T, dk)
-        q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
-    else:
-        q = _split_heads(qkv[..., :width], h)
-        k = _split_heads(qkv[..., width : 2 * width], h)
-        v = _split_heads(qkv[..., 2 * width :], h)
-    head_out, weights = attend(q, k, v, mask_arr, causal)
-    concat = head_out.transpose(0, 2, 1, 3).reshape(batch, seq, width)
-    out = concat @ w_o_a
+    # views (B, h, T, dk), no copies: each head's rows lie 3d apart, which BLAS reads as they are
+    q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
+    head_out = np.empty((batch, seq, h, dk), dtype=dtype)  # heads side by side, as w_o wants
+    _, weights = attend(q, k, v, mask_arr, causal, out=head_out.transpose(0, 2, 1, 3))
+    out = head_out.reshape(batch, seq, width) @ w_o_a
     if not batched:
         return out[0], weights[0]
     return out, weights
