@@ -28,8 +28,12 @@ import numpy as np
 
 Item = TypeVar("Item")  # not PEP 695: the engine also imports under Python 3.11 (bench/torch)
 
-_SYMBOLS = (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "64_"))
-_SYMBOLS += (("openblas_", ""),)
+_SYMBOLS = [
+    ("scipy_openblas_", "64_"),
+    ("scipy_openblas_", ""),
+    ("openblas_", "64_"),
+    ("openblas_", ""),
+]
 """Prefixes and suffixes of OpenBLAS's thread functions: numpy's wheels bundle scipy-openblas
 (64-bit integers), a system numpy links libopenblas."""
 
