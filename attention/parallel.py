@@ -90,8 +90,8 @@ def _blas() -> _Blas | None:
 
 @functools.cache
 def _pool() -> ThreadPoolExecutor | None:
-    """One worker per BLAS thread (OPENBLAS_NUM_THREADS is respected); None on one core or
-    where BLAS's threads cannot be held to one."""
+    """One worker per BLAS thread; None on one core, under OPENBLAS_NUM_THREADS=1 (the Django
+    and Celery processes, curriculum/celery.py) or where BLAS's threads cannot be held to one."""
     blas = _blas()
     workers = blas.get() if blas is not None else 1
     return ThreadPoolExecutor(workers, thread_name_prefix="attention") if workers > 1 else None
@@ -107,7 +107,7 @@ os.register_at_fork(after_in_child=_forget_pool)
 
 def run_blocks(task: Callable[[Item], object], items: Sequence[Item]) -> None:  # noqa: UP047
     """Call ``task`` on every item, items on different cores at once; the first error raised
-    by a task is raised here once every item has finished."""
+    by a task is raised here once no item is running."""
     pool = _pool() if len(items) > 1 else None
     blas = _blas()
     if pool is None or blas is None:
