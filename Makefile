@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL_TEST ?= postgres://postgres@127.0.0.1:5432/curriculum
 
-.PHONY: install run serve test lint bench worker
+.PHONY: install run serve test lint bench bench-torch worker
 
 $(VENV)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -31,10 +31,16 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/engine
+	$(BIN)/python bench/torch
 	$(BIN)/python bench/verify
 	$(BIN)/python bench/api
 	$(BIN)/python bench/import
 	$(BIN)/python bench/load
+
+# torch never enters .venv: point TORCH_PYTHON at a Python that has numpy and torch
+TORCH_PYTHON ?= python3
+bench-torch:
+	$(TORCH_PYTHON) bench/torch
 
 worker: install
 	$(BIN)/celery -A curriculum worker --beat --loglevel=info

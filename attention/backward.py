@@ -18,17 +18,21 @@ from attention.core import (
     _prepare_weight,
     _prepare_x,
     _result_dtype,
-    _split_heads,
     _validate_heads,
     attend,
+    block_rows,
     sdpa_inputs,
 )
 from attention.errors import fail
+from attention.parallel import run_blocks
 from attention.softmax import softmax_rows_inplace
 
 
-def _softmax_vjp(p: np.ndarray, grad_p: np.ndarray) -> np.ndarray:
-    return p * (grad_p - np.sum(grad_p * p, axis=-1, keepdims=True))
+def _softmax_vjp(p: np.ndarray, grad_p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``P * (dP - rowsum(dP * P))``, written into ``out`` (which may be ``grad_p`` itself)."""
+    total = np.einsum("...j,...j->...", grad_p, p)[..., None]
+    out = np.subtract(grad_p, total, out=out)
+    return np.multiply(out, p, out=out)
 
 
 def softmax_backward(y: object, grad_y: object) -> np.ndarray:
@@ -50,33 +54,48 @@ def _attention_vjp(
     mask: np.ndarray | None,
     causal: bool,
     grad_out: np.ndarray,
+    grads: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     block: int = QUERY_BLOCK,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """dq, dk, dv of ``softmax(q k^T) v`` with ``q`` already scaled; q, k, v and ``grad_out``
-    share their leading dimensions, and ``mask`` broadcasts to the scores.
+    share their leading dimensions, and ``mask`` broadcasts to the scores. ``grads``, arrays
+    of q's, k's and v's shapes (views of a caller's array spare copies), receive the result.
 
     The weights are recomputed a block of queries at a time, so no (T, S) matrix per head is
-    ever held whole, and under ``causal`` a block skips the keys after its last query.
+    ever held whole, and under ``causal`` a block skips the keys after its last query. Heads
+    run on every core (``run_blocks``): each accumulates its own dk and dv.
     """
     rows, cols = q.shape[-2], k.shape[-2]
-    dq = np.empty(q.shape, dtype=q.dtype)
-    dk = np.zeros(k.shape, dtype=q.dtype)
-    dv = np.zeros(v.shape, dtype=q.dtype)
-    for start in range(0, rows, block):
-        stop = min(rows, start + block)
-        width = min(cols, stop) if causal else cols
-        p = q[..., start:stop, :] @ np.swapaxes(k[..., :width, :], -1, -2)
-        if causal and start < width:
-            future = np.arange(start, width)[None, :] > np.arange(start, stop)[:, None]
-            np.copyto(p[..., start:width], -np.inf, where=future)
-        if mask is not None:
-            np.copyto(p, -np.inf, where=~mask[..., start:stop, :width])
-        softmax_rows_inplace(p)
-        g = grad_out[..., start:stop, :]
-        dv[..., :width, :] += np.swapaxes(p, -1, -2) @ g
-        ds = _softmax_vjp(p, g @ np.swapaxes(v[..., :width, :], -1, -2))
-        dq[..., start:stop, :] = ds @ k[..., :width, :]
-        dk[..., :width, :] += np.swapaxes(ds, -1, -2) @ q[..., start:stop, :]
+    lead = q.shape[:-2]
+    dq, dk, dv = grads or tuple(np.empty(a.shape, q.dtype) for a in (q, k, v))
+    # contiguous k^T and v^T: BLAS is several times faster on them than on transposed views
+    k_t = np.ascontiguousarray(np.swapaxes(k, -1, -2))
+    v_t = np.ascontiguousarray(np.swapaxes(v, -1, -2))
+    allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
+    step = block_rows(cols, q.itemsize, block)
+
+    def one_head(index: tuple[int, ...]) -> None:
+        q_i, k_i, g_i, dq_i, dk_i, dv_i = (a[index] for a in (q, k, grad_out, dq, dk, dv))
+        dk_i[...] = 0
+        dv_i[...] = 0
+        for start in range(0, rows, step):
+            stop = min(rows, start + step)
+            width = min(cols, stop) if causal else cols
+            p = q_i[start:stop] @ k_t[index][:, :width]
+            if causal and start < width:
+                future = np.arange(start, width)[None, :] > np.arange(start, stop)[:, None]
+                np.copyto(p[:, start:width], -np.inf, where=future)
+            if allowed is not None:
+                np.copyto(p, -np.inf, where=~allowed[index][start:stop, :width])
+            softmax_rows_inplace(p)
+            g = g_i[start:stop]
+            dv_i[:width] += p.T @ g
+            dp = g @ v_t[index][:, :width]
+            ds = _softmax_vjp(p, dp, out=dp)
+            np.matmul(ds, k_i[:width], out=dq_i[start:stop])
+            dk_i[:width] += ds.T @ q_i[start:stop]
+
+    run_blocks(one_head, list(np.ndindex(lead)))
     return dq, dk, dv
 
 
@@ -128,12 +147,6 @@ def scaled_dot_product_attention_backward(
     )
 
 
-def _merge_heads(a: np.ndarray) -> np.ndarray:
-    """(B, h, T, dk) -> (B, T, h*dk), heads side by side."""
-    b, h, t, dk = a.shape
-    return a.transpose(0, 2, 1, 3).reshape(b, t, h * dk)
-
-
 def multi_head_attention_backward(
     x: object,
     w_q: object,
@@ -172,23 +185,27 @@ def multi_head_attention_backward(
     w_q_a, w_k_a, w_v_a, w_o_a = (w.astype(dtype, copy=False) for w in ws)
     dk = width // h
     scale = dtype.type(1.0 / math.sqrt(dk))
-    q = _split_heads(x3 @ (w_q_a * scale), h)
-    k = _split_heads(x3 @ w_k_a, h)
-    v = _split_heads(x3 @ w_v_a, h)
-    head_out, _ = attend(q, k, v, mask_arr, bool(causal))
-    concat = _merge_heads(head_out)
+    w_qkv = np.concatenate([w_q_a * scale, w_k_a, w_v_a], axis=1)
+    qkv = (x3 @ w_qkv).reshape(batch, seq, 3, h, dk)
+    q, k, v = _heads(qkv)
+    head_out = np.empty((batch, seq, h, dk), dtype=dtype)
+    attend(q, k, v, mask_arr, bool(causal), out=head_out.transpose(0, 2, 1, 3))
     rows = batch * seq
-    dw_o = concat.reshape(rows, width).T @ g3.reshape(rows, width)
-    d_concat = _split_heads(g3 @ w_o_a.T, h)
-    grads = _attention_vjp(q, k, v, mask_arr, bool(causal), d_concat)
-    dq, dk_, dv = (_merge_heads(a) for a in grads)
-    dq = dq * scale
-    flat_x = x3.reshape(rows, width).T
-    dx = dq @ w_q_a.T + dk_ @ w_k_a.T + dv @ w_v_a.T
-    return (
-        dx if batched else dx[0],
-        flat_x @ dq.reshape(rows, width),
-        flat_x @ dk_.reshape(rows, width),
-        flat_x @ dv.reshape(rows, width),
-        dw_o,
-    )
+    dw_o = head_out.reshape(rows, width).T @ g3.reshape(rows, width)
+    d_concat = (g3 @ w_o_a.T).reshape(batch, seq, h, dk).transpose(0, 2, 1, 3)
+    # the gradients of the scaled q and of k and v, side by side as qkv is: one product each
+    # gives dx (through the scaled w_q) and every projection's weight gradient
+    d_qkv = np.empty_like(qkv)
+    _attention_vjp(q, k, v, mask_arr, bool(causal), d_concat, grads=_heads(d_qkv))
+    d_flat = d_qkv.reshape(rows, 3 * width)
+    dx = (d_flat @ w_qkv.T).reshape(x3.shape)
+    dw_qkv = x3.reshape(rows, width).T @ d_flat
+    dw_qkv[:, :width] *= scale
+    dw_q, dw_k, dw_v = (dw_qkv[:, i * width : (i + 1) * width] for i in range(3))
+    return dx if batched else dx[0], dw_q, dw_k, dw_v, dw_o
+
+
+def _heads(qkv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(B, T, 3, h, dk) as three (B, h, T, dk) views: q, k and v of every head, no copy."""
+    q, k, v = qkv.transpose(2, 0, 3, 1, 4)
+    return q, k, v

@@ -13,6 +13,7 @@ import numpy as np
 
 from attention.checks import flag
 from attention.errors import fail
+from attention.parallel import run_blocks
 from attention.scalars import is_integer
 from attention.softmax import (
     SMALL,
@@ -23,7 +24,10 @@ from attention.softmax import (
 )
 
 QUERY_BLOCK = 256
-"""Queries per block: large enough for efficient matmuls, small enough to stay cache-friendly."""
+"""Most queries per block: large enough for efficient matmuls."""
+
+BLOCK_BYTES = 2**21
+"""Bytes of scores in one block of queries: about one core's L2 cache."""
 
 TINY_SCORES = SMALL
 """Up to this many scores in all, attention runs as three plain calls: at textbook sizes the
@@ -70,6 +74,12 @@ def _check_rows_nonempty(mask: np.ndarray | None, causal: bool, rows: int, cols:
         )
 
 
+def block_rows(cols: int, itemsize: int, block: int = QUERY_BLOCK) -> int:
+    """Queries per block: at most ``block``, and few enough that a block's scores stay within
+    ``BLOCK_BYTES``, so the softmax passes over it run from cache."""
+    return max(16, min(block, BLOCK_BYTES // max(cols * itemsize, 1)))
+
+
 def attend(
     q: np.ndarray,
     k: np.ndarray,
@@ -77,12 +87,16 @@ def attend(
     mask: np.ndarray | None,
     causal: bool,
     block: int = QUERY_BLOCK,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Core kernel: ``softmax(q @ k^T, masked) @ v`` with ``q`` already scaled.
 
     Shapes ``(..., T, dk)``, ``(..., S, dk)``, ``(..., S, dv)``; ``mask`` broadcastable to
-    ``(..., T, S)`` and already validated so that no row is empty. Weights are written straight
-    into the returned array and normalised in place to avoid extra passes over memory.
+    ``(..., T, S)`` and already validated so that no row is empty. Each block of queries of one
+    head is scored straight into the returned weights, normalised there while it is in cache and
+    multiplied by ``v``; blocks run on every core (``run_blocks``). q, k and v may be strided
+    views (heads side by side in one projection): BLAS reads them where they lie. ``out``, of
+    the output's shape, receives the output (a view of a caller's array spares a copy).
     """
     rows, cols = q.shape[-2], k.shape[-2]
     if (
@@ -90,31 +104,47 @@ def attend(
         and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
         and (mask is None or mask.ndim <= q.ndim)
     ):
-        return _attend_tiny(q, k, v, mask, causal)
+        head_out, weights = _attend_tiny(q, k, v, mask, causal)
+        if out is None:
+            return head_out, weights
+        out[...] = head_out
+        return out, weights
     lead = np.broadcast_shapes(
         q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2]
     )
     dtype = _result_dtype(q, k, v)
     alloc = np.zeros if causal else np.empty
     weights = alloc(lead + (rows, cols), dtype=dtype)
-    out = np.empty(lead + (rows, v.shape[-1]), dtype=dtype)
+    if out is None:
+        out = np.empty(lead + (rows, v.shape[-1]), dtype=dtype)
     q = np.broadcast_to(q, lead + q.shape[-2:])
-    # a contiguous k^T: BLAS is several times faster on it than on a transposed view
-    k_t = np.ascontiguousarray(np.swapaxes(np.broadcast_to(k, lead + k.shape[-2:]), -1, -2))
+    # a contiguous k^T per key head (not per query head sharing it): BLAS is several times
+    # faster on it than on a transposed view
+    k_t = np.ascontiguousarray(np.swapaxes(k, -1, -2))
+    k_t = np.broadcast_to(k_t, lead + k_t.shape[-2:])
     v = np.broadcast_to(v, lead + v.shape[-2:])
-    for start in range(0, rows, block):
-        stop = min(rows, start + block)
+    allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
+    step = block_rows(cols, weights.itemsize, block)
+
+    def one_block(item: tuple[int, tuple[int, ...]]) -> None:
+        start, index = item
+        stop = min(rows, start + step)
         width = min(cols, stop) if causal else cols
-        scores = weights[..., start:stop, :width]
-        np.matmul(q[..., start:stop, :], k_t[..., :width], out=scores)
+        scores = weights[index][start:stop, :width]
+        np.matmul(q[index][start:stop], k_t[index][:, :width], out=scores)
         if causal and start < width:
             # only the diagonal band of this block can contain keys later than the query
             future = np.arange(start, width)[None, :] > np.arange(start, stop)[:, None]
-            np.copyto(scores[..., start:width], -np.inf, where=future)
-        if mask is not None:
-            np.copyto(scores, -np.inf, where=~mask[..., start:stop, :width])
+            np.copyto(scores[:, start:width], -np.inf, where=future)
+        if allowed is not None:
+            np.copyto(scores, -np.inf, where=~allowed[index][start:stop, :width])
         softmax_rows_inplace(scores)
-        np.matmul(scores, v[..., :width, :], out=out[..., start:stop, :])
+        np.matmul(scores, v[index][:width], out=out[index][start:stop])
+
+    starts = range(0, rows, step)
+    # under causal the last queries' blocks cost most: started first, they do not run alone
+    starts = starts[::-1] if causal else starts
+    run_blocks(one_block, [(s, i) for s in starts for i in np.ndindex(lead)])
     return out, weights
 
 
@@ -282,9 +312,14 @@ def multi_head_attention(
     """
     ws_given = [w_q, w_k, w_v, w_o]
     if _plain_call(x, ws_given, heads, mask, causal):
-        if 3 * x.size <= TINY_SCORES:  # type: ignore[attr-defined]
-            return _mha_tiny(x, ws_given, heads, causal)  # type: ignore[arg-type]
-        return checked_mha(x, ws_given, heads, None, causal)  # type: ignore[arg-type]
+        plain: np.ndarray = x  # type: ignore[assignment]
+        if 3 * plain.size <= TINY_SCORES:
+            w_qkv = _joined_qkv(ws_given, heads, None)  # type: ignore[arg-type]
+            # w_q enters scaled by 1/sqrt(dk) <= 1: finite exactly when w_q is
+            if all_finite(plain) and all_finite(w_qkv) and all_finite(w_o):  # type: ignore[arg-type]
+                return _mha_tiny(plain, w_qkv, w_o, heads, causal)  # type: ignore[arg-type]
+        elif _all_finite([plain, *ws_given]):  # type: ignore[list-item]
+            return checked_mha(plain, ws_given, heads, None, causal)  # type: ignore[arg-type]
     x_arr = _prepare_x(x)
     batched = x_arr.ndim == 3
     x3 = x_arr if batched else x_arr[None]
@@ -301,10 +336,10 @@ def multi_head_attention(
 
 
 def _plain_call(x: object, ws: list, heads: object, mask: object, causal: object) -> bool:
-    """The textbook call, checked at the cost of a few attribute reads: finite float64 arrays of
-    matching shapes, an int head count, no mask. Anything else takes the full checks, which name
-    what is wrong; at tiny sizes those cost more than the attention itself (plain loops: a
-    generator costs as much here as a matmul)."""
+    """The textbook call, recognised at the cost of a few attribute reads: float64 arrays of
+    matching shapes, an int head count, no mask (the caller checks they are finite). Anything
+    else takes the full checks, which name what is wrong; at tiny sizes those cost more than
+    the attention itself."""
     if type(x) is not np.ndarray or x.dtype != _FLOAT64 or x.ndim != 2 or mask is not None:
         return False
     seq, width = x.shape
@@ -314,7 +349,11 @@ def _plain_call(x: object, ws: list, heads: object, mask: object, causal: object
     for w in ws:
         if type(w) is not np.ndarray or w.dtype != _FLOAT64 or w.shape != square:
             return False
-    for arr in (x, *ws):  # noqa: SIM110 - a loop, not all(generator): see above
+    return True
+
+
+def _all_finite(arrays: list[np.ndarray]) -> bool:
+    for arr in arrays:  # noqa: SIM110 - a loop, not all(generator): a generator costs a matmul
         if not all_finite(arr):
             return False
     return True
@@ -334,43 +373,42 @@ def checked_mha(
     batched = x.ndim == 3
     if not batched and mask_arr is None and 3 * x.size <= TINY_SCORES:
         dtype = _result_dtype(x, *ws)
-        return _mha_tiny(_as(x, dtype), [_as(w, dtype) for w in ws], h, causal, scale)
+        ws = [_as(w, dtype) for w in ws]
+        return _mha_tiny(_as(x, dtype), _joined_qkv(ws, h, scale), ws[3], h, causal)
     x3 = x if batched else x[None]
     batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
     x3 = _as(x3, dtype)
-    w_q_a, w_k_a, w_v_a, w_o_a = [_as(w, dtype) for w in ws]
+    ws = [_as(w, dtype) for w in ws]
     dk = width // h
-    # fold 1/sqrt(dk) into the query weights: T*d multiplies instead of h*T*T
-    factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
-    w_qkv = np.concatenate([w_q_a * factor, w_k_a, w_v_a], axis=1)
-    qkv = x3 @ w_qkv
-    if qkv.size <= TINY_SCORES:  # views, no copies: (3, B, h, T, dk)
-        q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
-    else:
-        q = _split_heads(qkv[..., :width], h)
-        k = _split_heads(qkv[..., width : 2 * width], h)
-        v = _split_heads(qkv[..., 2 * width :], h)
-    head_out, weights = attend(q, k, v, mask_arr, causal)
-    concat = head_out.transpose(0, 2, 1, 3).reshape(batch, seq, width)
-    out = concat @ w_o_a
+    qkv = x3 @ _joined_qkv(ws, h, scale)
+    # views (B, h, T, dk), no copies: each head's rows lie 3d apart, which BLAS reads as they are
+    q, k, v = qkv.reshape(batch, seq, 3, h, dk).transpose(2, 0, 3, 1, 4)
+    head_out = np.empty((batch, seq, h, dk), dtype=dtype)  # heads side by side, as w_o wants
+    _, weights = attend(q, k, v, mask_arr, causal, out=head_out.transpose(0, 2, 1, 3))
+    out = head_out.reshape(batch, seq, width) @ ws[3]
     if not batched:
         return out[0], weights[0]
     return out, weights
 
 
+def _joined_qkv(ws: list[np.ndarray], h: int, scale: float | None) -> np.ndarray:
+    """w_q (scaled: 1/sqrt(dk) or ``scale``), w_k and w_v side by side, one dtype: the scale
+    folded into the query weights costs T*d multiplies instead of h*T*T."""
+    w_q, w_k, w_v = ws[:3]
+    dk = w_q.shape[1] // h
+    factor = w_q.dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
+    return np.concatenate([w_q * factor, w_k, w_v], axis=1)
+
+
 def _mha_tiny(
-    x: np.ndarray, ws: list[np.ndarray], h: int, causal: bool, scale: float | None = None
+    x: np.ndarray, w_qkv: np.ndarray, w_o: np.ndarray, h: int, causal: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """``checked_mha`` of one small (T, d) sequence with no mask, its arrays all of one float
-    dtype, in the same operations on 2-D and 3-D arrays: at textbook sizes numpy's per-call
-    cost is the whole bill."""
+    dtype (``w_qkv`` from ``_joined_qkv``), in the same operations on 2-D and 3-D arrays: at
+    textbook sizes numpy's per-call cost is the whole bill."""
     seq, width = x.shape
-    w_q, w_k, w_v, w_o = ws
-    dk = width // h
-    factor = x.dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
-    w_qkv = np.concatenate([w_q * factor, w_k, w_v], axis=1)
-    q, k, v = (x @ w_qkv).reshape(seq, 3, h, dk).transpose(1, 2, 0, 3)  # views: (3, h, T, dk)
+    q, k, v = (x @ w_qkv).reshape(seq, 3, h, width // h).transpose(1, 2, 0, 3)  # views
     head_out, weights = _attend_tiny(q, k, v, None, causal)
     return head_out.transpose(1, 0, 2).reshape(seq, width) @ w_o, weights
 

@@ -16,7 +16,6 @@ from attention.core import (
     _prepare_weight,
     _prepare_x,
     _result_dtype,
-    _split_heads,
     _validate_heads,
     attend,
 )
@@ -69,15 +68,21 @@ def grouped_query_attention(
         raise fail("inputs.x", "must contain at least one token")
     dtype = _result_dtype(x3, wq, wk, wv, wo)
     x3 = x3.astype(dtype, copy=False)
-    group = h // kv
+    group, d_kv = h // kv, kv * dk
     factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
-    q = _split_heads(x3 @ (wq.astype(dtype, copy=False) * factor), h)
-    k = _split_heads(x3 @ wk.astype(dtype, copy=False), kv)[:, :, None]
-    v = _split_heads(x3 @ wv.astype(dtype, copy=False), kv)[:, :, None]
-    q = q.reshape(batch, kv, group, seq, dk)
+    w_all = np.concatenate([wq.astype(dtype) * factor, wk, wv], axis=1, dtype=dtype)
+    proj = x3 @ w_all  # one product for queries, keys and values
+
+    def heads_of(columns: np.ndarray, per_key: int) -> np.ndarray:
+        """(B, T, kv*per_key*dk) columns as a (B, kv, per_key, T, dk) view: no copy."""
+        return columns.reshape(batch, seq, kv, per_key, dk).transpose(0, 2, 3, 1, 4)
+
+    q = heads_of(proj[..., :width], group)
+    k = heads_of(proj[..., width : width + d_kv], 1)  # shared across its group: broadcast
+    v = heads_of(proj[..., width + d_kv :], 1)
     grouped_mask = None if mask_arr is None else mask_arr[:, :, None]
-    head_out, weights = attend(q, k, v, grouped_mask, bool(causal))
-    concat = head_out.reshape(batch, h, seq, dk).transpose(0, 2, 1, 3).reshape(batch, seq, width)
-    out = concat @ wo.astype(dtype, copy=False)
+    head_out = np.empty((batch, seq, kv, group, dk), dtype=dtype)  # heads side by side
+    _, weights = attend(q, k, v, grouped_mask, bool(causal), out=head_out.transpose(0, 2, 3, 1, 4))
+    out = head_out.reshape(batch, seq, width) @ wo.astype(dtype, copy=False)
     weights = weights.reshape(batch, h, seq, seq)
     return (out, weights) if batched else (out[0], weights[0])

@@ -1,0 +1,84 @@
+"""Blocks spread over threads. The Django processes hold BLAS to one thread (curriculum/celery.py),
+so there the engine runs its blocks one by one; these tests give it two workers, as a
+standalone run on two cores has."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from attention import (
+    grouped_query_attention,
+    multi_head_attention,
+    multi_head_attention_backward,
+    parallel,
+)
+from tests.attention.reference import reference_mha
+
+
+@pytest.fixture
+def two_workers(monkeypatch):
+    pool = ThreadPoolExecutor(2)
+    monkeypatch.setattr(parallel, "_pool", lambda: pool)
+    yield
+    pool.shutdown()
+
+
+def test_a_blocks_error_is_raised_once_no_block_is_running(two_workers):
+    running = []
+    lock = threading.Lock()
+
+    def task(item: int) -> None:
+        with lock:
+            running.append(item)
+        if item == 0:
+            raise ValueError("block 0 failed")
+        time.sleep(0.01)
+        with lock:
+            running.remove(item)
+
+    with pytest.raises(ValueError, match="block 0 failed"):
+        parallel.run_blocks(task, list(range(6)))
+    assert running == [0]  # every other block started and finished
+
+
+def test_blocks_on_two_threads_give_the_loop_references_attention(two_workers):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 300, 16))
+    ws = [rng.normal(size=(16, 16)) / 4 for _ in range(4)]
+    mask = rng.random((2, 300, 300)) < 0.6
+    mask[..., 0] = True
+    out, weights = multi_head_attention(x, *ws, 4, mask=mask, causal=True)
+    ref_out, ref_weights = reference_mha(x, *ws, 4, mask=mask, causal=True)
+    np.testing.assert_allclose(out, ref_out, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(weights, ref_weights, rtol=1e-10, atol=1e-12)
+    # grouped-query attention with every head its own key head is the same layer
+    grouped = grouped_query_attention(x, *ws, 4, 4, mask=mask, causal=True)
+    np.testing.assert_allclose(grouped[0], ref_out, rtol=1e-10, atol=1e-12)
+
+
+def test_the_backward_pass_on_two_threads_is_the_one_on_one(two_workers, monkeypatch):
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(300, 16)).astype(np.float32)
+    ws = [(rng.normal(size=(16, 16)) / 4).astype(np.float32) for _ in range(4)]
+    grad_out = rng.normal(size=(300, 16)).astype(np.float32)
+    spread = multi_head_attention_backward(x, *ws, 4, grad_out, causal=True)
+    monkeypatch.setattr(parallel, "_pool", lambda: None)
+    one_by_one = multi_head_attention_backward(x, *ws, 4, grad_out, causal=True)
+    for a, b in zip(spread, one_by_one, strict=True):
+        assert a.dtype == np.float32
+        np.testing.assert_array_equal(a, b)
+
+
+def test_blas_gets_its_threads_back_after_a_large_call(two_workers):
+    blas = parallel._blas()
+    if blas is None:
+        pytest.skip("numpy's BLAS here is not OpenBLAS: blocks run one by one")
+    before = blas.get()
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 32))
+    ws = [rng.normal(size=(32, 32)) for _ in range(4)]
+    multi_head_attention(x, *ws, 4, causal=True)
+    assert blas.get() == before
