@@ -26,6 +26,7 @@ from .instance_values import instance_value
 from .markup import render
 from .mistakes import Mistake, mistake_named
 from .placeholders import PLACEHOLDER, placeholders_expand
+from .problem_labels import problem_labels
 from .reading import NotVisible, chapter_for_reader
 
 NUMBER = re.compile(
@@ -48,6 +49,7 @@ class Practice:
     problem: dict[str, Any]  # as the reader's view shows it (statement_html, tolerance, ...)
     instances: int  # drawn instances beyond the printed one: 0 when nothing is generated
     release: int | None  # the release practised; None for a staff preview of the working copy
+    label: str  # as the chapter page names it: "Worked problem 1", "Exercise 3"
 
     @property
     def hints(self) -> list[str]:
@@ -96,7 +98,8 @@ def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice
         if problem["key"] == key and practisable(problem):
             drawn = settings.PRACTICE_INSTANCES if attention.is_generated(problem["inputs"]) else 0
             number = view.release.number if view.release else None
-            return Practice(code, view.snapshot["title"], problem, drawn, number)
+            label = problem_labels(view.snapshot["problems"])[key]
+            return Practice(code, view.snapshot["title"], problem, drawn, number, label)
     raise NotPractisable
 
 
