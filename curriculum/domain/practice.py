@@ -28,6 +28,7 @@ from .instance_values import instance_value
 from .markup import render
 from .mistakes import Mistake, mistake_named
 from .placeholders import PLACEHOLDER, placeholders_expand
+from .problem_labels import problem_labels
 from .reading import NotVisible, chapter_for_reader
 from .references import Chapters, chapters_for, links_to_page, references_linked
 
@@ -53,6 +54,7 @@ class Practice:
     instances: int  # drawn instances beyond the printed one: 0 when nothing is generated
     release: int | None  # the release practised; None for a staff preview of the working copy
     chapter: dict[str, Any]  # the reader's view of the whole chapter: what references name
+    label: str  # as the chapter page names it: "Worked problem 1", "Exercise 3"
 
     @property
     def hints(self) -> list[str]:
@@ -120,7 +122,8 @@ def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice
         if problem["key"] == key and practisable(problem):
             drawn = settings.PRACTICE_INSTANCES if attention.is_generated(problem["inputs"]) else 0
             number = view.release.number if view.release else None
-            return Practice(code, view.snapshot["title"], problem, drawn, number, view.snapshot)
+            label = problem_labels(view.snapshot["problems"])[key]
+            return Practice(code, view.snapshot["title"], problem, drawn, number, view.snapshot, label)
     raise NotPractisable
 
 

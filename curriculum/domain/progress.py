@@ -25,11 +25,12 @@ from curriculum.models import Attempt
 
 from .markup import RENDER_FORMAT
 from .practice import practisable
+from .problem_labels import problem_labels
 from .reading import books_for_reader, chapter_for_reader, chapter_freshness
 from .snapshots import SNAPSHOT_FORMAT
 
 SHOWN_CACHE_SECONDS = 7 * 24 * 3600
-SHOWN_FORMAT = "1"  # what a kept entry holds: moves when Shown or what is practisable does
+SHOWN_FORMAT = "2"  # what a kept entry holds: moves when Shown or what is practisable does
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,6 @@ class Shown:
 
     key: str
     label: str  # "Worked problem 1", "Exercise 2"
-    variant: str
     practisable: bool
 
 
@@ -98,22 +98,12 @@ class BookProgress:
 
 
 def shown_problems(snapshot: dict[str, Any]) -> tuple[Shown, ...]:
-    """The snapshot's problems in page order, worked problems and exercises numbered apart."""
-    counters = {"worked": 0, "exercise": 0}
-    shown = []
-    for problem in snapshot["problems"]:
-        kind = problem["kind"] if problem["kind"] in counters else "exercise"
-        counters[kind] += 1
-        label = "Worked problem" if kind == "worked" else "Exercise"
-        shown.append(
-            Shown(
-                key=problem["key"],
-                label=f"{label} {counters[kind]}",
-                variant=problem.get("variant", ""),
-                practisable=practisable(problem),
-            )
-        )
-    return tuple(shown)
+    """The snapshot's problems in page order, named as the page names them."""
+    labels = problem_labels(snapshot["problems"])
+    return tuple(
+        Shown(key=p["key"], label=labels[p["key"]], practisable=practisable(p))
+        for p in snapshot["problems"]
+    )
 
 
 def chapter_shown(*, code: str, staff: bool = False) -> ChapterShown:

@@ -28,7 +28,7 @@ from curriculum.domain.reading import (
 )
 from curriculum.domain.wayfinding import Neighbours, chapter_neighbours
 
-from .present import chapter_page, progress
+from .present import chapter_page, strand_shown
 from .progress import PRIVATE, signed_in, with_book_progress, with_chapter_progress
 
 
@@ -36,10 +36,7 @@ def _books(request: HttpRequest, numeral: str | None = None):
     return [
         (
             book,
-            [
-                (c, [{**s, "bar": progress(s["done"], s["target"])} for s in c.strands])
-                for c in chapters
-            ],
+            [(c, [strand_shown(s) for s in c.strands]) for c in chapters],
         )
         for book, chapters in books_for_reader(staff=request.user.is_staff, numeral=numeral)
     ]
