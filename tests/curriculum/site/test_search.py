@@ -17,7 +17,7 @@ from hypothesis import settings as fuzzing
 from hypothesis import strategies as st
 
 from curriculum.domain.chapter_files import chapter_import
-from curriculum.domain.search import search_index_sync
+from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter, SearchEntry, StrandItem
 from tests.conftest import sketch
@@ -42,7 +42,7 @@ def site(client, q: str) -> str:
 def api(client, q: str) -> list[dict]:
     response = client.get("/api/v1/search", {"q": q})
     assert response.status_code == 200, response.content
-    return response.json()
+    return response.json()["items"]
 
 
 def test_a_word_from_the_prose_is_found_with_a_link_to_its_section(client, seeded):
