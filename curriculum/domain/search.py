@@ -61,6 +61,11 @@ class Results:
     read_as: dict[str, list[str]]  # a word no chapter holds: the words it was read as
 
     @property
+    def end(self) -> int:
+        """How many results are up to the last of this window."""
+        return self.offset + len(self.hits)
+
+    @property
     def next_offset(self) -> int | None:
         after = self.offset + self.limit
         return after if after < self.total and after <= settings.LIMIT_SEARCH_OFFSET else None
