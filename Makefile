@@ -35,6 +35,7 @@ bench: install
 	$(BIN)/python bench/api
 	$(BIN)/python bench/import
 	$(BIN)/python bench/load
+	$(BIN)/python bench/search
 
 worker: install
 	$(BIN)/celery -A curriculum worker --beat --loglevel=info
