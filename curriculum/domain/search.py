@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import BooleanField, Case, Q, When
+from django.db.models import BooleanField, Case, Count, Q, When, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 
@@ -95,21 +95,25 @@ def search(*, query: str, offset: int = 0, limit: int = PAGE) -> Results:
     entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT).filter(
         _tsquery(matchers) if connection.vendor == "postgresql" else _like(matchers, "words")
     )
-    total = entries.count()
     rows = entries.annotate(
         heading_first=Case(When(_like(matchers, "heading_words"), then=0), default=1),
+        total=Window(Count("pk")),  # counted in the same pass as the page
     ).order_by("heading_first", "chapter__book__position", "chapter__number", "position")
-    fields = ("chapter__code", "kind", "heading", "anchor", "body", "title")
+    fields = ("chapter__code", "kind", "heading", "anchor", "body", "title", "total")
     found = {
         w for ms in matchers for groups, out in ms if not out for g in groups for s in g for w in s
     }
-    hits = [_hit(row, found) for row in rows.values(*fields)[offset : offset + limit]]
+    page = list(rows.values(*fields)[offset : offset + limit])
+    total = page[0]["total"] if page else entries.count()
+    hits = [_hit(row, found) for row in page]
     return Results(total, offset, limit, hits, {k: v for k, v in read_as.items() if v != [k]})
 
 
 def _read_as(alternatives: list[list[Term]]) -> dict[str, list[str]]:
-    """Each word of a wanted, unquoted term: itself if a chapter holds it, else the words most
-    like it (TYPO_SIMILARITY), if any: found the same way on both databases."""
+    """Each word of a wanted, unquoted term: itself if a chapter holds it (or it is shorter
+    than TYPO_SHORTEST), else the words most like it (TYPO_SIMILARITY), if any. One query: the
+    candidates of every word hold each word's own (see `_candidates`), so both databases
+    choose among the same words."""
     wanted = {
         w
         for terms in alternatives
@@ -117,27 +121,23 @@ def _read_as(alternatives: list[list[Term]]) -> dict[str, list[str]]:
         if not (t.phrase or t.excluded)
         for w in words(t.text)
     }
-    held = _course_words().filter(word__in=wanted).values_list("word", flat=True)
-    read = {w: [w] for w in wanted if w in set(held) or len(w) < TYPO_SHORTEST}
-    for word in wanted - set(read):
-        read[word] = alike(word, _candidates(word)) or [word]
-    return read
+    guessed = {w for w in wanted if len(w) >= TYPO_SHORTEST}
+    held = set(_candidates(guessed)) if guessed else set()
+    return {w: [w] if w in held or w not in guessed else (alike(w, held) or [w]) for w in wanted}
 
 
-def _course_words() -> Any:
-    return SearchWord.objects.exclude(chapter__state=Chapter.State.DRAFT)
-
-
-def _candidates(word: str) -> list[str]:
-    """Words possibly TYPO_SIMILARITY alike: PostgreSQL's trigram index (whose threshold,
-    0.3, is below it) or, on SQLite, the words of a length that could be."""
-    words_ = _course_words()
+def _candidates(wanted: set[str]) -> list[str]:
+    """The course's words possibly TYPO_SIMILARITY alike to one of these (each word itself
+    among them, if held): PostgreSQL's trigram index (whose threshold, 0.3, is below it) or,
+    on SQLite, the words of a length that could be."""
     if connection.vendor == "postgresql":
-        words_ = words_.filter(word__trigram_similar=word)
+        near = reduce(operator.or_, (Q(word__trigram_similar=w) for w in wanted))
     else:
-        shortest, longest = length_range(word)
-        words_ = words_.alias(n=Length("word")).filter(n__range=(shortest, longest))
-    return list(words_.values_list("word", flat=True).distinct())
+        near = reduce(operator.or_, (Q(n__range=length_range(w)) for w in wanted))
+    course = SearchWord.objects.exclude(chapter__state=Chapter.State.DRAFT)
+    return list(
+        course.alias(n=Length("word")).filter(near).values_list("word", flat=True).distinct()
+    )
 
 
 def _matcher(term: Term, read_as: dict[str, list[str]]) -> Matcher:
