@@ -36,6 +36,7 @@ bench: install
 	$(BIN)/python bench/api
 	$(BIN)/python bench/import
 	$(BIN)/python bench/load
+	$(BIN)/python bench/search
 
 # torch never enters .venv: point TORCH_PYTHON at a Python that has numpy and torch
 TORCH_PYTHON ?= python3

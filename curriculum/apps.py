@@ -14,7 +14,7 @@ def _index_search(sender, **kwargs):
     rebuild renders through the cache, so a database cache's table is made first."""
     from django.core.management import call_command
 
-    from curriculum.domain.search import search_index_sync
+    from curriculum.domain.search_index import search_index_sync
 
     call_command("createcachetable", verbosity=0)
     search_index_sync()
@@ -29,7 +29,7 @@ class CurriculumConfig(AppConfig):
         post_migrate.connect(_index_search, sender=self)
         from curriculum.domain.claims.requests import claims_revised
         from curriculum.domain.revisions import chapters_revised
-        from curriculum.domain.search import search_index_revised
+        from curriculum.domain.search_index import search_index_revised
 
         chapters_revised.connect(search_index_revised, dispatch_uid="search_index_revised")
         chapters_revised.connect(claims_revised, dispatch_uid="claims_revised")

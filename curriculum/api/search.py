@@ -1,10 +1,11 @@
-"""GET /search?q=: the readers' search as JSON, over exactly what the site's search finds."""
+"""GET /search?q=&offset=&limit=: the readers' search as JSON, over exactly what the site's
+search finds, a page at a time with the total."""
 
 from django.conf import settings
 from ninja import Query, Router, Schema
 from ninja.errors import ValidationError
 
-from curriculum.domain.search import MAX_RESULTS, SearchRefused, search
+from curriculum.domain.search import PAGE, SearchRefused, search
 
 from .auth import READ_AUTH, READ_SECURITY
 from .schemas import READ_ERRORS
@@ -21,28 +22,66 @@ class SearchHit(Schema):
     snippet_html: str
 
 
-@router.get("/search", response={200: list[SearchHit], **READ_ERRORS}, openapi_extra=READ_SECURITY)
+class SearchPage(Schema):
+    items: list[SearchHit]
+    count: int  # every part the query finds, whatever the window
+    offset: int
+    limit: int
+    next: str | None  # the next window's URL, if there is one within LIMIT_SEARCH_OFFSET
+    previous: str | None
+    read_as: dict[str, list[str]]  # a word no chapter holds: the course's words it was read as
+
+
+@router.get("/search", response={200: SearchPage, **READ_ERRORS}, openapi_extra=READ_SECURITY)
 def search_read(
     request,
     q: str = Query(
         ...,
         description='Words to find (all of them); "quoted words" in that order, -word left out, '
-        f"`or` between alternatives. At most {settings.LIMIT_SEARCH_CHARS} characters "
+        "`or` between alternatives; a word no chapter holds is read as the course's words most "
+        f"like it (`read_as`). At most {settings.LIMIT_SEARCH_CHARS} characters "
         f"(LIMIT_SEARCH_CHARS) and {settings.LIMIT_SEARCH_TERMS} terms (LIMIT_SEARCH_TERMS), "
         "or 422 naming the limit.",
     ),
-    limit: int = Query(20, ge=1, le=MAX_RESULTS),
+    offset: int = Query(
+        0, description=f"0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)"
+    ),
+    limit: int = Query(PAGE, description=f"1 to {settings.LIMIT_SEARCH_PAGE} (LIMIT_SEARCH_PAGE)"),
 ):
-    """Ranked parts of chapters readers may see, each with a link to its place on the page and
-    a snippet whose matched words are in `<mark>` (the rest is escaped text)."""
+    """Parts of chapters readers may see, those whose heading matches first, then in course
+    order, each with a link to its place on the page and a snippet of its text as readers see
+    it, matched words in `<mark>` (the rest is escaped text)."""
     try:
-        hits = search(query=q, limit=limit)
+        results = search(query=q, offset=offset, limit=limit)
     except SearchRefused as refused:
-        raise ValidationError([{"loc": ["query", "q"], "msg": str(refused)}]) from refused
-    return [
-        {
-            **hit.__dict__,
-            "url": f"/chapters/{hit.code}/" + (f"#{hit.anchor}" if hit.anchor else ""),
-        }
-        for hit in hits
-    ]
+        raise ValidationError([{"loc": ["query", refused.param], "msg": str(refused)}]) from refused
+
+    def window(start: int | None) -> str | None:
+        if start is None:
+            return None
+        return request.build_absolute_uri(
+            f"{request.path}?{_query(request, offset=start, limit=limit)}"
+        )
+
+    return {
+        "items": [
+            {
+                **hit.__dict__,
+                "url": f"/chapters/{hit.code}/" + (f"#{hit.anchor}" if hit.anchor else ""),
+            }
+            for hit in results.hits
+        ],
+        "count": results.total,
+        "offset": offset,
+        "limit": limit,
+        "next": window(results.next_offset),
+        "previous": window(results.previous_offset),
+        "read_as": results.read_as,
+    }
+
+
+def _query(request, **changed: int) -> str:
+    params = request.GET.copy()
+    for name, value in changed.items():
+        params[name] = str(value)
+    return params.urlencode()

@@ -1,47 +1,45 @@
 """Search over what readers may see: chapter titles, theses, prose, strand items, figures,
-notation, propositions and problems, ranked, with a highlighted snippet and a link to the part.
+notation, propositions and problems, with a highlighted snippet of the text as readers see it
+and a link to the part, a page at a time with the total.
 
-The index is built from the chapter as a reader gets it (`reading.chapter_for_reader`: the
-latest release, else the published parts of the working copy), one row per part, each tagged
-with the revision it was built from. A chapter's entries are rebuilt once the transaction that
-moved its revision commits (`revisions.chapters_moved`, which every writer calls), and after
-migrate for any whose entries are of another revision; a search only reads. Drafts are never
-indexed, and results are filtered by the chapter's state at query time as well. The query is
-read into terms here (`search_terms.py`), never by the database. PostgreSQL ranks by full-text
-search over a GIN index; SQLite (the embedded default) falls back to a plain case-insensitive
-match of each term.
+The query is read into terms here (`search_terms.py`) and its words as the index holds them
+(`search_words.py`), never by the database; a word of four letters or more that no chapter
+holds is read as the course's words most like it (typo tolerance). Both databases then answer
+the same question about the same words: PostgreSQL through a GIN index on each part's tsvector
+(written from those words), SQLite by matching the words themselves; the order is also the
+same on both: parts whose heading matches first, then in course order (book, chapter, part).
+Drafts are never indexed (`search_index.py`), and results are filtered by the chapter's state
+at query time as well.
 """
 
 import html
 import operator
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
-from django.contrib.postgres.search import (
-    SearchHeadline,
-    SearchQuery,
-    SearchRank,
-    SearchVector,
-)
-from django.db import connection, transaction
-from django.db.models import F, OuterRef, Q, Subquery
+from django.conf import settings
+from django.db import connection
+from django.db.models import BooleanField, Case, Count, Q, When, Window
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Length
 
-from curriculum.models import Chapter, SearchEntry
+from curriculum.models import Chapter, SearchEntry, SearchWord
 
-from .claims.pattern import claims_typed
-from .reading import chapter_for_reader
-from .search_terms import CONTROL, SearchRefused, Term, query_terms
+from .search_terms import SearchRefused, Term, query_terms
+from .search_words import TYPO_SHORTEST, WORD, alike, length_range, quoted, words, words_line
 
-__all__ = ["MAX_RESULTS", "Hit", "SearchRefused", "search", "search_index_sync"]
+__all__ = ["PAGE", "Hit", "Results", "SearchRefused", "search"]
 
-CONFIG = "english"
-MAX_RESULTS = 50
+PAGE = 20  # results in an answer unless `limit` asks for another number
 SNIPPET_WORDS = 30
-# The highlight marks travel through PostgreSQL as control characters no author text holds
-# (they are stripped on indexing), so the rest of the snippet can be escaped as text.
+# Highlight marks are control characters no indexed text holds (they are stripped on indexing),
+# so the rest of the snippet can be escaped as text.
 START, STOP = "\x02", "\x03"
+
+Sequence = tuple[str, ...]  # words in this order
+Group = list[Sequence]  # any of these
+Matcher = tuple[list[Group], bool]  # every group, or (excluded) not all of them
 
 
 @dataclass(frozen=True)
@@ -54,201 +52,161 @@ class Hit:
     snippet_html: str  # escaped text with <mark> around the matched words
 
 
-def search(*, query: str, limit: int = MAX_RESULTS) -> list[Hit]:
-    """The best `limit` parts for `query` (none for no words); raises SearchRefused with a
-    reason for the reader past a limit on its length or terms."""
+@dataclass(frozen=True)
+class Results:
+    total: int
+    offset: int
+    limit: int
+    hits: list[Hit]
+    read_as: dict[str, list[str]]  # a word no chapter holds: the words it was read as
+
+    @property
+    def end(self) -> int:
+        """How many results are up to the last of this window."""
+        return self.offset + len(self.hits)
+
+    @property
+    def next_offset(self) -> int | None:
+        after = self.offset + self.limit
+        return after if after < self.total and after <= settings.LIMIT_SEARCH_OFFSET else None
+
+    @property
+    def previous_offset(self) -> int | None:
+        return max(0, self.offset - self.limit) if self.offset else None
+
+
+def search(*, query: str, offset: int = 0, limit: int = PAGE) -> Results:
+    """The parts matching `query` from `offset`, `limit` of them, with their total (none for
+    a query of no words); raises SearchRefused naming the limit a query or window passes."""
+    if not 1 <= limit <= settings.LIMIT_SEARCH_PAGE:
+        raise SearchRefused(
+            f"limit is 1 to {settings.LIMIT_SEARCH_PAGE} (LIMIT_SEARCH_PAGE)", param="limit"
+        )
+    if not 0 <= offset <= settings.LIMIT_SEARCH_OFFSET:
+        raise SearchRefused(
+            f"offset is 0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)", param="offset"
+        )
     alternatives = query_terms(query)
-    if not alternatives:
-        return []
-    entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT)
+    read_as = _read_as(alternatives)
+    matchers = [[m for t in terms if (m := _matcher(t, read_as))[0]] for terms in alternatives]
+    matchers = [ms for ms in matchers if ms]  # common words alone: nothing to find
+    if not matchers:
+        return Results(0, offset, limit, [], {})
+    entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT).filter(
+        _tsquery(matchers) if connection.vendor == "postgresql" else _like(matchers, "words")
+    )
+    rows = entries.annotate(
+        heading_first=Case(When(_like(matchers, "heading_words"), then=0), default=1),
+        total=Window(Count("pk")),  # counted in the same pass as the page
+    ).order_by("heading_first", "chapter__book__position", "chapter__number", "position")
+    fields = ("chapter__code", "kind", "heading", "anchor", "body", "title", "total")
+    found = {
+        w for ms in matchers for groups, out in ms if not out for g in groups for s in g for w in s
+    }
+    page = list(rows.values(*fields)[offset : offset + limit])
+    total = page[0]["total"] if page else entries.count()
+    hits = [_hit(row, found) for row in page]
+    return Results(total, offset, limit, hits, {k: v for k, v in read_as.items() if v != [k]})
+
+
+def _read_as(alternatives: list[list[Term]]) -> dict[str, list[str]]:
+    """Each word of a wanted, unquoted term: itself if a chapter holds it (or it is shorter
+    than TYPO_SHORTEST), else the words most like it (TYPO_SIMILARITY), if any. One query: the
+    candidates of every word hold each word's own (see `_candidates`), so both databases
+    choose among the same words."""
+    wanted = {
+        w
+        for terms in alternatives
+        for t in terms
+        if not (t.phrase or t.excluded)
+        for w in words(t.text)
+    }
+    guessed = {w for w in wanted if len(w) >= TYPO_SHORTEST}
+    held = set(_candidates(guessed)) if guessed else set()
+    return {w: [w] if w in held or w not in guessed else (alike(w, held) or [w]) for w in wanted}
+
+
+def _candidates(wanted: set[str]) -> list[str]:
+    """The course's words possibly TYPO_SIMILARITY alike to one of these (each word itself
+    among them, if held): PostgreSQL's trigram index (whose threshold, 0.3, is below it) or,
+    on SQLite, the words of a length that could be."""
     if connection.vendor == "postgresql":
-        hits = _ranked(entries, alternatives)
+        near = reduce(operator.or_, (Q(word__trigram_similar=w) for w in wanted))
     else:
-        hits = _matched(entries, alternatives)
-    return hits[: max(1, min(limit, MAX_RESULTS))]
-
-
-def _tsquery(alternatives: list[list[Term]]) -> SearchQuery:
-    """Each term as plain text (plainto_tsquery, or phraseto_tsquery when quoted), combined
-    here: the database never reads an operator a reader typed."""
-
-    def term(t: Term) -> SearchQuery:
-        kind = "phrase" if t.phrase else "plain"
-        return SearchQuery(t.text, search_type=kind, config=CONFIG, invert=t.excluded)
-
-    return reduce(operator.or_, (reduce(operator.and_, map(term, terms)) for terms in alternatives))
-
-
-def _ranked(entries: Any, alternatives: list[list[Term]]) -> list[Hit]:
-    query = _tsquery(alternatives)
-    rows = (
-        entries.filter(vector=query)
-        .annotate(
-            rank=SearchRank(F("vector"), query),
-            snippet=SearchHeadline(
-                "body",
-                query,
-                config=CONFIG,
-                start_sel=START,
-                stop_sel=STOP,
-                max_words=SNIPPET_WORDS,
-                min_words=SNIPPET_WORDS // 2,
-            ),
-        )
-        .order_by("-rank", "chapter__book__position", "chapter__number", "position")
-        .values("chapter__code", "kind", "heading", "anchor", "snippet", "body", "title")[
-            :MAX_RESULTS
-        ]
+        near = reduce(operator.or_, (Q(n__range=length_range(w)) for w in wanted))
+    course = SearchWord.objects.exclude(chapter__state=Chapter.State.DRAFT)
+    return list(
+        course.alias(n=Length("word")).filter(near).values_list("word", flat=True).distinct()
     )
-    return [_hit(row, row["snippet"] if row["body"] else "") for row in rows]
 
 
-def _matched(entries: Any, alternatives: list[list[Term]]) -> list[Hit]:
-    def term(t: Term) -> Q:
-        found = Q(heading__icontains=t.text) | Q(body__icontains=t.text)
-        return ~found if t.excluded else found
+def _matcher(term: Term, read_as: dict[str, list[str]]) -> Matcher:
+    """A term as groups of word sequences: a phrase is one sequence; each word of a plain
+    term is a group of the words it is read as."""
+    found = words(term.text)
+    if term.phrase or term.excluded:
+        return ([[tuple(found)]] if found else []), term.excluded
+    return [[(w,) for w in read_as[word]] for word in found], False
 
-    rows = (
-        entries.filter(
-            reduce(operator.or_, (reduce(operator.and_, map(term, ts)) for ts in alternatives))
-        )
-        .order_by("chapter__book__position", "chapter__number", "position")
-        .values("chapter__code", "kind", "heading", "anchor", "body", "title")[:MAX_RESULTS]
+
+def _combined(matchers: list[list[Matcher]], seq: Any, any_: Any, all_: Any, not_: Any) -> Any:
+    def matcher(groups: list[Group], excluded: bool) -> Any:
+        found = all_([any_([seq(s) for s in group]) for group in groups])
+        return not_(found) if excluded else found
+
+    return any_([all_([matcher(*m) for m in ms]) for ms in matchers])
+
+
+def _like(matchers: list[list[Matcher]], field: str) -> Q:
+    """The words as a match of the field's words line: the same on either database."""
+    return _combined(
+        matchers,
+        lambda s: Q(**{f"{field}__contains": words_line(s)}),
+        lambda qs: reduce(operator.or_, qs),
+        lambda qs: reduce(operator.and_, qs),
+        operator.invert,
     )
-    marked = next((t.text for ts in alternatives for t in ts if not t.excluded), "")
-    return [_hit(row, _excerpt(row["body"], marked)) for row in rows]
 
 
-def _hit(row: dict[str, Any], marked: str) -> Hit:
-    escaped = html.escape(marked)
+def _tsquery(matchers: list[list[Matcher]]) -> RawSQL:
+    """The same question as a tsquery written here, never parsed from what a reader typed."""
+    text = _combined(
+        matchers,
+        lambda s: " <-> ".join(map(quoted, s)),
+        lambda qs: "(" + " | ".join(qs) + ")",
+        lambda qs: "(" + " & ".join(qs) + ")",
+        lambda q: f"!{q}",
+    )
+    table = SearchEntry._meta.db_table
+    return RawSQL(f'"{table}"."vector" @@ %s::tsquery', [text], output_field=BooleanField())
+
+
+def _hit(row: dict[str, Any], found: set[str]) -> Hit:
     return Hit(
         code=row["chapter__code"],
         chapter_title=row["title"],
         kind=row["kind"],
         heading=row["heading"],
         anchor=row["anchor"],
-        snippet_html=escaped.replace(START, "<mark>").replace(STOP, "</mark>"),
+        snippet_html=html.escape(_excerpt(row["body"], found))
+        .replace(START, "<mark>")
+        .replace(STOP, "</mark>"),
     )
 
 
-def _excerpt(body: str, words: str) -> str:
-    """The fallback's snippet: the words around the first match, the match marked."""
-    found = body.lower().find(words.lower()) if words else -1
-    if found < 0:
-        return " ".join(body.split()[:SNIPPET_WORDS])
-    before = body[:found].split()[-SNIPPET_WORDS // 2 :]
-    after = body[found + len(words) :].split()[: SNIPPET_WORDS // 2]
-    match = body[found : found + len(words)]
-    return " ".join([*before, f"{START}{match}{STOP}", *after])
-
-
-# ---------------------------------------------------------------- the index
-
-
-def search_index_sync(*, chapter_ids: Iterable[int] | None = None) -> int:
-    """Rebuild these chapters' entries (all, by default) where they are not of the revision
-    readers are now shown; returns how many were rebuilt."""
-    chapters = (
-        Chapter.objects.all()
-        if chapter_ids is None
-        else Chapter.objects.filter(pk__in=set(chapter_ids))
+def _excerpt(body: str, found: set[str]) -> str:
+    """SNIPPET_WORDS words of the text around its first matched word, each match marked."""
+    chunks = body.split()
+    marked = [WORD.sub(lambda w: _mark(w[0], found), chunk) for chunk in chunks]
+    first = next((n for n, chunk in enumerate(marked) if START in chunk), 0)
+    start = max(0, min(first - SNIPPET_WORDS // 2, len(marked) - SNIPPET_WORDS))
+    window = marked[start : start + SNIPPET_WORDS]
+    return (
+        ("… " if start else "")
+        + " ".join(window)
+        + (" …" if start + SNIPPET_WORDS < len(marked) else "")
     )
-    # one statement, so a decision committed meanwhile (which moves a chapter and its entry
-    # together) is seen on both sides or on neither
-    entry = SearchEntry.objects.filter(chapter=OuterRef("pk")).values("revision")[:1]
-    rows = chapters.annotate(indexed=Subquery(entry)).values_list(
-        "pk", "state", "revision", "indexed"
-    )
-    stale = [
-        pk
-        for pk, state, revision, indexed in rows
-        if indexed != (None if state == Chapter.State.DRAFT else revision)
-    ]
-    for pk in stale:
-        _reindex(pk)
-    return len(stale)
 
 
-def search_index_revised(sender: Any, *, chapter_ids: Iterable[int], **kwargs: Any) -> None:
-    """The receiver of `revisions.chapters_revised` (connected when the app is ready)."""
-    search_index_sync(chapter_ids=chapter_ids)
-
-
-def _reindex(pk: int) -> None:
-    """Under the chapter's row lock, so the revision read is the one the snapshot is of."""
-    with transaction.atomic():
-        chapter = Chapter.objects.select_for_update().filter(pk=pk).first()
-        SearchEntry.objects.filter(chapter_id=pk).delete()
-        if chapter is None or chapter.state == Chapter.State.DRAFT:
-            return
-        snapshot = chapter_for_reader(code=chapter.code).snapshot
-        SearchEntry.objects.bulk_create(
-            [
-                SearchEntry(chapter_id=pk, revision=chapter.revision, position=n, **part)
-                for n, part in enumerate(_parts(snapshot))
-            ]
-        )
-        if connection.vendor == "postgresql":
-            SearchEntry.objects.filter(chapter_id=pk).update(
-                vector=SearchVector("heading", weight="A", config=CONFIG)
-                + SearchVector("body", weight="B", config=CONFIG)
-            )
-
-
-def _parts(snapshot: dict[str, Any]) -> Iterator[dict[str, str]]:
-    """Every part a reader can read, with the id of the place on the page that shows it."""
-    title = snapshot["title"]
-    yield _part(
-        "chapter",
-        "",
-        title,
-        f"{snapshot.get('thesis') or ''}\n{snapshot.get('summary') or ''}",
-        title,
-    )
-    for key, anchor, heading in (
-        ("before_you_start", "before", "Before you start"),
-        ("problem_statement", "problem", "The problem"),
-    ):
-        if snapshot.get(key):
-            yield _part("prose", anchor, heading, snapshot[key], title)
-    for figure in snapshot["figures"]:
-        yield _part(
-            "figure",
-            f"fig-{figure['label']}",
-            f"Fig. {figure['label']}",
-            f"{figure['caption']}\n{figure['alt']}",
-            title,
-        )
-    if snapshot["notation"]:
-        body = "\n".join(f"{row['symbol']}: {row['meaning']}" for row in snapshot["notation"])
-        yield _part("notation", "notation", "Notation", body, title)
-    for p in snapshot["propositions"]:
-        yield _part(
-            "proposition",
-            f"prop-{p['number']}",
-            f"Prop. {p['number']} {p['title']}",
-            f"{p['statement']}\n{p.get('proof') or ''}",
-            title,
-        )
-    for kind, strand in snapshot["strands"].items():
-        for n, item in enumerate(strand.get("items", []), start=1):
-            yield _part("strand item", f"{kind}-{n}", item["title"], item["body"] or "", title)
-    for problem in snapshot["problems"]:
-        label = "Worked problem" if problem["kind"] == "worked" else "Exercise"
-        yield _part(
-            "problem",
-            f"problem-{problem['key']}",
-            f"{label}: {problem['variant']}",
-            problem["statement"],
-            title,
-        )
-
-
-def _part(kind: str, anchor: str, heading: str, body: str, title: str) -> dict[str, str]:
-    return {
-        "kind": kind,
-        "anchor": anchor,
-        "heading": CONTROL.sub(" ", heading)[:400],
-        "body": CONTROL.sub(lambda c: c[0] if c[0] in "\n\t" else " ", claims_typed(body).strip()),
-        "title": CONTROL.sub(" ", title),
-    }
+def _mark(word: str, found: set[str]) -> str:
+    return f"{START}{word}{STOP}" if set(words(word)) & found else word

@@ -18,7 +18,12 @@ TOKEN = re.compile(r'(-*)"([^"]*)"?|(\S+)')
 
 
 class SearchRefused(ValueError):
-    """The query cannot be searched; the message says why, naming the limit."""
+    """The query cannot be searched; the message says why, naming the limit, and `param` which
+    parameter passed it."""
+
+    def __init__(self, message: str, *, param: str = "q") -> None:
+        super().__init__(message)
+        self.param = param
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
 from .problems import Problem, Solution, Verdict
 from .releases import Release
-from .search import SearchEntry
+from .search import SearchEntry, SearchWord
 from .tokens import ApiToken
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "Proposition",
     "Release",
     "SearchEntry",
+    "SearchWord",
     "Solution",
     "StrandItem",
     "Verdict",

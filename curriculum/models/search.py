@@ -17,8 +17,11 @@ class SearchEntry(models.Model):
     kind = models.CharField(max_length=40)
     anchor = models.CharField(max_length=120, blank=True)
     heading = models.CharField(max_length=400)
-    body = models.TextField(blank=True)
-    # PostgreSQL only (a GIN index in the migration); SQLite leaves it empty and uses icontains.
+    body = models.TextField(blank=True, help_text="The part's text as readers see it.")
+    heading_words = models.TextField(blank=True, help_text="The heading's words (search_words).")
+    words = models.TextField(blank=True, help_text="The heading's and body's words, in order.")
+    # PostgreSQL only (a GIN index in the migration): `words` with their positions. SQLite
+    # leaves it empty and matches `words` itself: the same words, so the same answers.
     vector = SearchVectorField(null=True)
 
     class Meta:
@@ -30,3 +33,18 @@ class SearchEntry(models.Model):
 
     def __str__(self) -> str:
         return self.heading
+
+
+class SearchWord(models.Model):
+    """A word a chapter's entries hold: the course's words, which a word it does not hold is
+    read as the nearest of (a trigram GIN index on PostgreSQL, in the migration)."""
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
+    word = models.CharField(max_length=40)
+
+    class Meta:
+        indexes = [models.Index(fields=["word"], name="search_word")]
+        constraints = [models.UniqueConstraint(fields=["chapter", "word"], name="search_word_once")]
+
+    def __str__(self) -> str:
+        return self.word

@@ -1,4 +1,5 @@
-"""/search/?q=: the readers' search page (a plain GET form: no JavaScript needed)."""
+"""/search/?q=&offset=: the readers' search page (a plain GET form: no JavaScript needed), a
+page of results at a time with the total and links to the next and previous pages."""
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -9,10 +10,15 @@ from curriculum.domain.search import SearchRefused, search
 
 def search_page(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
-    hits, refusal = [], None
+    results, refusal = None, None
+    raw_offset = request.GET.get("offset", "0")
     if query.strip():
         try:
-            hits = search(query=query)
+            if not raw_offset.isdigit() or len(raw_offset) > 9:
+                raise SearchRefused(
+                    f"offset is 0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)"
+                )
+            results = search(query=query, offset=int(raw_offset))
         except SearchRefused as error:
             refusal = str(error)
     status = 400 if refusal else 200
@@ -21,7 +27,8 @@ def search_page(request: HttpRequest) -> HttpResponse:
         "site/search.html",
         {
             "query": query,
-            "hits": hits,
+            "results": results,
+            "hits": results.hits if results else [],
             "refusal": refusal,
             "searched": bool(query.strip()),
             "max_chars": settings.LIMIT_SEARCH_CHARS,

@@ -2,6 +2,7 @@
 highlighted snippet and a link to the exact place; drafts and unpublished parts are never found.
 Every test commits for real: the index is rebuilt after a writer's transaction commits."""
 
+import json
 import os
 import re
 import subprocess
@@ -17,7 +18,7 @@ from hypothesis import settings as fuzzing
 from hypothesis import strategies as st
 
 from curriculum.domain.chapter_files import chapter_import
-from curriculum.domain.search import search_index_sync
+from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter, SearchEntry, StrandItem
 from tests.conftest import sketch
@@ -42,7 +43,7 @@ def site(client, q: str) -> str:
 def api(client, q: str) -> list[dict]:
     response = client.get("/api/v1/search", {"q": q})
     assert response.status_code == 200, response.content
-    return response.json()
+    return response.json()["items"]
 
 
 def test_a_word_from_the_prose_is_found_with_a_link_to_its_section(client, seeded):
@@ -265,8 +266,36 @@ def test_quoted_words_are_found_only_in_that_order(client, seeded):
     assert api(client, '"attention multi-head zzz"') == []
 
 
-def test_the_sqlite_fallback_answers_any_query_too(tmp_path):
-    """The embedded default's plain match, fuzzed the same way in a process of its own."""
+AGREED = [
+    "attention",
+    '"soft lookup"',
+    "the",
+    "atention",
+    "QK",
+    "multi-head attention",
+    '"multi-head attention"',
+    "attention -coreference",
+    "coreference or wombat",
+    "heads",
+    "dk",
+]
+"""The documented query forms (README, Search): both databases give each the same answer."""
+
+
+def answers(client, queries: list[str]) -> dict[str, list]:
+    """Each query's total and every part it finds, in order (the first LIMIT_SEARCH_PAGE)."""
+    found = {}
+    for q in queries:
+        page = client.get("/api/v1/search", {"q": q, "limit": 50}).json()
+        found[q] = [page["count"], [h["url"] + " " + h["heading"] for h in page["items"]]]
+    return found
+
+
+def test_the_sqlite_fallback_answers_any_query_too_and_the_documented_ones_alike(
+    client, seeded, tmp_path
+):
+    """The embedded default, fuzzed the same way in a process of its own; its answers to the
+    documented forms are PostgreSQL's, part for part and in the same order."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -287,6 +316,13 @@ def test_the_sqlite_fallback_answers_any_query_too(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "searched on sqlite" in done.stdout
+    chapter_import(document=sketch("II.7", thesis="Wombat attention claim."))
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("answers: ")]
+    on_sqlite = json.loads(line.removeprefix("answers: "))
+    on_postgresql = answers(client, AGREED)
+    assert on_postgresql["atention"][0] > 0 and on_postgresql['"soft lookup"'][0] == 2
+    assert on_postgresql["the"] == [0, []]
+    assert on_sqlite == on_postgresql
 
 
 def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded):

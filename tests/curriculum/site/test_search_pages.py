@@ -1,0 +1,96 @@
+"""Search as readers meet it: snippets in the text they read, typos forgiven, formulas found by
+what they show, and results a page at a time with the total, on the site and in the API."""
+
+import re
+
+import pytest
+from django.core.cache import cache
+
+from curriculum.domain.chapter_files import chapter_import
+from tests.conftest import sketch
+from tests.curriculum.site.test_views_chapter_page import visible_text
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def no_throttle(settings):
+    settings.API_ANON_RATE = "10000/min"
+    cache.clear()
+
+
+def api(client, **params) -> dict:
+    response = client.get("/api/v1/search", params)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_snippet_shows_the_words_and_mathematics_readers_see_never_source(client, seeded):
+    thesis = r"Backward, **the gradient** is $\partial L/\partial X = G W^\top$ for Zanzibar."
+    chapter_import(document=sketch("II.7", thesis=thesis))
+    [hit] = api(client, q="zanzibar")["items"]
+    assert hit["snippet_html"] == (
+        "Backward, the gradient is ∂L/∂X = GW⊤ for <mark>Zanzibar</mark>. A problem."
+    )
+
+
+def test_a_letter_group_inside_a_formula_is_found_and_marked(client, seeded):
+    chapter_import(document=sketch("II.7", thesis=r"Scores are $QK^\top/\sqrt{d_k}$ here."))
+    [hit] = [h for h in api(client, q="QK")["items"] if h["code"] == "II.7"]
+    assert "<mark>QK</mark>⊤/√(dₖ)" in hit["snippet_html"]
+    assert any(h["code"] == "II.7" for h in api(client, q="dk")["items"])
+
+
+def test_a_misspelt_word_finds_what_the_word_would_and_says_so(client, seeded):
+    right, typo = api(client, q="attention"), api(client, q="atention")
+    assert typo["count"] == right["count"] > 0 and typo["items"] == right["items"]
+    assert typo["read_as"] == {"atention": ["attention"]}
+    page = client.get("/search/", {"q": "atention"}).content.decode()
+    assert "No chapter holds “atention”: searched for “attention” instead." in visible_text(page)
+
+
+def test_a_short_or_quoted_word_is_never_guessed_at(client, seeded):
+    assert api(client, q="qx")["count"] == 0
+    assert api(client, q='"atention"')["count"] == 0
+
+
+def test_common_words_alone_find_nothing_and_the_page_says_why(client, seeded):
+    assert api(client, q="the of")["count"] == 0
+    page = visible_text(client.get("/search/", {"q": "the"}).content.decode())
+    assert "common words such as “the” are not searched" in page
+
+
+def test_the_api_gives_the_total_and_windows_that_add_up_to_it(client, seeded):
+    first = api(client, q="attention", limit=5)
+    assert first["count"] > 10 and len(first["items"]) == 5 and first["previous"] is None
+    assert "offset=5" in first["next"] and "limit=5" in first["next"]
+    second = client.get(first["next"]).json()
+    assert second["offset"] == 5 and "offset=0" in second["previous"]
+    every = api(client, q="attention", limit=50, offset=0)["items"]
+    assert first["items"] + second["items"] == every[:10]
+
+
+def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded, settings):
+    settings.LIMIT_SEARCH_OFFSET = 100
+    for params, error in (
+        ({"limit": 51}, "query.limit: limit is 1 to 50 (LIMIT_SEARCH_PAGE)"),
+        ({"limit": 0}, "query.limit: limit is 1 to 50 (LIMIT_SEARCH_PAGE)"),
+        ({"offset": 101}, "query.offset: offset is 0 to 100 (LIMIT_SEARCH_OFFSET)"),
+        ({"offset": -1}, "query.offset: offset is 0 to 100 (LIMIT_SEARCH_OFFSET)"),
+    ):
+        refused = client.get("/api/v1/search", {"q": "attention", **params})
+        assert refused.status_code == 422 and refused.json()["errors"] == [error]
+    page = client.get("/search/", {"q": "attention", "offset": "x"})
+    assert page.status_code == 400 and "(LIMIT_SEARCH_OFFSET)" in page.content.decode()
+
+
+def test_the_page_counts_every_result_and_links_the_next_and_previous(client, seeded):
+    total = api(client, q="attention")["count"]
+    assert total > 20
+    first = client.get("/search/", {"q": "attention"}).content.decode()
+    assert f"Results 1–20 of {total} for “attention”" in visible_text(first)
+    assert len(re.findall(r'class="search-hit"', first)) == 20
+    assert 'rel="next" href="?q=attention&amp;offset=20"' in first and 'rel="prev"' not in first
+    second = client.get("/search/", {"q": "attention", "offset": 20}).content.decode()
+    assert f"Results 21–{min(40, total)} of {total}" in visible_text(second)
+    assert 'rel="prev" href="?q=attention&amp;offset=0"' in second and 'start="21"' in second
