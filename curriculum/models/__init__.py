@@ -3,6 +3,7 @@
 from .claims import ClaimVerdict
 from .course import ApparatusLink, Book, Chapter
 from .parts import Figure, Notation, Proposition, StrandItem
+from .media import MediaFile
 from .practice import Attempt, PracticeTally, ProblemReport
 from .problems import Problem, Solution, Verdict
 from .releases import Release
@@ -17,6 +18,7 @@ __all__ = [
     "Chapter",
     "ClaimVerdict",
     "Figure",
+    "MediaFile",
     "Notation",
     "PracticeTally",
     "Problem",

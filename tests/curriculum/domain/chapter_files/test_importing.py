@@ -377,7 +377,7 @@ def test_a_file_is_typeset_in_one_katex_run_its_writes_included(books):
     ]  # 400 formulas, within LIMIT_CHAPTER_PARTS
     document = sketch(thesis="A claim about $\\mathbb{R}^n$.")
     document["strands"]["concept"]["items"] = items
-    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+    with mock.patch.object(markup.katex, "_katex", wraps=markup.katex._katex) as katex:
         file_import(text=yaml.safe_dump(document, sort_keys=False))
     assert katex.call_count == 1
     assert StrandItem.objects.filter(chapter__code="II.7").count() == 201
