@@ -149,6 +149,7 @@ def sketch(code: str = "II.7", **overrides) -> dict:
 
 def png(width: int = 3, height: int = 2) -> bytes:
     """A real PNG of that size (red pixels), made without an imaging library."""
+
     def chunk(kind: bytes, body: bytes) -> bytes:
         crc = zlib.crc32(kind + body)
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)

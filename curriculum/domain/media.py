@@ -98,8 +98,7 @@ def image_of(data: bytes) -> Image:
     side = settings.LIMIT_MEDIA_SIDE
     if not (0 < image.width <= side and 0 < image.height <= side):
         raise UploadRefused(
-            f"is {image.width}×{image.height} pixels; each side at most {side:,} "
-            "(LIMIT_MEDIA_SIDE)"
+            f"is {image.width}×{image.height} pixels; each side at most {side:,} (LIMIT_MEDIA_SIDE)"
         )
     return image
 

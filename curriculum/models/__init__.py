@@ -2,8 +2,8 @@
 
 from .claims import ClaimVerdict
 from .course import ApparatusLink, Book, Chapter
-from .parts import Figure, Notation, Proposition, StrandItem
 from .media import MediaFile
+from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
 from .problems import Problem, Solution, Verdict
 from .releases import Release

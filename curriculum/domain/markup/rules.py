@@ -23,9 +23,7 @@ def media_name(src: str) -> str | None:
     return name if MEDIA_NAME.fullmatch(name) and len(name) <= 80 else None
 
 
-def image(
-    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any
-) -> str:
+def image(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     """A media library image; any other (refused at import and in admin) is kept as its text."""
     token = tokens[idx]
     alt = renderer.renderInlineAsText(token.children or [], options, env)

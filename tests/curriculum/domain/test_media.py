@@ -16,10 +16,15 @@ def jpeg(width: int = 5, height: int = 4) -> bytes:
     return b"\xff\xd8" + app0 + frame + b"\xff\xd9"
 
 
-GIF = b"GIF89a\x07\x00\x06\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
-WEBP_LOSSLESS = b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f" + (
-    (9 - 1) | ((8 - 1) << 14)
-).to_bytes(4, "little") + b"\x00" * 8
+GIF = (
+    b"GIF89a\x07\x00\x06\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff"
+    b",\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
+)
+WEBP_LOSSLESS = (
+    b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f"
+    + ((9 - 1) | ((8 - 1) << 14)).to_bytes(4, "little")
+    + b"\x00" * 8
+)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +63,9 @@ def test_the_size_and_side_limits_are_named(settings):
         image_of(png(40, 40))
     settings.LIMIT_MEDIA_BYTES = 10**6
     settings.LIMIT_MEDIA_SIDE = 30
-    with pytest.raises(UploadRefused, match=r"40×2 pixels; each side at most 30 \(LIMIT_MEDIA_SIDE\)"):
+    with pytest.raises(
+        UploadRefused, match=r"40×2 pixels; each side at most 30 \(LIMIT_MEDIA_SIDE\)"
+    ):
         image_of(png(40, 2))
     with pytest.raises(UploadRefused, match="0×2 pixels"):
         image_of(png(0, 2))
@@ -67,8 +74,7 @@ def test_the_size_and_side_limits_are_named(settings):
 def test_a_text_naming_media_the_library_lacks_is_refused_until_it_is_uploaded(db):
     text = "Two heads: ![two heads side by side](media:heads.png)."
     assert markup_errors(text) == [
-        "image media:heads.png names nothing in the media library: upload it in admin (Media) "
-        "first"
+        "image media:heads.png names nothing in the media library: upload it in admin (Media) first"
     ]
     stored(MediaFile(name="heads.png", alt="two heads"), png()).save()
     assert markup_errors(text) == []

@@ -55,7 +55,9 @@ def test_a_chapter_with_a_table_footnote_image_and_code_keeps_every_word(client,
         "The model width is fixed at 64.",
     ):
         assert words in text, words
-    assert '<img class="media" src="/media/heads.png" alt="two attention heads side by side"' in html
+    assert (
+        '<img class="media" src="/media/heads.png" alt="two attention heads side by side"' in html
+    )
     assert '<span class="k">def</span>' in html and "site/code.css" in html
     assert re.search(r'<sup class="footnote-ref"><a href="#fn-[0-9a-f]+-1"', html)
     assert "[^w]" not in text and "|" not in text and "```" not in text
