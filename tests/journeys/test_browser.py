@@ -4,10 +4,11 @@ mathematics drawn as MathML, a clean console, and hostile content left inert."""
 import os
 import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
-from curriculum.domain.chapter_files import chapter_import, load_yaml
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import, load_yaml
 from tests.curriculum.conftest import SEED_PAGE, release_ii3
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -232,7 +233,11 @@ def hostile_chapter() -> None:
     document["strands"]["basics"]["items"][0]["body"] = HOSTILE_TEXT
     document["figures"][0]["caption"] = HOSTILE_TEXT
     document["figures"][0]["svg"] = HOSTILE_SVG
-    chapter_import(document=document)
+    with pytest.raises(ChapterFileError, match="raw HTML"):  # refused at import, with its path
+        chapter_import(document=document)
+    # stored as text was before raw HTML and outside images were refused: still shown inert
+    with mock.patch("curriculum.domain.markup_checks.construct_errors", return_value=[]):
+        chapter_import(document=document)
 
 
 def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_server, seeded):
