@@ -24,8 +24,10 @@ def test_tables_notes_code_and_image_pass_axe(browser, live_server, books, heads
     rich_chapter()
     visit = Visit(browser, live_server.url, scheme=scheme)
     visit.open("/chapters/II.7/")
-    image = visit.page.locator("article img.media")
-    assert image.evaluate("img => img.complete && img.naturalWidth") == 3
+    visit.page.locator("article img.media").scroll_into_view_if_needed()  # it loads lazily
+    visit.page.wait_for_function(
+        "() => document.querySelector('article img.media').naturalWidth === 3"
+    )
     assert visit.page.locator("article pre.highlight .k").first.inner_text() == "def"
     visit.page.locator("article .footnote-ref a").click()
     assert visit.page.evaluate("location.hash").startswith("#fn-")
