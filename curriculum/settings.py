@@ -329,6 +329,8 @@ LOGGING = {
 # inert or left out with a note, never a 500.
 LIMIT_SVG_DEPTH = env.int("LIMIT_SVG_DEPTH", 40)  # nested elements in one figure
 LIMIT_SVG_BYTES = env.int("LIMIT_SVG_BYTES", 512 * 1024)  # one figure's source
+LIMIT_MEDIA_BYTES = env.int("LIMIT_MEDIA_BYTES", 2 * 1024 * 1024)  # one media library image
+LIMIT_MEDIA_SIDE = env.int("LIMIT_MEDIA_SIDE", 4000)  # its width and its height, in pixels
 LIMIT_YAML_DEPTH = env.int("LIMIT_YAML_DEPTH", 40)  # nested mappings and lists in a file
 LIMIT_JSON_DEPTH = env.int("LIMIT_JSON_DEPTH", 40)  # nested objects and arrays in an API body
 LIMIT_API_BODY_BYTES = env.int("LIMIT_API_BODY_BYTES", 2 * 1024 * 1024)  # 413 beyond

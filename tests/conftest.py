@@ -5,7 +5,12 @@ module when there are several. Journeys that cross many modules at once (browser
 `make serve`, acceptance, the stateful lifecycle) live in `tests/journeys/`.
 """
 
+import struct
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -13,8 +18,9 @@ from django.db import OperationalError, connection
 
 from curriculum.domain.chapter_files import file_import, import_order
 from curriculum.domain.claims.requests import claims_decide_now
+from curriculum.domain.media import stored
 from curriculum.domain.verification import verdict_decide
-from curriculum.models import Chapter, Solution
+from curriculum.models import Chapter, MediaFile, Solution
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 
@@ -142,3 +148,36 @@ def sketch(code: str = "II.7", **overrides) -> dict:
     }
     document.update(overrides)
     return document
+
+
+def png(width: int = 3, height: int = 2) -> bytes:
+    """A real PNG of that size (red pixels), made without an imaging library."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body)
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.fixture
+def heads(db) -> MediaFile:
+    """heads.png in the media library: a 3×2 PNG that texts show as ![...](media:heads.png)."""
+    media = stored(MediaFile(name="heads.png", alt="two attention heads"), png())
+    media.save()
+    return media
+
+
+@contextmanager
+def stored_as_before() -> Iterator[None]:
+    """Texts written as they could be before raw HTML and images from elsewhere were refused
+    (`markup.constructs`): what such stored text shows must still be inert."""
+    with mock.patch("curriculum.domain.markup_checks.construct_errors", return_value=[]):
+        yield

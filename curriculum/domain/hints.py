@@ -22,12 +22,12 @@ from attention.answers import answer_problems
 
 from .claims.pattern import CLAIM_OPENING
 from .judging import reader_right, tolerance_of
-from .markup import math_errors
+from .markup_checks import markup_errors
 from .placeholders import SHOWN_DIGITS, placeholder_errors
 
 
 def _text_errors(text: str, path: str, problem: dict[str, Any]) -> list[tuple[str, str]]:
-    found = [(path, message) for message in math_errors(text)]
+    found = [(path, message) for message in markup_errors(text)]
     if CLAIM_OPENING.search(text):
         found.append((path, "holds a claim: hints and feedback are read beside every instance"))
     found += [

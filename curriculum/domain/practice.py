@@ -123,7 +123,9 @@ def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice
             drawn = settings.PRACTICE_INSTANCES if attention.is_generated(problem["inputs"]) else 0
             number = view.release.number if view.release else None
             label = problem_labels(view.snapshot["problems"])[key]
-            return Practice(code, view.snapshot["title"], problem, drawn, number, view.snapshot, label)
+            return Practice(
+                code, view.snapshot["title"], problem, drawn, number, view.snapshot, label
+            )
     raise NotPractisable
 
 

@@ -2,6 +2,7 @@
 
 from .claims import ClaimVerdict
 from .course import ApparatusLink, Book, Chapter
+from .media import MediaFile
 from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
 from .problems import Problem, Solution, Verdict
@@ -17,6 +18,7 @@ __all__ = [
     "Chapter",
     "ClaimVerdict",
     "Figure",
+    "MediaFile",
     "Notation",
     "PracticeTally",
     "Problem",

@@ -3,12 +3,12 @@
 from django.core.exceptions import ValidationError
 
 from curriculum.domain.claims.syntax import claim_errors
-from curriculum.domain.markup import math_errors
+from curriculum.domain.markup_checks import markup_errors
 from curriculum.domain.svg import svg_errors
 
 
 def validate_markdown(value: str) -> None:
-    if errors := math_errors(value or "") + claim_errors(value):
+    if errors := markup_errors(value) + claim_errors(value):
         raise ValidationError(errors)
 
 

@@ -3,7 +3,7 @@ reader's own account pages (allauth's sign-up and log-in pages are under /accoun
 
 from django.urls import path, register_converter
 
-from . import account, practice, search, views, wayfinding
+from . import account, media, practice, search, views, wayfinding
 
 
 class Word:
@@ -35,6 +35,7 @@ urlpatterns = [
         name="practice_report",
     ),
     path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
+    path("media/<word:name>", media.media_file_view, name="media"),
     path("operations/", views.operations, name="operations"),
     path("account/", account.account, name="account"),
     path("account/export/", account.export, name="account_export"),

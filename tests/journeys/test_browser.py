@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from curriculum.domain.chapter_files import chapter_import, load_yaml
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import, load_yaml
+from tests.conftest import stored_as_before
 from tests.curriculum.conftest import SEED_PAGE, release_ii3
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -232,7 +233,10 @@ def hostile_chapter() -> None:
     document["strands"]["basics"]["items"][0]["body"] = HOSTILE_TEXT
     document["figures"][0]["caption"] = HOSTILE_TEXT
     document["figures"][0]["svg"] = HOSTILE_SVG
-    chapter_import(document=document)
+    with pytest.raises(ChapterFileError, match="raw HTML"):  # refused at import, with its path
+        chapter_import(document=document)
+    with stored_as_before():
+        chapter_import(document=document)
 
 
 def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_server, seeded):

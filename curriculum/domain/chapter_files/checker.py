@@ -8,7 +8,7 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from ..claims.syntax import claim_errors, claim_name_errors
-from ..markup import math_errors
+from ..markup_checks import markup_errors
 from ..placeholders import Room
 
 KINDS = {
@@ -65,7 +65,7 @@ class Checker:
     ) -> None:
         """Formulas that do not parse, and claims that are malformed or read a name that
         ``names`` (a problem's inputs and outputs) does not hold (`claim_name_errors`)."""
-        found = math_errors(value or "") + claim_errors(value)
+        found = markup_errors(value) + claim_errors(value)
         for problem in found + claim_name_errors(value, names, every_instance=every_instance):
             self.error(path, problem)
 

@@ -150,7 +150,7 @@ def test_a_save_of_120_new_formulas_starts_katex_once_and_ends_well_within_the_t
     fresh = time.time_ns()  # formulas no cache has seen
     for i in range(120):
         data[f"strand_items-{i}-body"] = f"Item ${i} \\cdot x_{{{fresh}}}$ means."
-    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+    with mock.patch.object(markup.katex, "_katex", wraps=markup.katex._katex) as katex:
         started = time.perf_counter()
         saved = author.post(change_url(chapter), data)
         took = time.perf_counter() - started
@@ -170,7 +170,7 @@ def test_a_problem_save_typesets_its_statement_and_steps_in_one_katex_run(seeded
         statement=f"With $h = {fresh}$ heads, compute it.",
         **{"solution-0-steps": f"Each head $x_{{{fresh}}}$ attends in its slice."},
     )
-    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+    with mock.patch.object(markup.katex, "_katex", wraps=markup.katex._katex) as katex:
         saved = author.post(add_url(chapter), data)
     assert saved.status_code == 302, shown_errors(saved)
     assert katex.call_count == 1

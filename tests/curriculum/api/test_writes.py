@@ -201,3 +201,20 @@ def test_a_hint_naming_nothing_gets_422_with_its_path(client, books, alice_token
         "problems[1].hints[0]: reference @prop:nope: II.7 has no proposition nope (it has: none)"
     ]
     assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_an_image_from_elsewhere_is_refused_with_its_path_and_media_is_not(
+    client, books, alice_token, heads
+):
+    outside = sketch(before_you_start="See ![a cat](https://example.org/a.png).")
+    response = put(client, "II.7", outside, alice_token)
+    assert response.status_code == 422
+    assert response.json()["errors"] == [
+        "before_you_start: image `https://example.org/a.png` is not in the media library: "
+        "pages show images only from this site; upload it in admin (Media) and write "
+        "![what it shows](media:name)"
+    ]
+    shown = sketch(before_you_start="See ![two heads](media:heads.png).")
+    assert put(client, "II.7", shown, alice_token).status_code == 201
+    html = client.get("/api/v1/chapters/II.7").json()["before_you_start_html"]
+    assert '<img class="media" src="/media/heads.png" alt="two heads"' in html

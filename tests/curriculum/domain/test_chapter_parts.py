@@ -45,7 +45,7 @@ def test_a_file_with_more_parts_than_the_limit_is_refused_before_its_parts_are_c
 ):
     settings.LIMIT_CHAPTER_PARTS = 10
     with (
-        mock.patch.object(markup, "_katex", wraps=markup._katex) as katex,
+        mock.patch.object(markup.katex, "_katex", wraps=markup.katex._katex) as katex,
         pytest.raises(ChapterFileError) as refused,
     ):
         file_import(text=yaml.safe_dump(with_items(8), sort_keys=False))

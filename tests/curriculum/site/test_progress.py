@@ -9,7 +9,7 @@ from django.test import Client
 from curriculum.domain.chapter_files import chapter_export, chapter_import, load_yaml
 from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter
-from tests.conftest import verify_now
+from tests.conftest import stored_as_before, verify_now
 from tests.curriculum.domain.test_progress import attempt, practised_chapter
 from tests.curriculum.site.test_views_accessibility import Outline, assert_headings_in_order
 from tests.curriculum.site.test_views_chapter_page import visible_text
@@ -110,9 +110,10 @@ def test_a_signed_in_reader_sees_the_books_sum_on_the_book_page(course):
 def test_author_text_cannot_place_the_progress(books):
     practised_chapter()
     tricky = "<!-- reader-progress --> is only text here."
-    chapter_import(
-        document=load_yaml(chapter_export(code="II.7")) | {"summary": tricky, "thesis": tricky}
-    )
+    with stored_as_before():  # refused at import now; a chapter may hold it from before
+        chapter_import(
+            document=load_yaml(chapter_export(code="II.7")) | {"summary": tricky, "thesis": tricky}
+        )
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     chapter_publish(chapter=chapter)

@@ -21,7 +21,7 @@ from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter, SearchEntry, StrandItem
-from tests.conftest import sketch
+from tests.conftest import sketch, stored_as_before
 from tests.curriculum.site.test_views_chapter_page import visible_text
 from tests.processes import ROOT
 
@@ -71,7 +71,8 @@ def test_book_0_entries_are_found(client, seeded):
 
 def test_a_snippet_escapes_what_the_author_wrote_and_marks_only_the_match(client, seeded):
     thesis = "Zanzibar <script>alert(1)</script> claim, where 3 < 4 & <b>bold</b>."
-    chapter_import(document=sketch("II.7", thesis=thesis))
+    with stored_as_before():  # refused at import now; a chapter may hold it from before
+        chapter_import(document=sketch("II.7", thesis=thesis))
     [hit] = [h for h in api(client, "zanzibar") if h["code"] == "II.7"]
     assert "<mark>Zanzibar</mark>" in hit["snippet_html"]
     assert re.sub(r"</?mark>", "", hit["snippet_html"]).count("<") == 0

@@ -377,7 +377,39 @@ def test_a_file_is_typeset_in_one_katex_run_its_writes_included(books):
     ]  # 400 formulas, within LIMIT_CHAPTER_PARTS
     document = sketch(thesis="A claim about $\\mathbb{R}^n$.")
     document["strands"]["concept"]["items"] = items
-    with mock.patch.object(markup, "_katex", wraps=markup._katex) as katex:
+    with mock.patch.object(markup.katex, "_katex", wraps=markup.katex._katex) as katex:
         file_import(text=yaml.safe_dump(document, sort_keys=False))
     assert katex.call_count == 1
     assert StrandItem.objects.filter(chapter__code="II.7").count() == 201
+
+
+def test_a_file_showing_media_imports_exports_and_imports_again_unchanged(books, heads):
+    body = "Two heads[^1]:\n\n![two heads side by side](media:heads.png)\n\n[^1]: Of 32 each."
+    import_text(yaml.safe_dump(sketch(before_you_start=body), sort_keys=False))
+    first = chapter_export(code="II.7")
+    assert yaml.safe_load(first)["before_you_start"] == body
+    import_text(first)
+    assert chapter_export(code="II.7") == first
+
+
+def test_constructs_the_page_would_not_show_are_refused_with_their_paths(books, heads):
+    document = sketch(
+        before_you_start="See ![a cat](https://example.org/a.png).",
+        problem_statement="Bold <b>this</b>, by \\eqref{score}, ![x](media:tails.png).",
+    )
+    document["strands"]["basics"]["items"][0]["body"] = "![](media:heads.png)"
+    assert refused(document) == [
+        "before_you_start: image `https://example.org/a.png` is not in the media library: "
+        "pages show images only from this site; upload it in admin (Media) and write "
+        "![what it shows](media:name)",
+        "problem_statement: raw HTML `<b>` is not shown on the page: write Markdown, or put it "
+        "in `code` to show it as written",
+        "problem_statement: raw HTML `</b>` is not shown on the page: write Markdown, or put it "
+        "in `code` to show it as written",
+        "problem_statement: `\\eqref{score}` is not supported: write @eq:score (the equation "
+        "labelled `$$ ... $$ (label)`)",
+        "problem_statement: image media:tails.png names nothing in the media library: upload "
+        "it in admin (Media) first",
+        "strands.basics.items[0].body: image media:heads.png needs alt text: "
+        "![what it shows](media:heads.png)",
+    ]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from curriculum.domain.markup import KATEX_DIR, math_errors, render, render_many
 
-STATIC = Path(__file__).resolve().parents[3] / "static"
+STATIC = Path(__file__).resolve().parents[4] / "static"
 
 
 def test_inline_and_display_formulas_become_mathml():
@@ -104,3 +104,44 @@ def test_a_line_of_several_display_formulas_keeps_each_pair_apart():
 def test_a_line_of_plain_words_is_one_paragraph_as_written():
     text = "Heads are slices of one budget (d, d), not copies."
     assert render_many([text, "", text]) == [f"<p>{text}</p>\n", "", f"<p>{text}</p>\n"]
+
+
+def test_a_table_keeps_its_cells_and_alignment_as_classes_in_a_scrollable_box():
+    html = render("| name | value |\n|:--|--:|\n| width | $d_k$ |\n")
+    assert '<div class="table-scroll" tabindex="0"><table>' in html
+    assert '<th class="align-left">name</th>' in html and '<td class="align-right">' in html
+    assert "<msub>" in html and "style=" not in html and "|" not in html
+
+
+def test_footnotes_link_both_ways_with_ids_that_differ_between_texts():
+    first, second = render_many(["One[^1].\n\n[^1]: The first note.", "Two[^1].\n\n[^1]: Other."])
+    assert "[^1]" not in first and "The first note." in first
+    [ref] = re.findall(r'<a href="#(fn-[0-9a-f]+-1)" id="(fnref-[0-9a-f]+-1)"', first)
+    assert f'<li id="{ref[0]}" class="footnote-item">' in first
+    assert f'href="#{ref[1]}" class="footnote-backref"' in first
+    assert ref[0] not in second  # two texts on one page never share an id
+
+
+def test_fenced_code_is_highlighted_on_the_server_as_classes():
+    html = render('```python\ndef f(x):\n    return "s"  # note\n```\n')
+    assert '<pre class="highlight" tabindex="0"><code>' in html
+    assert '<span class="k">def</span>' in html and '<span class="s2">"s"</span>' in html
+    assert '<span class="c1"># note</span>' in html and "style=" not in html
+    plain = render("```nosuchlanguage\na < b\n```\n")
+    assert '<pre class="highlight" tabindex="0"><code>a &lt; b\n</code></pre>' in plain
+
+
+def test_every_highlight_class_is_styled_or_inherits_the_text_colour():
+    """The stylesheet names classes Pygments really emits (a typo would leave code unstyled)."""
+    css = (STATIC / "site/code.css").read_text()
+    styled = set(re.findall(r"\.highlight \.([\w-]+)", css))
+    from curriculum.domain.markup.allowlist import HIGHLIGHT_CLASSES
+
+    assert styled and styled <= HIGHLIGHT_CLASSES
+    assert "prefers-color-scheme: dark" in css
+
+
+def test_a_media_image_is_served_from_this_site_and_another_is_kept_as_its_words():
+    html = render("See ![two heads](media:heads.png) and ![a cat](https://example.org/a.png).")
+    assert '<img class="media" src="/media/heads.png" alt="two heads" loading="lazy">' in html
+    assert "and a cat." in html and "example.org" not in html

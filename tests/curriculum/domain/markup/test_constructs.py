@@ -1,0 +1,45 @@
+"""What the page would not show is refused with a reason that says what to write instead."""
+
+import pytest
+
+from curriculum.domain.markup import construct_errors, media_names
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("See ![a cat](https://example.org/a.png).", "image `https://example.org/a.png` is not"),
+        ("See ![](media:heads.png).", "image media:heads.png needs alt text"),
+        ("Bold <b>this</b>.", "raw HTML `<b>` is not shown on the page"),
+        ("<div>\nblock\n</div>", "raw HTML `<div> block </div>` is not shown"),
+        ("A <!-- note --> here.", "raw HTML `<!-- note -->`"),
+        ("As \\eqref{score} shows.", "`\\eqref{score}` is not supported: write @eq:score"),
+        ("As $\\eqref{score}$ shows.", "`\\eqref{score}` is not supported: write @eq:score"),
+        ("As \\ref{score} shows.", "write @eq:score"),
+        ("Get [it](ftp://example.org/x).", "link `ftp://example.org/x` would lose its address"),
+    ],
+)
+def test_each_construct_the_page_would_drop_is_refused_with_what_to_write(text, said):
+    errors = construct_errors(text)
+    assert any(said in error for error in errors), errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| a | b |\n|--|--|\n| 1 | 2 |\n",
+        "Note[^1].\n\n[^1]: It.",
+        "```python\nx = '<b>' < 2\n```",
+        "Inline `<b>` and $a<b$ and [a link](https://example.org/) and [here](#eq-score).",
+        "Mail [us](mailto:a@example.org), see <https://example.org>, @eq:score.",
+        "![two heads](media:heads.png)",
+        "a < b and c > d, 2 < 3",
+    ],
+)
+def test_what_the_page_shows_is_not_refused(text):
+    assert construct_errors(text) == []
+
+
+def test_media_names_are_read_from_images_only():
+    text = "![a](media:heads.png) `![b](media:code.png)` [c](media:link.png) ![d](x.png)"
+    assert media_names(text) == {"heads.png"}
