@@ -32,6 +32,7 @@ from curriculum.domain.gate import (
     PublishOutdated,
     PublishRefused,
     publish_reasons,
+    unchanged_release,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.notation import chapter_notation_conflicts
@@ -353,7 +354,8 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             "opts": self.opts,
             "original": chapter,
             "title": f"Publish {chapter.code}?",
-            "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
+            "reasons": (reasons := ChapterPublish(chapter=chapter, user=request.user).check()),
+            "unchanged": None if reasons else unchanged_release(chapter),
             "next_release": latest_release_number(chapter) + 1,
             "reviewed": source_tag(code=chapter.code),  # what Publish will release
         }
@@ -368,7 +370,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             reviewed=None if reviewed is None else frozenset({reviewed}),
         )
         try:
-            release = action.execute()
+            publication = action.execute()
         except PublishForbidden as refusal:
             self.message_user(request, str(refusal), messages.ERROR)
         except PublishOutdated:  # back to the confirmation, as the chapter is now
@@ -385,7 +387,6 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                 messages.ERROR,
             )
         else:
-            self.message_user(
-                request, f"Published {chapter.code} as release {release.number}.", messages.SUCCESS
-            )
+            level = messages.SUCCESS if publication.made else messages.INFO
+            self.message_user(request, publication.message, level)
         return reverse("admin:curriculum_chapter_change", args=[chapter.pk])
