@@ -36,6 +36,7 @@ from curriculum.domain.gate import (
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.notation import chapter_notation_conflicts
+from curriculum.domain.open_pages import chapter_closed, chapter_opened
 from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
 from curriculum.domain.selectors import chapters_with_parts
@@ -320,7 +321,14 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         chapter = self.get_object(request, unquote(object_id))
         if chapter is not None:
             extra_context = {**(extra_context or {}), **self.status(chapter)}
+            if request.method == "GET":
+                opened = chapter_opened(chapter_id=chapter.pk, user=request.user)
+                extra_context["also_open"] = opened
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def response_change(self, request, obj):
+        chapter_closed(chapter_id=obj.pk, user=request.user)  # saved: open again to count
+        return super().response_change(request, obj)
 
     def status(self, chapter: Chapter) -> dict:
         """What the top of the chapter page shows: the counts, the debt, what Publish needs."""
