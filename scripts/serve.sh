@@ -32,6 +32,7 @@ fi
 $BIN/python manage.py ensure_database
 $BIN/python manage.py migrate --noinput  # and the cache's table, where there is no Redis
 $BIN/python manage.py collectstatic --noinput --verbosity 0
+$BIN/python manage.py first_steps  # a new database: how to make the first admin, load content
 mkdir -p var
 if [ -n "${CELERY_BROKER_URL:-}" ]; then
   $BIN/celery -A curriculum worker --beat --loglevel=warning --schedule var/celerybeat-schedule &

@@ -32,9 +32,11 @@ from curriculum.domain.gate import (
     PublishOutdated,
     PublishRefused,
     publish_reasons,
+    unchanged_release,
 )
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.notation import chapter_notation_conflicts
+from curriculum.domain.open_pages import chapter_closed, chapter_opened
 from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
 from curriculum.domain.selectors import chapters_with_parts
@@ -319,7 +321,14 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         chapter = self.get_object(request, unquote(object_id))
         if chapter is not None:
             extra_context = {**(extra_context or {}), **self.status(chapter)}
+            if request.method == "GET":
+                opened = chapter_opened(chapter_id=chapter.pk, user=request.user)
+                extra_context["also_open"] = opened
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def response_change(self, request, obj):
+        chapter_closed(chapter_id=obj.pk, user=request.user)  # saved: open again to count
+        return super().response_change(request, obj)
 
     def status(self, chapter: Chapter) -> dict:
         """What the top of the chapter page shows: the counts, the debt, what Publish needs."""
@@ -353,7 +362,8 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             "opts": self.opts,
             "original": chapter,
             "title": f"Publish {chapter.code}?",
-            "reasons": ChapterPublish(chapter=chapter, user=request.user).check(),
+            "reasons": (reasons := ChapterPublish(chapter=chapter, user=request.user).check()),
+            "unchanged": None if reasons else unchanged_release(chapter),
             "next_release": latest_release_number(chapter) + 1,
             "reviewed": source_tag(code=chapter.code),  # what Publish will release
         }
@@ -368,7 +378,7 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             reviewed=None if reviewed is None else frozenset({reviewed}),
         )
         try:
-            release = action.execute()
+            publication = action.execute()
         except PublishForbidden as refusal:
             self.message_user(request, str(refusal), messages.ERROR)
         except PublishOutdated:  # back to the confirmation, as the chapter is now
@@ -385,7 +395,6 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                 messages.ERROR,
             )
         else:
-            self.message_user(
-                request, f"Published {chapter.code} as release {release.number}.", messages.SUCCESS
-            )
+            level = messages.SUCCESS if publication.made else messages.INFO
+            self.message_user(request, publication.message, level)
         return reverse("admin:curriculum_chapter_change", args=[chapter.pk])

@@ -190,12 +190,23 @@ REVIEWED = Header(
 
 @router.post(
     "/chapters/{code}/publish",
-    response={201: ChapterOut, **AUTH_ERRORS, 404: Error, 409: Error, 412: Error, 422: Error},
+    response={
+        200: ChapterOut,
+        201: ChapterOut,
+        **AUTH_ERRORS,
+        404: Error,
+        409: Error,
+        412: Error,
+        422: Error,
+    },
     operation_id="curriculum_api_writes_chapter_publish",  # stable for generated clients
     **WRITE,
 )
 def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED):
     """Publish through the gate: 201 with the new release, or 409 with every reason.
+
+    When nothing readers see changed since the latest release, no release is made: 200 with
+    that release (and `Release-Unchanged: N` naming it).
 
     Send `If-Match` with the ETag of `GET /chapters/{code}/source` to publish only the version
     you reviewed: after another writer's edit, 412 with that reason first (and every other), and
@@ -205,10 +216,18 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     action = ChapterPublish(
         chapter=_chapter(code), user=caller(request).user, reviewed=_tags(if_match)
     )
-    release = action.execute()
-    return json_response(
-        reader_body(reader_view(code, release.snapshot, release, release.number)), status=201
+    publication = action.execute()
+    release = publication.release
+    response = json_response(
+        reader_body(reader_view(code, release.snapshot, release, release.number)),
+        status=201 if publication.made else 200,
     )
+    if not publication.made:
+        response[UNCHANGED_HEADER] = str(release.number)
+    return response
+
+
+UNCHANGED_HEADER = "Release-Unchanged"  # a publish that made no release names the latest
 
 
 @router.post(

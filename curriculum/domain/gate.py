@@ -7,15 +7,18 @@ break the rule (deleting or editing problems and solutions) takes the same lock 
 two staff at once cannot produce a release that breaks it; it then locks the chapter's book,
 which a rename locks too, so a book's numeral never changes under a release being made.
 
+A chapter unchanged since its latest release (nothing readers see differs) makes no release:
+the publish says so, and a withdrawn one is shown again as that release. Each release records
+who made it (`publications`): the user, or the system and what ran it (`via`).
+
 A publisher may name the version of the working copy they reviewed (admin's confirmation page,
 the API's If-Match, `publish_chapter --reviewed`): a publish over anything newer is refused, so
 an Editor never releases an edit they did not see.
 """
 
+import copy
 from dataclasses import dataclass, field
-from typing import ClassVar
-
-from django.db.models import Max
+from typing import Any, ClassVar
 
 from curriculum.models import Chapter, Release
 from curriculum.models.course import code_book_mismatch
@@ -26,6 +29,7 @@ from .claims.reasons import claim_reasons
 from .counting import chapter_counts
 from .documents import chapter_document
 from .locks import book_lock, chapter_lock
+from .publications import Publication, release_maker, release_unchanged
 from .references import reference_errors
 from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden
@@ -124,6 +128,7 @@ class ChapterPublish(Action):
     # the working copy's versions (`source_tag`, "*" for any) the publisher reviewed;
     # None when they name none
     reviewed: frozenset[str] | None = None
+    via: str = ""  # what ran it, recorded when no user did ("seed", "publish_chapter")
     needs: ClassVar[tuple[str, ...]] = (PUBLISH_PERMISSION,)
     denied: ClassVar[str | None] = NOT_AN_EDITOR
     loaded: Chapter = field(init=False)  # as check() read it, under the lock in execute()
@@ -150,19 +155,43 @@ class ChapterPublish(Action):
             return PublishOutdated(reasons)
         return PublishRefused(reasons)
 
-    def run(self) -> Release:
+    def run(self) -> Publication:
         loaded = self.loaded
-        Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
-        chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
+        shown_again = loaded.state != Chapter.State.PUBLISHED
+        snapshot, latest = release_now(loaded)
+        made = not release_unchanged(snapshot=snapshot, latest=latest)
         loaded.state = Chapter.State.PUBLISHED
-        last = loaded.releases.aggregate(n=Max("number"))["n"] or 0
-        return Release.objects.create(
-            chapter=loaded,
-            number=last + 1,
-            snapshot=chapter_snapshot(loaded),
-            created_by=self.user if getattr(self.user, "pk", None) else None,
+        if made or shown_again:
+            Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
+            chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
+        if latest is not None and not made:
+            return Publication(release=latest, made=False, shown_again=shown_again)
+        return Publication(
+            release=Release.objects.create(
+                chapter=loaded,
+                number=(latest.number if latest else 0) + 1,
+                snapshot=snapshot,
+                created_by=self.user if getattr(self.user, "pk", None) else None,
+                made_by=release_maker(user=self.user, via=self.via),
+            ),
+            made=True,
         )
 
 
-def chapter_publish(*, chapter: Chapter, user=None) -> Release:
-    return ChapterPublish(chapter=chapter, user=user).execute()
+def release_now(loaded: Chapter) -> tuple[dict[str, Any], Release | None]:
+    """The snapshot a publish would release now, and the chapter's latest release;
+    `loaded` from `chapters_with_parts`."""
+    published = copy.copy(loaded)
+    published.state = Chapter.State.PUBLISHED  # as the release shows it
+    return chapter_snapshot(published), loaded.releases.order_by("-number").first()
+
+
+def unchanged_release(loaded: Chapter) -> Release | None:
+    """The latest release when publishing now would make none (nothing readers see changed)."""
+    snapshot, latest = release_now(loaded)
+    return latest if release_unchanged(snapshot=snapshot, latest=latest) else None
+
+
+def chapter_publish(*, chapter: Chapter, user=None, via: str = "") -> Release:
+    """The chapter's latest release once published (the one made, or the unchanged latest)."""
+    return ChapterPublish(chapter=chapter, user=user, via=via).execute().release

@@ -70,7 +70,7 @@ def course_generate(
             document["thesis"] = f"Attention, {code}, as revised for release {release}."
             chapter_import(document=document)
             _decide_pending(code)
-            ChapterPublish(chapter=Chapter.objects.get(code=code)).execute()
+            ChapterPublish(chapter=Chapter.objects.get(code=code), via="generate_course").execute()
         if progress is not None:
             progress(code)
     return codes

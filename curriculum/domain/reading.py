@@ -191,9 +191,7 @@ def release_for_reader(*, code: str, number: int, staff: bool = False) -> Reader
 
 def releases_for_reader(*, code: str, staff: bool = False) -> list[Release]:
     chapter_freshness(code=code, staff=staff)
-    return list(
-        Release.objects.filter(chapter__code=code).order_by("number").select_related("created_by")
-    )
+    return list(Release.objects.filter(chapter__code=code).order_by("number"))
 
 
 @dataclass(frozen=True)

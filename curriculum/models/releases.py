@@ -17,6 +17,12 @@ class Release(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    made_by = models.CharField(
+        max_length=200,
+        default="system",
+        editable=False,
+        help_text="Who made it, as lists show it: the user's name, or the system and what ran it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

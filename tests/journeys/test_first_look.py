@@ -1,6 +1,7 @@
 """`make run`'s script on the embedded default (SQLite, checks run in-process), as a first
 look is taken: the seed is imported, verified and published, every page answers, and a second
-run keeps what the first made. PostgreSQL-only SQL in a writer would break it at the seed."""
+run keeps what the first made, the admin's password included. PostgreSQL-only SQL in a writer
+would break it at the seed."""
 
 import os
 import sqlite3
@@ -45,12 +46,21 @@ def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(tmp_path):
             db.execute("SELECT status, count(*) FROM curriculum_verdict GROUP BY status").fetchall()
         )
         db.execute("UPDATE curriculum_chapter SET title = 'Kept title' WHERE code = 'II.4'")
+        # as if changed in admin: a second run used to set it back (and sign everyone out)
+        db.execute("UPDATE auth_user SET password = 'changed-in-admin' WHERE username = 'admin'")
     assert set(statuses) == {"verified"}, statuses
+    assert "Admin login: admin / " in (tmp_path / "run.log").read_text()
 
     assert run_once(tmp_path, str(database)) == [200] * 6
     with sqlite3.connect(database) as db:
         [(title,)] = db.execute("SELECT title FROM curriculum_chapter WHERE code = 'II.4'")
+        [(password,)] = db.execute("SELECT password FROM auth_user WHERE username = 'admin'")
     assert title == "Kept title"
+    assert password == "changed-in-admin"
+    assert (
+        "Admin login: admin (its password is kept as last set)"
+        in (tmp_path / "run.log").read_text()
+    )
 
 
 def test_make_serve_on_sqlite_caches_and_throttles(tmp_path):

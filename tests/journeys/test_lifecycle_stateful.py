@@ -34,7 +34,7 @@ from curriculum.bodies import PROCESS_BODIES
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.editing import ChapterSave, ChapterWithdraw, ProblemDelete, ProblemSave
-from curriculum.domain.gate import PublishRefused, chapter_publish
+from curriculum.domain.gate import ChapterPublish, PublishRefused
 from curriculum.domain.roles import Forbidden
 from curriculum.domain.selectors import chapter_with_parts
 from curriculum.domain.tokens import token_issue
@@ -159,13 +159,20 @@ class Lifecycle(RuleBasedStateMachine):
         chapter = self._chapter(code)
         if chapter is None:
             return
+        before = chapter.releases.count()
         try:
-            release = chapter_publish(chapter=chapter, user=self._user(writer))
+            publication = ChapterPublish(chapter=chapter, user=self._user(writer)).execute()
         except Forbidden:
             assert writer == "alice"
             return
         except PublishRefused:
             return
+        release = publication.release
+        assert chapter.releases.count() == before + publication.made
+        if publication.made:
+            assert release.made_by == (writer if writer != "cli" else "system")
+        # at once again: nothing readers see changed, so no release, whoever asks
+        assert not ChapterPublish(chapter=chapter, user=self._user(writer)).execute().made
         recount = chapter_counts(chapter_with_parts(code=code))
         assert release.snapshot["derived"]["owes"] == recount.owes
         assert [s["done"] for s in release.snapshot["derived"]["strands"]] == [

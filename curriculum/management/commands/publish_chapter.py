@@ -1,6 +1,8 @@
 """publish_chapter CODE: run the gate; print the release number or every reason.
 
-It runs as the system (every permission) unless `--user NAME` names whose role applies.
+It runs as the system (every permission, recorded on the release as "system
+(publish_chapter)") unless `--user NAME` names whose role applies and who made the release.
+A chapter unchanged since its latest release makes none, and the command says so.
 
 `--reviewed VERSION` (the ETag of GET /chapters/{code}/source, quotes optional) publishes only
 that version of the working copy. Not `--version`: every Django command has that option
@@ -36,10 +38,11 @@ class Command(BaseCommand):
             if publisher is None:
                 raise CommandError(f"no user {user}")
         try:
-            release = ChapterPublish(
+            publication = ChapterPublish(
                 chapter=chapter,
                 user=publisher,
                 reviewed=None if reviewed is None else frozenset({_etag(reviewed)}),
+                via="publish_chapter",
             ).execute()
         except PublishForbidden as error:
             raise CommandError(str(error)) from error
@@ -48,7 +51,10 @@ class Command(BaseCommand):
             for reason in refusal.reasons:
                 self.stderr.write(f"  - {reason}")
             raise CommandError(f"{code} not published") from refusal
-        self.stdout.write(f"{code}: release {release.number}")
+        if publication.made:
+            self.stdout.write(f"{code}: release {publication.release.number}")
+        else:
+            self.stdout.write(publication.message)
 
 
 def _etag(tag: str) -> str:

@@ -1,6 +1,8 @@
 """seed: load what the database lacks from content/, publish what passes, ensure a staff login.
 
-Run again, it changes nothing an author did: a chapter or book already stored is kept as it is.
+Run again, it changes nothing an author did: a chapter or book already stored is kept as it is,
+and so is the admin account: its password is set (and printed) only when the seed creates it,
+so a password changed in admin stays, and nobody signed in is signed out.
 """
 
 import secrets
@@ -20,6 +22,7 @@ from curriculum.models import Chapter, Verdict
 
 CONTENT = Path(settings.BASE_DIR) / "content"
 PASSWORD_FILE = Path(settings.BASE_DIR) / "var" / "admin-password"
+ADMIN = "admin"
 KEPT = "kept as it is in the database (content/ is applied only to what is missing)"
 
 
@@ -50,7 +53,10 @@ class Command(BaseCommand):
             verdicts_sweep(older_than=timedelta(0))  # again is decided here, in this process
         self._publish_first_releases(codes, wait)
         username, password = self._admin()
-        self.stdout.write(self.style.SUCCESS(f"Admin login: {username} / {password}"))
+        if password is None:
+            self.stdout.write(f"Admin login: {username} (its password is kept as last set)")
+        else:
+            self.stdout.write(self.style.SUCCESS(f"Admin login: {username} / {password}"))
 
     def _publish_first_releases(self, codes: list[str], wait: float) -> None:
         """Chapters that pass the gate and have never been released get release 1."""
@@ -60,24 +66,23 @@ class Command(BaseCommand):
             time.sleep(0.5)
         for chapter in Chapter.objects.filter(code__in=codes, releases__isnull=True):
             try:
-                release = chapter_publish(chapter=chapter)
+                release = chapter_publish(chapter=chapter, via="seed")
             except PublishRefused:
                 continue
             self.stdout.write(f"{chapter.code}: published as release {release.number}")
 
-    def _admin(self) -> tuple[str, str]:
+    def _admin(self) -> tuple[str, str | None]:
+        """The admin account, and its password when it was created now (None: it was kept)."""
+        User = get_user_model()
+        if (kept := User.objects.filter(username=ADMIN).first()) is not None:
+            return kept.get_username(), None
         PASSWORD_FILE.parent.mkdir(exist_ok=True)
-        if PASSWORD_FILE.exists():
+        if PASSWORD_FILE.exists():  # a database made again: the password written before
             password = PASSWORD_FILE.read_text().strip()
         else:
             password = secrets.token_urlsafe(12)
             PASSWORD_FILE.write_text(password + "\n")
             PASSWORD_FILE.chmod(0o600)
-        user, _ = get_user_model().objects.get_or_create(
-            username="admin", defaults={"is_staff": True, "is_superuser": True}
-        )
-        user.is_staff = user.is_superuser = True
-        user.set_password(password)
-        user.save()
+        user = User.objects.create_superuser(username=ADMIN, email="", password=password)
         user.groups.add(Group.objects.get(name="Editors"))
-        return user.username, password
+        return user.get_username(), password

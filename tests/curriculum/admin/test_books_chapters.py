@@ -4,6 +4,7 @@ of it in the seed page's order, and Publish goes through the gate after saying w
 import re
 
 import pytest
+from django.core.management import call_command
 from django.forms import CheckboxInput
 from django.urls import reverse
 
@@ -277,7 +278,33 @@ def test_publish_button_makes_a_release_listed_with_who_and_when(books, admin_cl
     assert (row.number, row.created_by) == (1, erin)
     text = client.get(change_url(chapter)).content.decode()
     assert '<a href="/chapters/II.7/releases/1/">Release 1</a>' in text
-    assert "Publish will make release 2." in text
+    assert "Publish will make release 2 if readers would see a change since release 1." in text
+    again = client.get(publish_url(chapter))
+    assert "Nothing readers see changed since <strong>release 1</strong>" in again.content.decode()
+    page = client.post(publish_url(chapter), {"reviewed": reviewed_on(again)}, follow=True)
+    assert (
+        "II.7: nothing readers see changed since release 1; no new release was made."
+        in page.content.decode()
+    )
+    assert Release.objects.count() == 1
+
+
+def test_the_release_list_shows_each_title_as_released_and_who_made_it(
+    books, admin_client_for, erin
+):
+    """Not the chapter's title now, and never "-" for a release the command line made."""
+    chapter_import(document=sketch())
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    call_command("publish_chapter", "II.7")
+    chapter_import(document=sketch(title="A Sketch, Revised", state="published"))
+    call_command("publish_chapter", "II.7", user="erin")
+    text = admin_client_for(erin).get(reverse("admin:curriculum_release_changelist")).content
+    rows = re.findall(r"<tr>.*?</tr>", text.decode(), flags=re.S)
+    assert any("A Sketch</td>" in row and "system (publish_chapter)" in row for row in rows)
+    assert any("A Sketch, Revised" in row and ">erin<" in row for row in rows)
+    listed = admin_client_for(erin).get(change_url(chapter)).content.decode()
+    assert "<td>A Sketch</td>\n          <td>system (publish_chapter)</td>" in listed
 
 
 def reviewed_on(page) -> str:

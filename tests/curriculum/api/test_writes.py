@@ -116,7 +116,10 @@ def test_a_publish_naming_the_version_reviewed_is_refused_after_another_edit(
     published = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=now, **erin_token)
     assert published.status_code == 201
     assert published.json()["thesis"] == "An author's late claim."
-    assert client.post("/api/v1/chapters/II.7/publish", **erin_token).status_code == 201
+    again = client.post("/api/v1/chapters/II.7/publish", **erin_token)  # nothing changed since
+    assert (again.status_code, again["Release-Unchanged"]) == (200, "1")
+    assert again.json()["thesis"] == "An author's late claim."
+    assert Release.objects.count() == 1
 
 
 def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, erin_token):

@@ -5,9 +5,10 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.editing import ChapterWithdraw
 from curriculum.domain.gate import ChapterPublish, PublishForbidden, PublishRefused, chapter_publish
-from curriculum.domain.verification import fingerprint_store
-from curriculum.models import Chapter, Release, Solution
+from curriculum.domain.verification import Reverify, fingerprint_store
+from curriculum.models import Chapter, Release, Solution, Verdict
 from tests.conftest import problem, sketch, verify_now
 
 
@@ -160,7 +161,60 @@ def test_an_author_cannot_publish_and_an_editor_can(books, alice, erin):
     assert ChapterPublish(chapter=chapter, user=alice).check()[0] == "only Editors publish chapters"
     with pytest.raises(PublishForbidden):
         ChapterPublish(chapter=chapter, user=alice).execute()
-    assert ChapterPublish(chapter=chapter, user=erin).execute().created_by == erin
+    release = ChapterPublish(chapter=chapter, user=erin).execute().release
+    assert (release.created_by, release.made_by) == (erin, "erin")
+
+
+def test_publishing_an_unchanged_chapter_makes_no_release_and_says_so(books, erin):
+    """The tester's two publishes 8 s apart made release 1 and release 2 ("nothing a reader
+    sees changed"): the second now makes none, and says which release stays."""
+    chapter = imported(sketch())
+    first = ChapterPublish(chapter=chapter, user=erin).execute()
+    again = ChapterPublish(chapter=chapter, user=erin).execute()
+    assert (first.made, again.made, again.release) == (True, False, first.release)
+    assert again.message == (
+        "II.7: nothing readers see changed since release 1; no new release was made."
+    )
+    assert list(Release.objects.values_list("number", flat=True)) == [1]
+
+
+def test_a_verdict_decided_again_with_the_same_outcome_is_no_change(books):
+    chapter = imported(sketch())
+    released = chapter_publish(chapter=chapter).snapshot["problems"][0]["verification"]
+    Reverify(code="II.7").execute()
+    verify_now(chapter)  # the engine checks every answer again: verified, a new date
+    decided = Verdict.objects.filter(solution__problem__chapter=chapter).first().decided_at
+    assert decided.isoformat() != released["decided_at"]
+    assert not ChapterPublish(chapter=chapter).execute().made
+    assert Release.objects.count() == 1
+
+
+def test_an_edit_after_an_unchanged_publish_makes_the_next_release(books):
+    chapter = imported(sketch())
+    chapter_publish(chapter=chapter)
+    chapter_publish(chapter=chapter)
+    imported(sketch(title="A Sketch, Revised", state="published"))
+    assert chapter_publish(chapter=chapter).number == 2
+
+
+def test_a_withdrawn_unchanged_chapter_is_shown_again_without_a_new_release(books):
+    chapter = imported(sketch())
+    chapter_publish(chapter=chapter)
+    chapter.refresh_from_db()
+    ChapterWithdraw(chapter=chapter).execute()
+    again = ChapterPublish(chapter=chapter).execute()
+    assert not again.made and "readers see release 1 again" in again.message
+    chapter.refresh_from_db()
+    assert chapter.state == "published" and Release.objects.count() == 1
+
+
+def test_a_release_made_without_a_user_names_the_system_and_what_ran_it(books, erin):
+    imported(sketch())
+    call_command("publish_chapter", "II.7")
+    assert Release.objects.get().made_by == "system (publish_chapter)"
+    imported(sketch(title="A Sketch, Revised", state="published"))
+    call_command("publish_chapter", "II.7", user="erin")
+    assert Release.objects.get(number=2).made_by == "erin"
 
 
 def test_publish_command_prints_the_release_number(books, capsys):
@@ -185,6 +239,17 @@ def test_publish_command_fails_with_every_reason(seeded, capsys):
         "strand practice: 0 of 9",
     ):
         assert f"  - {line}" in err
+
+
+def test_publish_command_says_when_nothing_changed(books, capsys):
+    imported(sketch())
+    call_command("publish_chapter", "II.7")
+    call_command("publish_chapter", "II.7")
+    assert capsys.readouterr().out == (
+        "II.7: release 1\n"
+        "II.7: nothing readers see changed since release 1; no new release was made.\n"
+    )
+    assert Release.objects.count() == 1
 
 
 def test_publish_command_publishes_only_the_version_reviewed(books, capsys):

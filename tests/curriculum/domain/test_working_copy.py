@@ -55,17 +55,24 @@ def chapter(books):
 
 @pytest.fixture
 def api(erin):
-    """Erin's token, on a client of its own (the admin's runs in another thread)."""
+    return api_writer(erin, "II.7")
+
+
+def api_writer(user, code: str):
+    """The user's token, on a client of its own (the admin's runs in another thread): read the
+    chapter's source with its ETag, and PUT a document If-Match an ETag."""
     client = Client()
-    token = {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=erin, name='race')[1]}"}
+    token = {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=user, name='race')[1]}"}
 
     def source():
-        read = client.get("/api/v1/chapters/II.7/source", HTTP_ACCEPT="application/json", **token)
+        read = client.get(
+            f"/api/v1/chapters/{code}/source", HTTP_ACCEPT="application/json", **token
+        )
         return read.json(), read["ETag"]
 
     def put(document, etag):
         return client.put(
-            "/api/v1/chapters/II.7",
+            f"/api/v1/chapters/{code}",
             json.dumps(document),
             content_type="application/json",
             HTTP_IF_MATCH=etag,

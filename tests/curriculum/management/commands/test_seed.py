@@ -1,6 +1,7 @@
 """`manage.py seed` (run by `make run`) loads only what is missing: an author's edit survives."""
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from curriculum.celery import app
@@ -73,3 +74,30 @@ def test_without_a_worker_seed_decides_the_verdicts_a_migration_asked_again(
     Verdict.objects.update(status="pending")  # as 0011 and 0012 leave them
     call_command("seed")
     assert set(Verdict.objects.values_list("status", flat=True)) == {"verified"}
+
+
+def test_a_second_seed_keeps_the_admin_password_and_prints_none(db, client, capsys):
+    """`make run` twice used to reset the password (and sign everyone out)."""
+    call_command("seed")
+    first = capsys.readouterr().out
+    password = seed.PASSWORD_FILE.read_text().strip()
+    assert f"Admin login: admin / {password}" in first
+    admin = User.objects.get(username="admin")
+    admin.set_password("changed-in-admin-9")
+    admin.save()
+    client.force_login(admin)
+
+    call_command("seed")
+    again = capsys.readouterr().out
+    assert "Admin login: admin (its password is kept as last set)" in again
+    assert password not in again
+    assert User.objects.get(username="admin").check_password("changed-in-admin-9")
+    assert client.get("/admin/").status_code == 200  # still signed in
+
+
+def test_the_seed_records_itself_on_the_releases_it_makes(db):
+    call_command("seed")
+    verify_now(Chapter.objects.get(code="II.3"))
+    call_command("seed")
+    assert Release.objects.filter(chapter__code="II.3").exists()
+    assert set(Release.objects.values_list("made_by", flat=True)) == {"system (seed)"}
