@@ -16,7 +16,7 @@ def makers_named(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0020_practice'),
+        ('curriculum', '0022_media_library'),
     ]
 
     operations = [
