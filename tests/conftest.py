@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.db import OperationalError, connection
 
+import attention
 from curriculum.domain.chapter_files import file_import, import_order
 from curriculum.domain.claims.requests import claims_decide_now
 from curriculum.domain.verification import verdict_decide
@@ -142,3 +143,17 @@ def sketch(code: str = "II.7", **overrides) -> dict:
     }
     document.update(overrides)
     return document
+
+
+@pytest.fixture
+def engine_runs(monkeypatch):
+    """Every engine run, counted through a wrapper of the real function."""
+    runs = []
+    real = attention.evaluate
+
+    def counted(*args, **kwargs):
+        runs.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(attention, "evaluate", counted)
+    return runs
