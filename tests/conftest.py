@@ -16,6 +16,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.db import OperationalError, connection
 
+import attention
 from curriculum.domain.chapter_files import file_import, import_order
 from curriculum.domain.claims.requests import claims_decide_now
 from curriculum.domain.media import stored
@@ -181,3 +182,17 @@ def stored_as_before() -> Iterator[None]:
     (`markup.constructs`): what such stored text shows must still be inert."""
     with mock.patch("curriculum.domain.markup_checks.construct_errors", return_value=[]):
         yield
+
+
+@pytest.fixture
+def engine_runs(monkeypatch):
+    """Every engine run, counted through a wrapper of the real function."""
+    runs = []
+    real = attention.evaluate
+
+    def counted(*args, **kwargs):
+        runs.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(attention, "evaluate", counted)
+    return runs

@@ -14,7 +14,7 @@ from ninja.parser import Parser
 
 from curriculum.bodies import PROCESS_BODIES
 from curriculum.clients import ANONYMOUS_READS
-from curriculum.domain.chapter_files import ChapterFileError, SourceChanged, json_document
+from curriculum.domain.chapter_files import ChapterFileError, SourceChanged
 from curriculum.domain.chapter_files.schema import ChapterDocument
 from curriculum.domain.gate import PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
@@ -22,6 +22,7 @@ from curriculum.domain.roles import Forbidden
 
 from . import chapters, claims, lists, operations, practice, search, writes  # noqa: F401  (writes, claims: on chapters.router)
 from .auth import READ_AUTH, READ_SECURITY
+from .media import UnsupportedMediaType, json_body
 from .schemas import Error, Pong
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
 from .writes import BodyTooLarge
@@ -62,10 +63,11 @@ class CurriculumAPI(NinjaAPI):
 class StrictJSON(Parser):
     """Bodies read as chapter documents are (curriculum/domain/chapter_files/json_form.py): a
     key given twice, nesting past LIMIT_JSON_DEPTH or a number of thousands of digits is
-    refused with its reason (ninja answers 400 and `http_error` passes the reason on)."""
+    refused with its reason (ninja answers 400 and `http_error` passes the reason on); one
+    not sent as JSON is 415 (`media.json_body`)."""
 
     def parse_body(self, request):
-        return json_document(request.body)
+        return json_body(request)
 
 
 api = CurriculumAPI(
@@ -123,9 +125,14 @@ def http_error(request, exc: HttpError):
     """400, 401, 403 and 429 (ninja's own refusals) in the same shape as every other error; a
     body that could not be read says why."""
     cause = exc.__cause__
+    if isinstance(cause, UnsupportedMediaType):  # ninja calls any body it cannot parse a 400
+        return unsupported_media_type(request, cause)
     errors = cause.errors if isinstance(cause, ChapterFileError) else []
-    if exc.status_code == 429:  # the throttle that refused says which rate
-        errors = [getattr(request, "refused_by", ANONYMOUS_READS).refusal()]
+    if exc.status_code == 429:  # the throttle that refused says which rate, and its period
+        refused_by = getattr(request, "refused_by", ANONYMOUS_READS)
+        response = _error(request, 429, exc.message, [refused_by.refusal()])
+        response["Retry-After"] = str(refused_by.rate()[1])
+        return response
     return _error(request, exc.status_code, exc.message, errors)
 
 
@@ -134,6 +141,11 @@ def http_error(request, exc: HttpError):
 def body_too_large(request, exc):
     limit = f"body: at most {BodyTooLarge.limit():,} bytes (LIMIT_API_BODY_BYTES)"
     return _error(request, 413, "the body is too large", [limit])
+
+
+@api.exception_handler(UnsupportedMediaType)
+def unsupported_media_type(request, exc: UnsupportedMediaType):
+    return _error(request, 415, "Unsupported Media Type", [str(exc)])
 
 
 @api.exception_handler(Exception)

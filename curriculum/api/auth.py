@@ -1,17 +1,23 @@
 """Who is calling: a bearer token, a staff session (the admin's browser), or an anonymous reader.
 
 Reads accept all three; writes accept only a token. A token that is sent but unknown, revoked,
-or whose user is no longer active staff is refused (401) rather than read as anonymous.
+or whose user is no longer active staff is refused (401) rather than read as anonymous. A
+request that changes something (a signed-in reader's answer check is kept as an attempt) and
+rides on a session rather than a token needs the session's CSRF token, as a form on the site
+does (403 without it).
 """
 
 from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
-from ninja.errors import AuthenticationError, AuthorizationError
+from ninja.errors import AuthenticationError, AuthorizationError, HttpError
 from ninja.security import HttpBearer
+from ninja.utils import check_csrf
 
 from curriculum.domain.tokens import token_user
+
+from .media import json_declared
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,24 @@ class BearerToken(HttpBearer):
         return Caller(user, "token")
 
 
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+CSRF_REFUSAL = (
+    "CSRF check failed: a signed-in session's POST needs its CSRF token (the csrftoken "
+    "cookie's value as X-CSRFToken); a script uses a bearer token instead"
+)
+
+
+def session_csrf(request: HttpRequest) -> None:
+    """Decides no caller: refuses (403) a session's unsafe request without its CSRF token, for
+    every route that reads sessions (a token, checked before it, needs none). Its body must be
+    JSON first (415), as every such route's is: Django's check would parse a form's body
+    itself, and a multipart one then could not be read again."""
+    if request.method not in SAFE_METHODS and request.user.is_authenticated:
+        json_declared(request)
+        if check_csrf(request) is not None:
+            raise HttpError(403, CSRF_REFUSAL)
+
+
 def staff_session(request: HttpRequest) -> Caller | None:
     user = request.user
     if user.is_authenticated and user.is_active and user.is_staff:
@@ -55,7 +79,7 @@ def caller(request: HttpRequest) -> Caller:
     return request.auth  # type: ignore[attr-defined]
 
 
-READ_AUTH = [BearerToken(), staff_session, anonymous]
+READ_AUTH = [BearerToken(), session_csrf, staff_session, anonymous]
 WRITE_AUTH = [BearerToken()]
 # OpenAPI: reads work without credentials; the empty requirement says so.
 READ_SECURITY: dict[str, Any] = {"security": [{}]}

@@ -33,6 +33,11 @@ ERRORS = {**READ_ERRORS, 404: Error}
 def chapter_read(request, code: str = CODE, preview: bool = False):
     """The latest release if there is one, else the working copy of an in-progress chapter.
 
+    An exercise is left to the reader: without a staff token its solution, hints and feedback
+    are held back, named in its `held`; ask for them with
+    `GET /chapters/{code}/problems/{key}/instances/{n}?hints=k&solution=true`. Worked
+    problems come whole. Staff get every exercise whole (and the file form from `/source`).
+
     Send `If-None-Match` with the ETag to get 304 when nothing changed. `Last-Modified` is
     sent for information; `If-Modified-Since` alone gets the body (a second can hold several
     edits, and a neighbour's rename changes the page without touching this chapter).
@@ -40,14 +45,12 @@ def chapter_read(request, code: str = CODE, preview: bool = False):
     who = caller(request)
     if preview and who.staff:
         view = chapter_for_reader(code=code, staff=True, preview=True)
-        return uncached_json(reader_body(view))
-    fresh = chapter_freshness(code=code, staff=who.staff)
+        return uncached_json(reader_body(view, whole=True))
     return conditional_json(
         request,
         who,
-        tag=fresh.tag,
-        last_modified=fresh.last_modified,
-        build=lambda: reader_body(chapter_for_reader(code=code, staff=who.staff)),
+        fresh=chapter_freshness(code=code, staff=who.staff),
+        view=lambda: chapter_for_reader(code=code, staff=who.staff),
     )
 
 
@@ -76,13 +79,12 @@ def release_list(request, code: str = CODE):
     openapi_extra=READ_SECURITY,
 )
 def release_read(request, code: str = CODE, number: int = RELEASE_NUMBER):
-    """One release, exactly as it was released (and which release is now the latest)."""
+    """One release, exactly as it was released (and which release is now the latest), its
+    exercises held back as in `GET /chapters/{code}` unless a staff token asks."""
     who = caller(request)
-    fresh = release_freshness(code=code, number=number, staff=who.staff)
     return conditional_json(
         request,
         who,
-        tag=fresh.tag,
-        last_modified=fresh.last_modified,
-        build=lambda: reader_body(release_for_reader(code=code, number=number, staff=who.staff)),
+        fresh=release_freshness(code=code, number=number, staff=who.staff),
+        view=lambda: release_for_reader(code=code, number=number, staff=who.staff),
     )

@@ -1,22 +1,27 @@
-"""Practice instances: the inputs of instance N of a problem (0 is the printed numbers), and
-checking an answer.
+"""Practice instances: the inputs of instance N of a problem (0 is the printed numbers), its
+hints and solution when asked for, and checking an answer.
 
-The inputs never include the answer. Checks are throttled per client address (the site's
-practice form shares the count).
+The inputs never include the answer; the hints and the solution are given only when asked
+(`?hints=k`, `?solution=true`), as the practice page gives them. Checks, and solutions whose
+value the engine must still make, are throttled per client address (the site's practice form
+shares the count).
 """
 
 from typing import Any
 
-from ninja import Field, Path, Router, Schema
-from ninja.errors import ValidationError
+from ninja import Field, Path, Query, Router, Schema
+from ninja.errors import Throttled, ValidationError
 
+from curriculum.clients import PRACTICE_CHECKS, client_admit
+from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.judging import reader_asks
 from curriculum.domain.practice import (
     AnswerInvalid,
-    answer_parse,
+    answer_given,
     answer_try_value,
     instance_parse,
     practice_for_reader,
+    solution_for_instance,
 )
 from curriculum.models.problems import KEY_CHARS
 
@@ -35,6 +40,24 @@ INSTANCE = Path(
 )
 
 
+HINTS = Query(
+    0,
+    ge=0,
+    description="How many of the problem's hints to give, in order (past the last: every one).",
+)
+SOLUTION = Query(
+    False,
+    description="Give the solution: the engine's value for this instance and the author's "
+    "steps. The chapter JSON holds an exercise's back until asked for here.",
+)
+
+
+class SolutionShown(Schema):
+    answer: Any = Field(description="The engine's value of the asked output for this instance.")
+    steps: str = Field(description="The author's steps (Markdown), for instance 0's numbers.")
+    steps_html: str
+
+
 class InstanceOut(Schema):
     code: str
     key: str
@@ -50,6 +73,11 @@ class InstanceOut(Schema):
         "agrees with the engine's value to the figures pages print; a count exactly."
     )
     inputs: dict[str, Any]
+    hints_total: int = Field(description="How many hints the problem has.")
+    hints_html: list[str] = Field(
+        description="The hints asked for (`?hints=k`), with this instance's numbers."
+    )
+    solution: SolutionShown | None = Field(description="Only with `?solution=true`.")
 
 
 class AnswerIn(Schema):
@@ -92,12 +120,22 @@ def _instance(request, code: str, key: str, n: str):
     response={200: InstanceOut, **ERRORS},
     openapi_extra=READ_SECURITY,
 )
-def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
-    """Instance n's inputs (generators drawn), the statement and what is asked; never the answer.
-    `instances` is how many are drawn beyond instance 0 (0: only the printed numbers)."""
+def instance_read(
+    request,
+    code: str = CODE,
+    key: str = KEY,
+    n: str = INSTANCE,
+    hints: int = HINTS,
+    solution: bool = SOLUTION,
+):
+    """Instance n's inputs (generators drawn), the statement and what is asked; the answer only
+    when asked for (`?solution=true`: 429 when its value must still be computed and this client
+    is past PRACTICE_CHECK_RATE), and the first `hints` hints. `instances` is how many are drawn
+    beyond instance 0 (0: only the printed numbers)."""
     practice, instance = _instance(request, code, key, n)
     problem = practice.problem
     return {
+        **_shown(request, practice, instance, hints=hints, solution=solution),
         "code": code,
         "key": key,
         "instance": instance,
@@ -111,24 +149,49 @@ def instance_read(request, code: str = CODE, key: str = KEY, n: str = INSTANCE):
     }
 
 
+def _shown(request, practice, instance: int, *, hints: int, solution: bool) -> dict[str, Any]:
+    """The hints and the solution asked for."""
+    shown = {
+        "hints_total": len(practice.hints),
+        "hints_html": [practice.text_html(hint, instance) for hint in practice.hints[:hints]],
+        "solution": None,
+    }
+    if solution:
+        try:
+            value = solution_for_instance(
+                practice=practice,
+                instance=instance,
+                allow=lambda: client_admit(request, PRACTICE_CHECKS),
+            )
+        except EngineThrottled as refused:
+            request.refused_by = PRACTICE_CHECKS  # the 429 names the rate
+            raise Throttled(wait=PRACTICE_CHECKS.rate()[1]) from refused
+        steps = practice.problem["solution"]
+        shown["solution"] = {
+            "answer": value,
+            "steps": steps["steps"] or "",
+            "steps_html": steps["steps_html"],
+        }
+    return shown
+
+
 @router.post(
     "/chapters/{code}/problems/{key}/instances/{n}/check",
-    response={200: CheckOut, **ERRORS, 400: Error},  # 400: a body that is not JSON at all
+    response={200: CheckOut, **ERRORS, 400: Error, 403: Error, 415: Error},
     openapi_extra=READ_SECURITY,
     throttle=[AnonymousReadThrottle(), PracticeCheckThrottle()],
 )
 def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n: str = INSTANCE):
     """Check an answer to instance n at the problem's tolerance. `answer` is JSON (a number, a
-    list, a list of rows, or named values) or a string typed as on the site ("1 2; 3 4"). An
-    answer that is not numbers is refused (422) and one of another shape is not right, both
-    before the engine runs; nothing of the engine's value is said."""
+    list, a list of rows, or named values) or a string typed as on the site ("1 2; 3 4"), at
+    most LIMIT_ANSWER_CHARS characters either way (JSON written compactly). An answer that is
+    not numbers, or too long, is refused (422) and one of another shape is not right, both
+    before the engine runs; nothing of the engine's value is said. The body is JSON
+    (Content-Type: application/json, else 415; 400 when it does not parse); a signed-in
+    reader's check, kept as an attempt, needs the session's CSRF token (403 without it)."""
     practice, instance = _instance(request, code, key, n)
     try:
-        answer, flat = (
-            answer_parse(body.answer) if isinstance(body.answer, str) else (body.answer, False)
-        )
-        if answer is None:
-            raise AnswerInvalid('send the answer: {"answer": [[0.5, 0.5]]}')
+        answer, flat = answer_given(body.answer)
         reading, judged = answer_try_value(
             practice=practice, instance=instance, answer=answer, flat=flat, reader=request.user
         )

@@ -13,7 +13,6 @@ If-Modified-Since alone gets the body (RFC 9110 lets a server ignore it).
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
@@ -22,14 +21,19 @@ from django.utils.http import http_date, quote_etag
 
 from curriculum.bodies import body_cached
 from curriculum.domain.reading import Freshness, ReaderView
+from curriculum.domain.snapshots import exercises_held
 
 from .auth import Caller
 
 
-def reader_body(view: ReaderView) -> dict:
+def reader_body(view: ReaderView, *, whole: bool) -> dict:
+    """The chapter's JSON: `whole` for staff (a preview, a publish, a token's read), else with
+    each exercise's solution, hints and feedback held back (`snapshots.exercises_held`) until
+    the practice route is asked for them, as the page holds them until the reader asks."""
     release = view.release
+    snapshot = view.snapshot if whole else exercises_held(view.snapshot)
     return {
-        **view.snapshot,
+        **snapshot,
         "release": release.number if release else None,
         "latest_release": view.latest_release,
         "released_at": release.created_at if release else None,
@@ -53,21 +57,23 @@ def _cache_headers(response: HttpResponse, who: Caller) -> HttpResponse:
 
 
 def conditional_json(
-    request: HttpRequest,
-    who: Caller,
-    *,
-    tag: str,
-    last_modified: datetime,
-    build: Callable[[], dict],
+    request: HttpRequest, who: Caller, *, fresh: Freshness, view: Callable[[], ReaderView]
 ) -> HttpResponse:
-    """304 (or 412) from the ETag alone; `build` runs only when this tag's body is not
-    cached yet. Last-Modified is sent for information only (above)."""
-    etag = quote_etag(tag)
-    stamp = int(last_modified.timestamp())
+    """304 (or 412) from the ETag alone; `view` is read only when this tag's body is not
+    cached yet. Last-Modified is sent for information only (above). Staff get the chapter
+    whole and everyone else with its exercises held (`reader_body`): two bodies, so the whole
+    one has a tag of its own, and with it its own ETag and its own place in the cache."""
+    if who.staff:
+        fresh = Freshness(f"{fresh.tag}:whole", fresh.last_modified)
+    etag = quote_etag(fresh.tag)
+    stamp = int(fresh.last_modified.timestamp())
     response = get_conditional_response(request, etag=etag)
     if response is None:
-        fresh = Freshness(tag, last_modified)
-        body = body_cached(kind="json", freshness=fresh, make=lambda: json_bytes(build()))
+        body = body_cached(
+            kind="json",
+            freshness=fresh,
+            make=lambda: json_bytes(reader_body(view(), whole=who.staff)),
+        )
         response = HttpResponse(body, content_type="application/json")
     response["ETag"] = etag
     response["Last-Modified"] = http_date(stamp)

@@ -10,7 +10,7 @@ together. `extra="allow"` keeps a field the domain adds later from being called 
 """
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Schema
 from pydantic import ConfigDict, Field
@@ -137,9 +137,17 @@ class ProblemOut(ProblemDocument, Open):
     tolerance: Tolerance
     statement_html: str
     solution: SolutionOut | None = Field(
-        None, description="Absent unless published (a staff preview shows it anyway)."
+        None,
+        description="Absent unless published (a staff preview shows it anyway); an "
+        "exercise's is held back from anyone without a staff token (see `held`).",
     )
     verification: Verification | None
+    held: list[Literal["solution", "hints", "feedback"]] = Field(
+        default_factory=list,
+        description="An exercise's parts held back until asked for, as the page holds them: "
+        "GET /chapters/{code}/problems/{key}/instances/{n}?hints=k&solution=true gives its "
+        "first k hints and its solution (feedback comes only with a check of a wrong answer).",
+    )
 
 
 class Apparatus(Open):

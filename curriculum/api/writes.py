@@ -18,7 +18,6 @@ from curriculum.domain.chapter_files import (
     ChapterFileError,
     ChapterImport,
     chapter_source,
-    json_document,
     load_yaml,
     source_tag,
     source_text,
@@ -31,6 +30,7 @@ from curriculum.models import Chapter
 
 from .auth import WRITE_AUTH, caller
 from .chapters import router
+from .media import json_body
 from .params import CODE
 from .responses import json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported
@@ -48,9 +48,10 @@ DOCUMENT_BODY = {
     "requestBody": {
         "required": True,
         "content": DOCUMENT_CONTENT,
-        "description": "A chapter file (/api/v1/content-format.md) as JSON, or as the YAML "
-        "export_chapter writes (Content-Type: application/yaml). The importer checks it whole: "
-        "a refusal lists every error with its path, and writes nothing.",
+        "description": "A chapter file (/api/v1/content-format.md) as JSON (Content-Type: "
+        "application/json), or as the YAML export_chapter writes (application/yaml); any other "
+        "type is 415. The importer checks it whole: a refusal lists every error with its path, "
+        "and writes nothing.",
     }
 }
 SOURCE_RESPONSE = {
@@ -83,7 +84,7 @@ class BodyTooLarge(Exception):
 
 
 def _document(request) -> object:
-    """The body as YAML when its Content-Type says so, else as JSON."""
+    """The body as YAML when its Content-Type says so, as JSON when it says that (415 else)."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -94,7 +95,7 @@ def _document(request) -> object:
     if len(body) > BodyTooLarge.limit():
         raise BodyTooLarge
     if not _is_yaml(request.headers.get("Content-Type", "")):
-        return json_document(body)
+        return json_body(request, accepted="application/json or application/yaml")
     try:
         return load_yaml(body.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -133,7 +134,15 @@ def chapter_source_read(request, code: str = CODE):
 
 @router.put(
     "/chapters/{code}",
-    response={200: Imported, 201: Imported, **AUTH_ERRORS, 412: Error, 413: Error, 422: Error},
+    response={
+        200: Imported,
+        201: Imported,
+        **AUTH_ERRORS,
+        412: Error,
+        413: Error,
+        415: Error,
+        422: Error,
+    },
     openapi_extra=DOCUMENT_BODY,
     **WRITE,
 )
@@ -219,7 +228,7 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     publication = action.execute()
     release = publication.release
     response = json_response(
-        reader_body(reader_view(code, release.snapshot, release, release.number)),
+        reader_body(reader_view(code, release.snapshot, release, release.number), whole=True),
         status=201 if publication.made else 200,
     )
     if not publication.made:

@@ -167,10 +167,7 @@ def answer_parse(text: str) -> tuple[Any, bool]:
     if not text:
         raise AnswerInvalid("type the answer: a number, a vector or a matrix")
     if len(text) > settings.LIMIT_ANSWER_CHARS:
-        raise AnswerInvalid(
-            f"the answer is longer than {settings.LIMIT_ANSWER_CHARS} characters "
-            "(LIMIT_ANSWER_CHARS)"
-        )
+        raise AnswerInvalid(_too_long(""))
     if text[0] in "[{":
         if json_too_deep(text.encode()):
             raise AnswerInvalid(f"the answer nests more than {settings.LIMIT_JSON_DEPTH} deep")
@@ -196,6 +193,26 @@ def answer_parse(text: str) -> tuple[Any, bool]:
             + "); a matrix needs the same number in every row"
         )
     return rows, False
+
+
+def _too_long(written: str) -> str:
+    return (
+        f"the answer is longer than {settings.LIMIT_ANSWER_CHARS} characters{written} "
+        "(LIMIT_ANSWER_CHARS)"
+    )
+
+
+def answer_given(value: Any) -> tuple[Any, bool]:
+    """An API client's answer and whether it was written flat: text typed as on the site
+    (`answer_parse`), or JSON, held to the same LIMIT_ANSWER_CHARS written out compactly, so
+    nothing reads an answer longer than a reader may type."""
+    if isinstance(value, str):
+        return answer_parse(value)
+    if value is None:
+        raise AnswerInvalid('send the answer: {"answer": [[0.5, 0.5]]}')
+    if len(json.dumps(value, separators=(",", ":"))) > settings.LIMIT_ANSWER_CHARS:
+        raise AnswerInvalid(_too_long(" written as JSON"))
+    return value, False
 
 
 def _numbers(line: str, number: int) -> list[float]:

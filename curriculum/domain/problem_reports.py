@@ -1,6 +1,7 @@
 """A reader's report that something is wrong with an exercise, kept for its authors with what
 the reader was looking at: the release, the problem, the instance and their answer."""
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +13,10 @@ class ReportInvalid(ValueError):
     """The report says nothing, or too much; the message says which."""
 
 
+class ReportThrottled(Exception):
+    """The client has sent as many reports as its rate allows (PRACTICE_REPORT_RATE)."""
+
+
 def report_file(
     *,
     code: str,
@@ -20,9 +25,12 @@ def report_file(
     instance: int | None,
     answer: str,
     message: str,
+    admit: Callable[[], bool],
     reporter: Any = None,
 ) -> ProblemReport:
-    """Keep a report; a signed-in reader is named on it (and can see it in their export)."""
+    """Keep a report; a signed-in reader is named on it (and can see it in their export).
+    `admit` (the client's report throttle) is asked only once the report is found sound, so a
+    refused one never counts against the rate; ReportThrottled when it says no."""
     message = message.strip()
     if not message:
         raise ReportInvalid("say what is wrong with the exercise")
@@ -33,6 +41,8 @@ def report_file(
         )
     if "\x00" in message or "\x00" in answer:
         raise ReportInvalid("the report contains a NUL character")
+    if not admit():
+        raise ReportThrottled
     return ProblemReport.objects.create(
         chapter_code=code,
         problem_key=key,

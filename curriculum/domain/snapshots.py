@@ -75,6 +75,28 @@ def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
     return {**snapshot, "format": SNAPSHOT_FORMAT, "figures": figures, "problems": problems}
 
 
+HELD = ("solution", "hints", "feedback")
+"""What an exercise keeps for the reader who asks (its practice page, or the API's practice
+route): its solution (steps and answer), its hints and its feedback on wrong answers."""
+
+
+def exercises_held(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot as it is given out whole, to anyone who has not asked for an exercise's
+    solution: each exercise without what `HELD` names, listed in its `held` (so a client knows
+    to ask); worked problems, solved in the text for everyone, keep theirs."""
+    problems = [
+        _held(problem) if problem["kind"] == "exercise" else problem
+        for problem in snapshot["problems"]
+    ]
+    return {**snapshot, "problems": problems}
+
+
+def _held(problem: dict[str, Any]) -> dict[str, Any]:
+    held = [key for key in HELD if key in problem]
+    kept = {key: value for key, value in problem.items() if key not in HELD}
+    return {**kept, "held": held} if held else kept
+
+
 def _with_words(problem: dict[str, Any]) -> dict[str, Any]:
     """A problem whose verification says how it is checked, as the engine checks it today: a
     release made before the words were stored, or before a count was said to be checked

@@ -35,7 +35,7 @@ from curriculum.domain.practice import (
     practice_for_reader,
     solution_for_instance,
 )
-from curriculum.domain.problem_reports import ReportInvalid, report_file
+from curriculum.domain.problem_reports import ReportInvalid, ReportThrottled, report_file
 
 THROTTLED = (
     "too many answers checked from your address (PRACTICE_CHECK_RATE); wait a minute and try again"
@@ -117,11 +117,6 @@ def report(request: HttpRequest, code: str, key: str) -> HttpResponse:
         instance = instance_parse(request.POST.get("instance"), practice=practice)
     except AnswerInvalid as error:
         return _page(request, practice, None, error=str(error), status=400)
-    if not client_admit(request, PRACTICE_REPORTS):
-        refusal = f"too many reports from your address ({PRACTICE_REPORTS.refusal()})"
-        return _page(
-            request, practice, instance, report_error=refusal, status=429, limit=PRACTICE_REPORTS
-        )
     try:
         report_file(
             code=practice.code,
@@ -130,7 +125,13 @@ def report(request: HttpRequest, code: str, key: str) -> HttpResponse:
             instance=instance,
             answer=request.POST.get("answer", ""),
             message=request.POST.get("message", ""),
+            admit=lambda: client_admit(request, PRACTICE_REPORTS),
             reporter=request.user,
+        )
+    except ReportThrottled:
+        refusal = f"too many reports from your address ({PRACTICE_REPORTS.refusal()})"
+        return _page(
+            request, practice, instance, report_error=refusal, status=429, limit=PRACTICE_REPORTS
         )
     except ReportInvalid as error:
         return _page(

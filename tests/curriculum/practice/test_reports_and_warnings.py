@@ -177,3 +177,14 @@ def test_hints_and_feedback_survive_an_export_and_a_second_import(books):
     assert "hints" not in document["problems"][0]
     chapter_import(document=document)
     assert Chapter.objects.get(code="II.7").problems.get(key="p2").feedback == given["feedback"]
+
+
+def test_a_refused_report_does_not_count_against_the_limit(client, chapter):
+    """Only a report that is kept counts: a reader whose empty reports were refused can still
+    send the three the rate allows."""
+    for _ in range(3):
+        assert client.post(REPORT, {"instance": 0, "message": "  "}).status_code == 400
+    for _ in range(3):
+        assert client.post(REPORT, {"instance": 0, "message": "wrong"}).status_code == 303
+    assert ProblemReport.objects.count() == 3
+    assert client.post(REPORT, {"instance": 0, "message": "wrong"}).status_code == 429

@@ -1,0 +1,109 @@
+"""The practice routes' bodies: JSON only (a cross-site form cannot post it without a
+preflight), a signed-in reader's check needs the CSRF token its session was given, and an
+answer is bounded before anything reads it."""
+
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
+
+from curriculum.models import Attempt, PracticeTally
+from tests.curriculum.site.test_practice import engine, generated_chapter
+
+API = "/api/v1/chapters/II.7/problems/p3/instances"
+
+
+@pytest.fixture
+def practice(seeded, settings):
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    settings.API_ANON_RATE = "1000/min"
+    cache.clear()
+    generated_chapter()
+
+
+@pytest.fixture
+def reader_client(practice) -> Client:
+    """A signed-in reader's browser, CSRF enforced as a real browser's is."""
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(User.objects.create_user("rhea", password="rhea-pass-9"))
+    return browser
+
+
+def _answer(instance: int = 4) -> str:
+    return json.dumps({"answer": engine(instance)})
+
+
+def _csrf_token(browser: Client) -> str:
+    browser.get("/chapters/II.7/problems/p3/?instance=4")  # the page hands out the token
+    return browser.cookies["csrftoken"].value
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""],
+)
+def test_a_body_that_is_not_declared_json_is_415_and_nothing_is_recorded(
+    reader_client, content_type
+):
+    token = _csrf_token(reader_client)  # a reader's own page, not a forgery: only the type
+    response = reader_client.post(
+        f"{API}/4/check", _answer(), content_type=content_type, HTTP_X_CSRFTOKEN=token
+    )
+    assert response.status_code == 415
+    body = response.json()
+    assert body["detail"] == "Unsupported Media Type"
+    assert "application/json" in body["errors"][0]
+    assert not Attempt.objects.exists() and not PracticeTally.objects.exists()
+
+
+def test_a_signed_in_reader_s_check_without_its_csrf_token_is_refused(reader_client):
+    """A form on another site posts text/plain with the reader's cookie (415), and a script
+    that could send JSON has no token (403): nothing is kept."""
+    forged = reader_client.post(f"{API}/4/check", _answer(), content_type="text/plain")
+    assert forged.status_code == 415
+    refused = reader_client.post(f"{API}/4/check", _answer(), content_type="application/json")
+    assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
+    assert not Attempt.objects.exists() and not PracticeTally.objects.exists()
+    token = _csrf_token(reader_client)
+    kept = reader_client.post(
+        f"{API}/4/check", _answer(), content_type="application/json", HTTP_X_CSRFTOKEN=token
+    )
+    assert kept.status_code == 200 and kept.json()["ok"] is True
+    assert Attempt.objects.get().right is True
+
+
+def test_a_client_without_a_session_checks_without_a_csrf_token(practice):
+    anonymous = Client(enforce_csrf_checks=True)
+    response = anonymous.post(f"{API}/4/check", _answer(), content_type="application/json")
+    assert response.status_code == 200 and response.json()["ok"] is True
+    assert anonymous.post(f"{API}/4/check", _answer(), content_type="text/plain").status_code == 415
+    charset = "application/json; charset=utf-8"
+    assert anonymous.post(f"{API}/4/check", _answer(), content_type=charset).status_code == 200
+
+
+def test_a_chapter_put_that_is_neither_json_nor_yaml_is_415(client, practice, alice_token):
+    source = client.get("/api/v1/chapters/II.7/source", **alice_token).content
+    response = client.put("/api/v1/chapters/II.7", source, content_type="text/plain", **alice_token)
+    assert response.status_code == 415 and "application/json" in response.json()["errors"][0]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [[0.5] * 150_000, [[0.5] * 3] * 30_000, {"out": [0.5] * 150_000}],
+)
+def test_a_json_answer_past_the_answer_limit_is_refused_before_any_work(
+    client, practice, engine_runs, settings, answer
+):
+    response = client.post(f"{API}/4/check", {"answer": answer}, content_type="application/json")
+    assert response.status_code == 422 and engine_runs == []
+    [error] = response.json()["errors"]
+    assert error.startswith("body.answer: ") and "LIMIT_ANSWER_CHARS" in error
+    assert f"{settings.LIMIT_ANSWER_CHARS:,}" in error or str(settings.LIMIT_ANSWER_CHARS) in error
+    assert not PracticeTally.objects.exists()
+
+
+def test_a_json_answer_within_the_limit_is_still_judged(client, practice):
+    response = client.post(f"{API}/4/check", {"answer": engine(4)}, content_type="application/json")
+    assert response.status_code == 200 and response.json()["ok"] is True
