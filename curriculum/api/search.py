@@ -44,9 +44,17 @@ def search_read(
         "or 422 naming the limit.",
     ),
     offset: int = Query(
-        0, description=f"0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)"
+        0,
+        ge=0,
+        le=settings.LIMIT_SEARCH_OFFSET,
+        description=f"0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)",
     ),
-    limit: int = Query(PAGE, description=f"1 to {settings.LIMIT_SEARCH_PAGE} (LIMIT_SEARCH_PAGE)"),
+    limit: int = Query(
+        PAGE,
+        ge=1,
+        le=settings.LIMIT_SEARCH_PAGE,
+        description=f"1 to {settings.LIMIT_SEARCH_PAGE} (LIMIT_SEARCH_PAGE)",
+    ),
 ):
     """Parts of chapters readers may see, those whose heading matches first, then in course
     order, each with a link to its place on the page and a snippet of its text as readers see

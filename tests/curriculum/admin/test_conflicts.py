@@ -114,8 +114,8 @@ def test_a_page_save_overtaken_by_a_put_while_validating_is_refused(
     document, etag = source()
     client, data = page_of(chapter, erin)
     data["figures-0-caption"] = "Paused here $z$."
-    pause = Pause(validators.math_errors, "Paused here")
-    monkeypatch.setattr(validators, "math_errors", pause)
+    pause = Pause(validators.markup_errors, "Paused here")
+    monkeypatch.setattr(validators, "markup_errors", pause)
 
     finished, outcome = in_thread(lambda: client.post(change_url(chapter), data))
     assert pause.reached.wait(30), "the page's save never reached its validation"
