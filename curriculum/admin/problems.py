@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 import attention
-from curriculum.domain.answers import solution_lint
+from curriculum.domain.answers import DEFAULT_TOLERANCE_WORDS, default_digits, solution_lint
 from curriculum.domain.editing import (
     ProblemDelete,
     ProblemSave,
@@ -62,22 +62,36 @@ def operation_choices() -> list[tuple[str, str]]:
 
 
 class ProblemForm(ProblemAddsAPart, OpenedTagForm):
-    """rtol and atol may be left empty while digits is set: they then check nothing."""
+    """The tolerance starts empty, as a file's does when it names none: digits, rtol and atol
+    all left empty take the default (`answers.DEFAULT_TOLERANCE_WORDS`) once the answer is
+    known (`ProblemAdmin.save_related`); rtol and atol may be left empty while digits is set:
+    they then check nothing."""
 
     LOOSE = ("rtol", "atol")
+    TOLERANCE = ("digits", *LOOSE)
+    from_answer = False  # set by clean: the tolerance is the default, taken from the answer
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for name in self.LOOSE:
+        for name in self.TOLERANCE:
             if name in self.fields:
                 self.fields[name].required = False
+        problem = self.instance
+        if problem.pk is None or not hasattr(problem, "solution"):  # nothing chosen yet
+            self.initial.update(dict.fromkeys(self.TOLERANCE))
+        elif problem.digits is not None:  # rtol and atol check nothing: shown empty
+            self.initial.update(dict.fromkeys(self.LOOSE))
 
     def clean(self):
         cleaned = super().clean()
+        given = [name for name in self.TOLERANCE if cleaned.get(name) is not None]
+        if not given and not any(name in self.errors for name in self.TOLERANCE):
+            self.from_answer = True
+            cleaned["digits"] = default_digits(None)  # until save_related reads the answer
         for name in self.LOOSE:
             if name in self.fields and cleaned.get(name) is None and name not in self.errors:
                 if cleaned.get("digits") is None:
-                    self.add_error(name, "Give rtol and atol, or digits.")
+                    self.add_error(name, "Give rtol and atol, or digits, or leave all three empty.")
                 else:
                     cleaned[name] = Problem._meta.get_field(name).default
         return cleaned
@@ -124,7 +138,8 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                 "description": "Inputs and ask are JSON; an input may be a generator such as "
                 '{"generate": "normal", "shape": [3, 4], "seed": 7}, and the statement and steps '
                 "may show it as {{ inputs.x }} (docs/content-format.md). Tolerance: digits "
-                "(significant figures), or empty digits and rtol/atol. Saving checks them against "
+                "(significant figures), or empty digits and rtol/atol; all three left empty: "
+                f"{DEFAULT_TOLERANCE_WORDS}, as in a file. Saving checks them against "
                 "the operation and marks the verdict pending until the verifier has run.",
             },
         ),
@@ -206,6 +221,8 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         changed = solutions.save(commit=False)
         if solutions.deleted_objects:
             SolutionDelete(problem=form.instance, user=request.user).execute()
+        if form.from_answer and changed and changed[0].answer is not None:
+            form.instance.digits = default_digits(changed[0].answer)
         ProblemSave(
             problem=form.instance, solution=changed[0] if changed else None, user=request.user
         ).execute()
