@@ -19,19 +19,42 @@ from curriculum.domain.editing import (
     problem_unchanged_require,
 )
 from curriculum.domain.operations import ask_help
+from curriculum.domain.previews import problem_preview
 from curriculum.domain.problem_keys import next_problem
 from curriculum.domain.verification import Reverify, verdict_state, with_verdict_state
 from curriculum.models import Problem, Solution
 
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .practice import reports_beside, statistics_beside
-from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce
+from .previews import Previewed
+from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce, row_kept
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import VerdictFilter, verdict_badge
 
 
+class SolutionForm(forms.ModelForm):
+    """No answer yet, and no steps either, is a draft problem (no solution row, as a file's
+    problem without `solution`); steps kept without their answer are refused, saying so."""
+
+    NO_ANSWER = (
+        "Give the answer, or leave the steps empty too to save the problem as a draft "
+        "(no answer yet: it counts for nothing)."
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "answer" in self.fields:
+            self.fields["answer"].error_messages["required"] = self.NO_ANSWER
+
+    def _post_clean(self):
+        if "answer" in self.errors:  # the model's check would only say it again
+            return
+        super()._post_clean()
+
+
 class SolutionInline(TextBoxes, admin.StackedInline):
     model = Solution
+    form = SolutionForm
     extra = 1
     max_num = 1
     fields = ["steps", "answer", "published", "verification"]
@@ -101,11 +124,18 @@ class ProblemForm(ProblemAddsAPart, OpenedTagForm):
         return problem_tag(instance)
 
 
+def _tolerance_taken(form: ProblemForm, solution: Solution | None) -> None:
+    """A tolerance left empty is the default: the figures the answer is written to."""
+    if form.from_answer and solution is not None and solution.answer is not None:
+        form.instance.digits = default_digits(solution.answer)
+
+
 @admin.register(Problem)
-class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ProblemAdmin(Previewed, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
+    change_form_template = "admin/curriculum/problem/change_form.html"
 
     def get_queryset(self, request):
         return with_verdict_state(super().get_queryset(request))
@@ -133,6 +163,7 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                     "inputs",
                     "ask",
                     ("digits", "rtol", "atol"),
+                    "verdict",
                     "engine_operations",
                 ],
                 "description": "Inputs and ask are JSON; an input may be a generator such as "
@@ -153,7 +184,7 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             },
         ),
     ]
-    readonly_fields = ["engine_operations", "reader_reports", "practice_statistics"]
+    readonly_fields = ["verdict", "engine_operations", "reader_reports", "practice_statistics"]
     rows = {"statement": 6, "inputs": 10, "ask": 2, "hints": 4, "feedback": 4}
     code = frozenset({"inputs", "ask", "hints", "feedback"})
     inlines = [SolutionInline]
@@ -209,7 +240,8 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
 
     @admin.display(description="verdict")
     def verdict(self, problem):
-        return verdict_badge(getattr(problem, "solution", None), problem.verdict_state)
+        solution = getattr(problem, "solution", None) if problem.pk else None
+        return verdict_badge(solution, getattr(problem, "verdict_state", "pending"))
 
     def save_model(self, request, obj, form, change):
         """Saved with its solution in save_related: one service call for both."""
@@ -221,14 +253,20 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         changed = solutions.save(commit=False)
         if solutions.deleted_objects:
             SolutionDelete(problem=form.instance, user=request.user).execute()
-        if form.from_answer and changed and changed[0].answer is not None:
-            form.instance.digits = default_digits(changed[0].answer)
+        _tolerance_taken(form, changed[0] if changed else None)
         ProblemSave(
             problem=form.instance, solution=changed[0] if changed else None, user=request.user
         ).execute()
         solution = Solution.objects.filter(problem=form.instance).first()
         for warning in solution_lint(solution=solution) if solution else ():
             self.message_user(request, f"Answer: {warning}.", messages.WARNING)
+
+    def previewed(self, form, formsets):
+        (solutions,) = formsets
+        kept_solutions = [f.instance for f in solutions.forms if row_kept(f)]
+        solution = kept_solutions[0] if kept_solutions else None
+        _tolerance_taken(form, solution)
+        return problem_preview(problem=form.instance, solution=solution), form.instance.inputs
 
     def delete_model(self, request, obj):
         ProblemDelete(problem=obj, user=request.user).execute()

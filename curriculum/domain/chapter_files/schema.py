@@ -14,10 +14,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from curriculum.models import Book, Chapter, Figure, Notation, Problem, Proposition, StrandItem
 from curriculum.models.course import CODE_FORM, NUMERAL_FORM
 
+from ..answers import DEFAULT_TOLERANCE_WORDS
 from ..ladder import LEVELS, STRAND_CODES
 from ..limits import MAX_WHOLE_NUMBER
 from ..placeholders import MAX_DIGITS
-from ..answers import DEFAULT_TOLERANCE_WORDS
 from ..tolerances import MAX_RTOL, MIN_DIGITS
 
 if TYPE_CHECKING:
