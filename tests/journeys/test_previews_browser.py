@@ -50,7 +50,8 @@ def test_the_preview_follows_the_form_as_the_author_types(browser, live_server, 
     visit.open(f"/admin/curriculum/problem/add/?chapter={chapter.pk}")
     fill_generated_problem(visit, "Take $x = {{ inputs.x }}$; find the output.")
     visit.page.wait_for_function(
-        "() => (window.frames['preview']?.document?.body?.innerText || '').includes('Drawn inputs')",
+        "() => (window.frames['preview']?.document?.body?.innerText || '')"
+        ".includes('Drawn inputs')",
         timeout=15000,
     )
     text = frame_text(visit)
