@@ -122,7 +122,7 @@ SOFTMAX = Operation(
     Example(
         {"scores": [0.0, 0.6931471805599453]},
         {"output": "out"},
-        [0.3333333333333333, 0.6666666666666666],
+        [0.3333, 0.6667],
         "The second score is ln 2, so its exponential is twice the first: 1/3 and 2/3.",
     ),
     misconceptions=softmax_mistakes(_run_softmax),
@@ -149,7 +149,7 @@ SDPA = Operation(
             "v": [[1, 0], [0, 1]],
         },
         {"output": "weights", "row": 1, "col": 0},
-        0.7310585786300049,
+        0.7311,
         "Scores of query 1 are (2, 0) / sqrt(4) = (1, 0); the weight on key 0 is e/(1+e).",
     ),
     misconceptions=sdpa_mistakes(_run_sdpa),

@@ -388,7 +388,7 @@ CROSS_ENTROPY = Operation(
     Example(
         {"logits": [[0, 0, 0, 0]], "targets": [2]},
         {"output": "loss"},
-        1.3862943611198906,
+        1.386,
         "Equal logits give every class 1/4, and -ln(1/4) = ln 4.",
     ),
     misconceptions=(

@@ -117,7 +117,7 @@ GQA = Operation(
             "kv_heads": 1,
         },
         {"output": "weights", "head": 1},
-        [[0.5, 0.5], [0.9820137900379085, 0.017986209962091555]],
+        [[0.5, 0.5], [0.982, 0.01799]],
         "One shared key head (column 0 of x); head 1's queries are column 1 of x.",
     ),
     misconceptions=(*self_attention_mistakes(_run_gqa), group_modulo(_run_gqa, head_axis=-3)),

@@ -74,7 +74,7 @@ SINUSOIDAL = Operation(
     Example(
         {"seq_len": 2, "width": 2},
         {"output": "out", "row": 1},
-        [0.8414709848078965, 0.5403023058681398],
+        [0.8415, 0.5403],
         "Position 1, pair 0: angle 1 / 10000^0 = 1, so (sin 1, cos 1).",
     ),
     misconceptions=(
@@ -157,7 +157,7 @@ ROPE = Operation(
     Example(
         {"x": [[1, 0], [1, 0]], "offset": 1},
         {"output": "out", "row": 0},
-        [0.5403023058681398, 0.8414709848078965],
+        [0.5403, 0.8415],
         "Row 0 sits at position 1: (1, 0) turned by 1 radian is (cos 1, sin 1).",
     ),
     misconceptions=(

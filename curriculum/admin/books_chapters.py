@@ -37,6 +37,7 @@ from curriculum.domain.gate import (
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.notation import chapter_notation_conflicts
 from curriculum.domain.open_pages import chapter_closed, chapter_opened
+from curriculum.domain.previews import chapter_preview
 from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
 from curriculum.domain.selectors import chapters_with_parts
@@ -56,8 +57,9 @@ from curriculum.models import (
 from curriculum.models.course import APPARATUS_PREFIX
 
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
+from .previews import Previewed
 from .releases import ReleaseInline
-from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce
+from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce, row_kept
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import verdict_badge
 
@@ -199,7 +201,7 @@ class ChapterForm(OpenedTagForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ChapterAdmin(Previewed, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]
@@ -287,6 +289,17 @@ class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             self.message_user(request, warning, messages.WARNING)
         for error in chapter_reference_errors(form.instance):  # the gate refuses to publish it
             self.message_user(request, error, messages.ERROR)
+
+    def previewed(self, form, formsets):
+        """The chapter as edited with each of its lists as edited (problems as saved)."""
+        names = {StrandItem: "strand_items", Figure: "figures", ApparatusLink: "apparatus_links"}
+        names |= {Notation: "notation", Proposition: "propositions"}
+        parts = {
+            names[formset.model]: [f.instance for f in formset.forms if row_kept(f)]
+            for formset in formsets
+            if formset.model in names
+        }
+        return chapter_preview(chapter=form.instance, parts=parts), None
 
     def has_publish_permission(self, request) -> bool:
         return request.user.has_perm(PUBLISH_PERMISSION)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 import attention
-from curriculum.domain.answers import solution_lint
+from curriculum.domain.answers import DEFAULT_TOLERANCE_WORDS, default_digits, solution_lint
 from curriculum.domain.editing import (
     ProblemDelete,
     ProblemSave,
@@ -19,6 +19,7 @@ from curriculum.domain.editing import (
     problem_unchanged_require,
 )
 from curriculum.domain.operations import ask_help
+from curriculum.domain.previews import problem_preview
 from curriculum.domain.problem_keys import next_problem
 from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.verification import Reverify, verdict_state, with_verdict_state
@@ -26,13 +27,35 @@ from curriculum.models import Problem, Solution
 
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .practice import reports_beside, statistics_beside
-from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce
+from .previews import Previewed
+from .saves import ChosenFromTheList, ProblemAddsAPart, TypesetOnce, row_kept
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import VerdictFilter, verdict_badge
 
 
+class SolutionForm(forms.ModelForm):
+    """No answer yet, and no steps either, is a draft problem (no solution row, as a file's
+    problem without `solution`); steps kept without their answer are refused, saying so."""
+
+    NO_ANSWER = (
+        "Give the answer, or leave the steps empty too to save the problem as a draft "
+        "(no answer yet: it counts for nothing)."
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "answer" in self.fields:
+            self.fields["answer"].error_messages["required"] = self.NO_ANSWER
+
+    def _post_clean(self):
+        if "answer" in self.errors:  # the model's check would only say it again
+            return
+        super()._post_clean()
+
+
 class SolutionInline(TextBoxes, admin.StackedInline):
     model = Solution
+    form = SolutionForm
     extra = 1
     max_num = 1
     fields = ["steps", "answer", "published", "verification"]
@@ -63,22 +86,36 @@ def operation_choices() -> list[tuple[str, str]]:
 
 
 class ProblemForm(ProblemAddsAPart, OpenedTagForm):
-    """rtol and atol may be left empty while digits is set: they then check nothing."""
+    """The tolerance starts empty, as a file's does when it names none: digits, rtol and atol
+    all left empty take the default (`answers.DEFAULT_TOLERANCE_WORDS`) once the answer is
+    known (`ProblemAdmin.save_related`); rtol and atol may be left empty while digits is set:
+    they then check nothing."""
 
     LOOSE = ("rtol", "atol")
+    TOLERANCE = ("digits", *LOOSE)
+    from_answer = False  # set by clean: the tolerance is the default, taken from the answer
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for name in self.LOOSE:
+        for name in self.TOLERANCE:
             if name in self.fields:
                 self.fields[name].required = False
+        problem = self.instance
+        if problem.pk is None or not hasattr(problem, "solution"):  # nothing chosen yet
+            self.initial.update(dict.fromkeys(self.TOLERANCE))
+        elif problem.digits is not None:  # rtol and atol check nothing: shown empty
+            self.initial.update(dict.fromkeys(self.LOOSE))
 
     def clean(self):
         cleaned = super().clean()
+        given = [name for name in self.TOLERANCE if cleaned.get(name) is not None]
+        if not given and not any(name in self.errors for name in self.TOLERANCE):
+            self.from_answer = True
+            cleaned["digits"] = default_digits(None)  # until save_related reads the answer
         for name in self.LOOSE:
             if name in self.fields and cleaned.get(name) is None and name not in self.errors:
                 if cleaned.get("digits") is None:
-                    self.add_error(name, "Give rtol and atol, or digits.")
+                    self.add_error(name, "Give rtol and atol, or digits, or leave all three empty.")
                 else:
                     cleaned[name] = Problem._meta.get_field(name).default
         return cleaned
@@ -88,11 +125,18 @@ class ProblemForm(ProblemAddsAPart, OpenedTagForm):
         return problem_tag(instance)
 
 
+def _tolerance_taken(form: ProblemForm, solution: Solution | None) -> None:
+    """A tolerance left empty is the default: the figures the answer is written to."""
+    if form.from_answer and solution is not None and solution.answer is not None:
+        form.instance.digits = default_digits(solution.answer)
+
+
 @admin.register(Problem)
-class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ProblemAdmin(Previewed, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
     form = ProblemForm
     list_display = ["__str__", "kind", "variant", "operation", "verdict"]
     list_filter = [VerdictFilter, "kind", "chapter__book", "chapter"]
+    change_form_template = "admin/curriculum/problem/change_form.html"
 
     def get_queryset(self, request):
         return with_verdict_state(super().get_queryset(request))
@@ -120,12 +164,14 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
                     "inputs",
                     "ask",
                     ("digits", "rtol", "atol"),
+                    "verdict",
                     "engine_operations",
                 ],
                 "description": "Inputs and ask are JSON; an input may be a generator such as "
                 '{"generate": "normal", "shape": [3, 4], "seed": 7}, and the statement and steps '
                 "may show it as {{ inputs.x }} (docs/content-format.md). Tolerance: digits "
-                "(significant figures), or empty digits and rtol/atol. Saving checks them against "
+                "(significant figures), or empty digits and rtol/atol; all three left empty: "
+                f"{DEFAULT_TOLERANCE_WORDS}, as in a file. Saving checks them against "
                 "the operation and marks the verdict pending until the verifier has run.",
             },
         ),
@@ -139,7 +185,7 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
             },
         ),
     ]
-    readonly_fields = ["engine_operations", "reader_reports", "practice_statistics"]
+    readonly_fields = ["verdict", "engine_operations", "reader_reports", "practice_statistics"]
     rows = {"statement": 6, "inputs": 10, "ask": 2, "hints": 4, "feedback": 4}
     code = frozenset({"inputs", "ask", "hints", "feedback"})
     inlines = [SolutionInline]
@@ -195,7 +241,8 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
 
     @admin.display(description="verdict")
     def verdict(self, problem):
-        return verdict_badge(getattr(problem, "solution", None), problem.verdict_state)
+        solution = getattr(problem, "solution", None) if problem.pk else None
+        return verdict_badge(solution, getattr(problem, "verdict_state", "pending"))
 
     def save_model(self, request, obj, form, change):
         """Saved with its solution in save_related: one service call for both."""
@@ -207,6 +254,7 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         changed = solutions.save(commit=False)
         if solutions.deleted_objects:
             SolutionDelete(problem=form.instance, user=request.user).execute()
+        _tolerance_taken(form, changed[0] if changed else None)
         ProblemSave(
             problem=form.instance, solution=changed[0] if changed else None, user=request.user
         ).execute()
@@ -217,6 +265,13 @@ class ProblemAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheL
         # part's, through this problem's key) may name nothing; the gate refuses to publish it
         for error in chapter_reference_errors(form.instance.chapter):
             self.message_user(request, error, messages.ERROR)
+
+    def previewed(self, form, formsets):
+        (solutions,) = formsets
+        kept_solutions = [f.instance for f in solutions.forms if row_kept(f)]
+        solution = kept_solutions[0] if kept_solutions else None
+        _tolerance_taken(form, solution)
+        return problem_preview(problem=form.instance, solution=solution), form.instance.inputs
 
     def delete_model(self, request, obj):
         ProblemDelete(problem=obj, user=request.user).execute()

@@ -21,15 +21,18 @@ class TypesetOnce:
     each started a KaTeX process of its own."""
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        # as the forms will check them: line ends as stored, and stripped
-        texts = [lf(text).strip() for _, values in request.POST.lists() for text in values]
         with ExitStack() as typeset:
             try:
-                typeset.enter_context(math_prepared(texts))
+                typeset.enter_context(math_prepared(posted_texts(request)))
             except TooManyFormulas as error:  # refused before KaTeX runs
                 messages.error(request, f"Nothing was saved: this save {error}.")
                 return HttpResponseRedirect(request.get_full_path())
             return super().changeform_view(request, object_id, form_url, extra_context)
+
+
+def posted_texts(request) -> list[str]:
+    """Every text posted, as the forms will check them: line ends as stored, and stripped."""
+    return [lf(text).strip() for _, values in request.POST.lists() for text in values]
 
 
 class ChapterPartsFormSet(BaseInlineFormSet):
@@ -39,7 +42,7 @@ class ChapterPartsFormSet(BaseInlineFormSet):
 
     def clean(self):
         super().clean()
-        kept = sum(1 for form in self.forms if _kept(form))
+        kept = sum(1 for form in self.forms if row_kept(form))
         stored = len(self.get_queryset())
         if kept > stored:
             others = chapter_parts(chapter=self.instance) - stored
@@ -47,7 +50,7 @@ class ChapterPartsFormSet(BaseInlineFormSet):
                 raise forms.ValidationError(f"The chapter {refusal}.")
 
 
-def _kept(form) -> bool:
+def row_kept(form) -> bool:
     """What the formset stores: a row it holds and is not to delete, or a new one filled in."""
     if form.cleaned_data.get("DELETE"):
         return False

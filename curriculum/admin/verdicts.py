@@ -4,13 +4,14 @@ domain's `verdict_state` expression, so a stale verdict is never shown or listed
 from django.contrib import admin
 from django.utils.html import format_html
 
+from curriculum.domain.counting import DRAFT_PROBLEM
 from curriculum.domain.verification import verdict_state
 
 
 def verdict_badge(solution, state: str) -> str:
     """`state` as the queryset's `verdict_state` annotation gives it."""
     if solution is None:
-        return format_html('<span class="verdict verdict-{}">no solution</span>', "none")
+        return format_html('<span class="verdict verdict-{}">{}</span>', "none", DRAFT_PROBLEM)
     return format_html(
         '<strong class="verdict verdict-{}">{}</strong>{}{}',
         state,
@@ -37,7 +38,7 @@ class VerdictFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         return [(s, s) for s in ("pending", "verified", "mismatch", "error", "stale")] + [
-            ("none", "no solution")
+            ("none", "draft: no answer yet")
         ]
 
     def queryset(self, request, queryset):

@@ -205,10 +205,17 @@ def answer_figures(answer: Any) -> dict[float, int]:
     return {x: written_figures(x) for x in _numbers(answer) if not float(x).is_integer()}
 
 
+DEFAULT_TOLERANCE_WORDS = (
+    f"the significant figures the answer is written to, from {MIN_DIGITS} to {SHOWN_DIGITS} "
+    f"({SHOWN_DIGITS} while there is no answer yet or it is whole numbers)"
+)
+"""The one default tolerance, for a file, the API and admin alike (`default_digits`)."""
+
+
 def default_digits(answer: Any, figures: dict[float, int] | None = None) -> int:
     """A problem that names no tolerance checks its answer to the figures it is written to,
     from 3 up to the SHOWN_DIGITS a reader page shows: a hand-derived 0.2689 is checked to 4,
-    0.090031 to 5, a copied 16-digit value to 6, and 0.5 to 3."""
+    0.090031 to 5, a copied 16-digit value to 6, and 0.5 to 3 (DEFAULT_TOLERANCE_WORDS)."""
     figures = answer_figures(answer) if figures is None else figures
     if not figures:  # no answer yet, or whole numbers: exact at any precision
         return SHOWN_DIGITS

@@ -13,6 +13,7 @@ from django.utils.http import http_date, quote_etag
 
 from curriculum.bodies import body_cached, listing_cached
 from curriculum.domain.claims.examples import CLAIMS, LANGUAGE, PROPERTIES
+from curriculum.domain.counting import DRAFT_PROBLEM
 from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.progress import progress_tag
@@ -77,20 +78,27 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
     return response
 
 
+def chapter_context(
+    request: HttpRequest, view: ReaderView, *, preview: bool, neighbours: Neighbours | None = None
+) -> dict:
+    """What site/chapter.html is given: for readers, and for admin's preview of unsaved edits."""
+    return {
+        "view": view,
+        "c": view.snapshot,
+        "page": chapter_page(view.snapshot),
+        "preview": preview,
+        "draft_problem": DRAFT_PROBLEM,
+        "neighbours": neighbours or chapter_neighbours(code=view.code, staff=request.user.is_staff),
+    }
+
+
 def _chapter(
     request: HttpRequest, view: ReaderView, *, preview: bool, neighbours: Neighbours | None = None
 ) -> HttpResponse:
     response = render(
         request,
         "site/chapter.html",
-        {
-            "view": view,
-            "c": view.snapshot,
-            "page": chapter_page(view.snapshot),
-            "preview": preview,
-            "neighbours": neighbours
-            or chapter_neighbours(code=view.code, staff=request.user.is_staff),
-        },
+        chapter_context(request, view, preview=preview, neighbours=neighbours),
     )
     if preview:
         response["Cache-Control"] = "private, no-store"

@@ -12,7 +12,7 @@ def test_the_worked_example_evaluates_to_its_answer(name):
     assert op.example is not None, f"{name} has no worked example"
     assert check(name, op.example.inputs, op.example.ask) == []
     value = evaluate(name, op.example.inputs, op.example.ask)
-    assert compare(value, op.example.answer, rtol=1e-12, atol=1e-15).ok
+    assert compare(value, op.example.answer, digits=4).ok  # written as an author writes it
     assert op.example.note
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from curriculum.models import Book, Chapter, Figure, Notation, Problem, Proposition, StrandItem
 from curriculum.models.course import CODE_FORM, NUMERAL_FORM
 
+from ..answers import DEFAULT_TOLERANCE_WORDS
 from ..ladder import LEVELS, STRAND_CODES
 from ..limits import MAX_WHOLE_NUMBER
 from ..placeholders import MAX_DIGITS
@@ -269,8 +270,8 @@ class ProblemDocument(Keys):
     )
     tolerance: Tolerance | None = rule(
         "mapping",
-        "how the answer is compared (below); when left out, `{digits: N}` with N the "
-        "significant figures the answer is written to, from 3 to 6",
+        f"how the answer is compared (below); when left out, `{{digits: N}}` with N "
+        f"{DEFAULT_TOLERANCE_WORDS}",
         None,
     )
     solution: SolutionDocument | None = rule("mapping", "optional; see below", None)

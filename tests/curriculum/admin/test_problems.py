@@ -6,6 +6,8 @@ import json
 import pytest
 from django.urls import reverse
 
+from curriculum.domain.answers import default_digits
+from curriculum.domain.counting import DRAFT_PROBLEM
 from curriculum.models import Chapter, Problem, Solution, Verdict
 from tests.conftest import verify_now
 from tests.curriculum.admin.test_books_chapters import resubmitted, shown_errors
@@ -198,9 +200,9 @@ def test_a_tolerance_looser_than_three_figures_is_refused_with_the_rule(
     assert page.status_code == 200 and error in shown_errors(page), shown_errors(page)
 
 
-def test_digits_alone_is_a_tolerance_and_rtol_atol_alone_another(seeded, author):
-    """rtol and atol check nothing beside digits: an author may clear them; clearing digits
-    too leaves no tolerance, which is refused naming both."""
+def test_digits_alone_is_a_tolerance_and_all_three_empty_is_the_files_default(seeded, author):
+    """rtol and atol check nothing beside digits: an author may clear them (and they are shown
+    empty); clearing digits too takes the default a file gets, from the answer as written."""
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
     data = resubmitted(author.get(change_url(problem)))
     data.update({"digits": "4", "rtol": "", "atol": ""})
@@ -208,10 +210,11 @@ def test_digits_alone_is_a_tolerance_and_rtol_atol_alone_another(seeded, author)
     assert page.status_code == 302, shown_errors(page)
     assert Problem.objects.get(pk=problem.pk).digits == 4
     data = resubmitted(author.get(change_url(problem)))
-    data.update({"digits": "", "rtol": "", "atol": ""})
+    assert (data["digits"], data.get("rtol"), data.get("atol")) == (4, None, None)
+    data.update({"digits": "", "solution-0-answer": "[0.2689, 0.7311]"})
     page = author.post(change_url(problem), data)
-    assert page.status_code == 200 and "Give rtol and atol, or digits." in shown_errors(page)
-    assert Problem.objects.get(pk=problem.pk).digits == 4
+    assert page.status_code == 302, shown_errors(page)
+    assert Problem.objects.get(pk=problem.pk).digits == default_digits([0.2689, 0.7311]) == 4
 
 
 def test_saving_an_unchanged_problem_keeps_its_verdict(seeded, author):
@@ -276,7 +279,7 @@ def test_deleting_a_solution_from_the_problem_page_removes_it(seeded, author):
     chapter = reverse("admin:curriculum_chapter_change", args=[problem.chapter_id])
     for shown in (page.url, chapter, f"{page.url}?q=II.3"):  # where the save and authors go
         listed = author.get(shown)
-        assert listed.status_code == 200 and "no solution" in listed.content.decode()
+        assert listed.status_code == 200 and DRAFT_PROBLEM in listed.content.decode()
 
 
 def test_a_save_over_an_edit_made_since_the_page_was_opened_is_refused(seeded, author):

@@ -65,6 +65,24 @@ def test_an_answer_written_to_fewer_figures_than_its_tolerance_is_warned(seeded,
     )
 
 
+def test_a_new_problem_starts_with_no_tolerance_and_gets_the_one_a_file_would(seeded, author):
+    """One default for admin, files and the API: the figures the answer is written to. The
+    same answer typed into admin and imported from a file is held to the same digits."""
+    chapter = Chapter.objects.get(code="II.4")
+    form = resubmitted(author.get(add_url(chapter)))
+    assert [form.get(name) for name in ("digits", "rtol", "atol")] == [None, None, None]
+    answer = [[0.5124, 0.4876, 0, 0], [0.5, 0.5, 0, 0]]
+    data = new_problem(author, chapter, **{"solution-0-answer": json.dumps(answer)})
+    page = author.post(add_url(chapter), data)
+    assert page.status_code == 302, shown_errors(page)
+    typed = Problem.objects.get(chapter=chapter, key="p1")
+    imported = problem("p1", "worked", answer=answer)
+    imported.pop("tolerance", None)
+    chapter_import(document=sketch(problems=[imported]))
+    from_file = Problem.objects.get(chapter__code="II.7", key="p1")
+    assert typed.digits == from_file.digits == 4
+
+
 def test_the_chapter_form_takes_the_number_from_the_code(books, author):
     chapter_import(document=sketch())
     chapter = Chapter.objects.get(code="II.7")

@@ -7,8 +7,10 @@ from django.test import Client
 from django.urls import reverse
 
 import attention
+from curriculum.domain.answers import answer_figures, answer_lint, default_digits
 from curriculum.domain.chapter_files.yaml_form import load_yaml
 from curriculum.domain.operations import operations_reference
+from curriculum.domain.placeholders import SHOWN_DIGITS
 
 
 @pytest.fixture
@@ -29,10 +31,15 @@ def test_every_registered_operation_has_a_section_with_its_inputs_outputs_and_ex
 
 
 def test_each_example_on_the_page_is_a_problem_an_author_can_paste_and_it_verifies():
+    """At the tolerance a file without one gets (the figures the answer is written to), and
+    written as an author writes it: no 16-digit answer copied from the engine."""
     for doc in operations_reference():
         problem = load_yaml(doc.example.source)  # as the importer reads a chapter file
+        answer = problem["solution"]["answer"]
         value = attention.evaluate(problem["operation"], problem["inputs"], problem["ask"])
-        assert attention.compare(value, problem["solution"]["answer"], rtol=1e-12).ok
+        assert attention.compare(value, answer, digits=default_digits(answer)).ok, doc.name
+        assert max(answer_figures(answer).values(), default=0) <= SHOWN_DIGITS, doc.name
+        assert answer_lint(answer=answer, digits=default_digits(answer), rtol=0, atol=0) == []
 
 
 def test_selectors_shown_are_the_ones_ask_accepts():
@@ -63,7 +70,7 @@ def test_the_api_lists_the_same_reference(db):
         "heads",
         "kv_heads",
     ]
-    assert attention.compare(gqa["example"]["value"], gqa["example"]["answer"], rtol=1e-12).ok
+    assert attention.compare(gqa["example"]["value"], gqa["example"]["answer"], digits=4).ok
     ffn = next(op for op in body if op["name"] == "feed_forward")
     assert next(p for p in ffn["inputs"] if p["name"] == "activation")["choices"] == [
         "gelu",

@@ -108,8 +108,8 @@ def test_an_admin_save_whose_validation_an_if_match_put_overtook_is_refused_and_
     document, etag = source()
     client, data = page
     data[f"strand_items-{ITEMS - 1}-body"] = "Paused here $z$."
-    pause = Pause(validators.math_errors, "Paused here")
-    monkeypatch.setattr(validators, "math_errors", pause)  # what checks each text's formulas
+    pause = Pause(validators.markup_errors, "Paused here")
+    monkeypatch.setattr(validators, "markup_errors", pause)  # what checks each text's formulas
 
     finished, outcome = in_thread(lambda: client.post(change_url(chapter), data))
     assert pause.reached.wait(30), "the admin save never reached its validation"
@@ -173,8 +173,8 @@ def test_a_problem_page_save_whose_validation_another_edit_overtook_is_refused(
     client = Client()
     client.force_login(erin)
     data = resubmitted(client.get(url)) | {"statement": "Paused here: the softmax of $s$."}
-    pause = Pause(validators.math_errors, "Paused here")
-    monkeypatch.setattr(validators, "math_errors", pause)
+    pause = Pause(validators.markup_errors, "Paused here")
+    monkeypatch.setattr(validators, "markup_errors", pause)
 
     finished, outcome = in_thread(lambda: client.post(url, data))
     assert pause.reached.wait(30), "the problem page's save never reached its validation"
