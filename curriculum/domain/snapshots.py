@@ -245,6 +245,8 @@ def _rendered(snapshot: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
     for problem in snapshot["problems"]:
         if "solution" in problem:
             yield problem["solution"], "answer_html"
+    for work in snapshot.get("references") or []:
+        yield work, "html"
 
 
 PAGE_MARKUP = {
