@@ -27,7 +27,7 @@ def cited_in(document: Mapping[str, Any], keys: Iterable[str]) -> Cited:
     """`keys`: every key the document's texts cite, in order (one query for the library)."""
     numeral = document.get("book") or ""
     wanted = list(keys)
-    text = ""
+    text: str | None = None
     if wanted and numeral:
         text = Book.objects.filter(numeral=numeral).values_list("bibliography", flat=True).first()
     works = library(text or "")

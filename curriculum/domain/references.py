@@ -143,7 +143,8 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
     own = document.get("code") or ""
     index = Chapters(own=own, targets={own: targets_of(document)})
     index.titles[own] = document.get("title") or ""
-    texts = [text for _, text in _referring(document) if "@" in text]
+    referring = sorted(_referring(document), key=lambda pair: _page_order(pair[0]))
+    texts = [text for _, text in referring if "@" in text]
     shelved = [
         (found["shelf"], found["key"]) for text in texts for found in REFERENCE.finditer(text)
     ]
@@ -173,6 +174,15 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
         if chapter.state == Chapter.State.DRAFT:
             index.hidden.add(code)
     return index
+
+
+PAGE_ORDER = ("thesis", "summary", "before", "problem_s", "figures", "notation", "propositions")
+
+
+def _page_order(path: str) -> int:
+    """Where the chapter's page shows a text: citations are numbered in reading order."""
+    ranks = [i for i, start in enumerate(PAGE_ORDER) if path.startswith(start)]
+    return ranks[0] if ranks else len(PAGE_ORDER) + (not path.startswith("strands"))
 
 
 def _defines(document: Mapping[str, Any]) -> bool:
