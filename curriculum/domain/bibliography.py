@@ -93,15 +93,20 @@ def library_errors(text: str) -> list[str]:
     return errors
 
 
-@lru_cache(maxsize=16)
 def library(text: str) -> dict[str, Work]:
     """Every work of a library that can be shown, by key, in the library's order."""
-    if not text.strip() or _too_large(text):
+    limits = (settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES)
+    return _library(text, *limits)
+
+
+@lru_cache(maxsize=16)
+def _library(text: str, most_bytes: int, most_entries: int) -> dict[str, Work]:
+    if not text.strip() or len(text.encode()) > most_bytes:
         return {}
     data, _ = _parsed(text)
     works: dict[str, Work] = {}
     entries = list((data.entries if data else {}).items())
-    for key, entry in entries[: settings.LIMIT_BIBLIOGRAPHY_ENTRIES]:
+    for key, entry in entries[:most_entries]:
         try:
             works[key] = _formatted(key, entry)
         except PybtexError:

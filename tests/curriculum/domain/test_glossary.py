@@ -23,7 +23,7 @@ def test_a_use_links_to_the_term_on_the_glossary_and_the_file_keeps_its_terms(bo
         '<a href="/books/II/glossary/#term-softmax-temperature" rel="noopener noreferrer '
         'nofollow">softmax temperature</a>'
     ) in html
-    assert "defines: [softmax temperature]" in chapter_export(code="II.7")
+    assert "      defines:\n      - softmax temperature\n" in chapter_export(code="II.7")
 
 
 def test_a_term_defined_twice_is_refused_naming_both_places(seeded):
