@@ -79,7 +79,7 @@ class StrandItemInline(TextBoxes, admin.TabularInline):
     model = StrandItem
     formset = ChapterPartsFormSet
     extra = 0
-    fields = ["strand", "title", "body", "published", "position"]
+    fields = ["strand", "title", "body", "published", "defines", "position"]
     rows = {"body": 3}
     verbose_name_plural = "strand items (a published item counts towards its strand)"
 

@@ -188,6 +188,12 @@ class Derived(Open):
     checks: Checks | None = Field(None, description="Absent from releases made before claims.")
 
 
+class Reference(Open):
+    number: int = Field(description='What the text\'s citations of it read: "[1]".')
+    key: str = Field(description="Its key in the book's bibliography (@cite:key).")
+    html: str = Field(description="The work, formatted (pybtex's plain style).")
+
+
 class ChapterOut(Open):
     """What readers see: the latest release, else the working copy of an in-progress chapter."""
 
@@ -215,6 +221,11 @@ class ChapterOut(Open):
     notation: list[NotationOut]
     propositions: list[PropositionOut]
     problems: list[ProblemOut]
+    references: list[Reference] = Field(
+        default_factory=list,
+        description="The works the chapter cites, in the order it first cites them; a "
+        "release keeps them as they were formatted when it was made.",
+    )
     derived: Derived
     release: int | None = Field(description="The release shown; null for the working copy.")
     latest_release: int | None

@@ -9,6 +9,7 @@ from curriculum.models import Chapter
 
 from .counting import strand_target
 from .ladder import MATHEMATICS, STRAND_CODES
+from .terms import terms_listed
 
 
 def chapter_document(chapter: Chapter) -> dict[str, Any]:
@@ -55,9 +56,10 @@ def _proposition(proposition) -> dict[str, Any]:
 def _strands(chapter: Chapter) -> dict[str, Any]:
     items: dict[str, list] = {code: [] for code in STRAND_CODES}
     for item in chapter.strand_items.all():
-        items[item.strand].append(
-            {"title": item.title, "body": item.body, "published": item.published}
-        )
+        shown = {"title": item.title, "body": item.body, "published": item.published}
+        if terms := terms_listed(item.defines):  # a file without them says nothing of them
+            shown["defines"] = terms
+        items[item.strand].append(shown)
     return {
         code: {"target": strand_target(chapter, code)}
         if code == MATHEMATICS

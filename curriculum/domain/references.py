@@ -5,6 +5,7 @@ target's current number (and its title on hover), so no typed "Prop. 2" goes sta
     @prop:2  @prop:softmax-shift  @fig:4  @problem:p3  @eq:score   in the chapter's own parts
     @II.3/prop:2  @0.LA.01/fig:1                                    in another chapter
     @II.3  @0.LA.01                                                  a chapter itself
+    @cite:vaswani2017  @term:attention-weights             the book's library and glossary
 
 A proposition is called by its label, or by its number when it has none; a figure by its label
 (its number as the caption prints it, "Fig. 4"); a problem by its key, numbered in chapter order
@@ -13,7 +14,8 @@ line (``$$ s = q k $$ (score)``), numbered in the chapter's order ("Eq. (1)"). A
 that names nothing, or a chapter readers cannot see (a draft), is an error with its path, in a
 problem's hints and feedback as anywhere else. Links are made when the page is rendered, so a
 release keeps the numbers it was released with; another chapter that has a release is linked at
-its latest release's own address, whose numbers never change. A chapter's own parts are linked
+its latest release's own address, whose numbers never change. A citation and a term belong to
+the chapter's book (citations.py, glossary.py). A chapter's own parts are linked
 in its page (`#prop-2`); shown on another page (practice), at the chapter's page
 (`links_to_page`).
 """
@@ -29,7 +31,10 @@ from django.utils.html import escape
 from curriculum.models import Chapter, Release
 from curriculum.models.course import CODE_FORM
 
+from .bibliography import CITE_KEY
+from .citations import Cited, cite_problem, cite_target, cited_in
 from .documents import chapter_document
+from .glossary import Terms, definition_errors, term_problem, term_target, terms_for
 from .markup import formulas
 from .selectors import chapters_with_parts
 from .texts import chapter_texts, practice_texts
@@ -38,7 +43,8 @@ KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem", "eq": "eq
 LABEL = r"[A-Za-z0-9_-]+"
 REFERENCE = re.compile(
     rf"(?<![\w@/])@(?:(?P<code>{CODE_FORM})(?:/(?P<kind>prop|fig|problem|eq):(?P<label>{LABEL}))?"
-    rf"|(?P<own>prop|fig|problem|eq):(?P<own_label>{LABEL}))"
+    rf"|(?P<own>prop|fig|problem|eq):(?P<own_label>{LABEL})"
+    rf"|(?P<shelf>cite|term):(?P<key>{CITE_KEY}))"
 )
 EQUATION = re.compile(
     r"^(?P<open>[ \t]*\$\$)(?P<tex>(?:(?!\$\$)[\s\S])*?)\$\$[ \t]*\((?P<label>[^()$\n]*)\)[ \t]*$",
@@ -65,6 +71,8 @@ class Chapters:
     titles: dict[str, str] = field(default_factory=dict)
     hidden: set[str] = field(default_factory=set)  # drafts: readers cannot see them
     pages: dict[str, str] = field(default_factory=dict)  # where another chapter is read
+    cited: Cited = field(default_factory=Cited)  # the book's library, the works cited here
+    terms: Terms = field(default_factory=Terms)  # the book's glossary
 
 
 def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
@@ -135,7 +143,17 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
     own = document.get("code") or ""
     index = Chapters(own=own, targets={own: targets_of(document)})
     index.titles[own] = document.get("title") or ""
-    named = _named(text for _, text in _referring(document) if "@" in text) - {own}
+    referring = sorted(_referring(document), key=lambda pair: _page_order(pair[0]))
+    texts = [text for _, text in referring if "@" in text]
+    shelved = [
+        (found["shelf"], found["key"]) for text in texts for found in REFERENCE.finditer(text)
+    ]
+    shelved = [pair for pair in shelved if pair[0]]
+    if any(kind == "cite" for kind, _ in shelved):
+        index.cited = cited_in(document, [key for kind, key in shelved if kind == "cite"])
+    if any(kind == "term" for kind, _ in shelved) or _defines(document):
+        index.terms = terms_for(document)
+    named = _named(texts) - {own}
     if not named:
         return index
     released: dict[str, Release] = {}
@@ -158,8 +176,26 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
     return index
 
 
+PAGE_ORDER = ("thesis", "summary", "before", "problem_s", "figures", "notation", "propositions")
+
+
+def _page_order(path: str) -> int:
+    """Where the chapter's page shows a text: citations are numbered in reading order."""
+    ranks = [i for i, start in enumerate(PAGE_ORDER) if path.startswith(start)]
+    return ranks[0] if ranks else len(PAGE_ORDER) + (not path.startswith("strands"))
+
+
+def _defines(document: Mapping[str, Any]) -> bool:
+    strands = (document.get("strands") or {}).values()
+    return any(item.get("defines") for strand in strands for item in strand.get("items") or [])
+
+
 def _problem(found: re.Match, index: Chapters) -> str | None:
     """Why a reference names nothing readers can see; None when it resolves."""
+    if found["shelf"] == "cite":
+        return cite_problem(found["key"], index.cited)
+    if found["shelf"] == "term":
+        return term_problem(found["key"], index.terms)
     code = found["code"] or index.own
     kind, label = (
         (found["kind"], found["label"]) if found["code"] else (found["own"], found["own_label"])
@@ -180,7 +216,7 @@ def reference_errors(
 ) -> list[tuple[str, str]]:
     """(path, why) for each reference that names nothing, or nothing readers can see."""
     index = index or chapters_for(document)
-    errors = equation_errors(document)
+    errors = equation_errors(document) + definition_errors(index.terms, index.own)
     for path, text in _referring(document):
         if "@" in text and any(REFERENCE.search(tex) for tex, _ in formulas(text)):
             errors.append((path, "a reference inside a formula breaks it: write it in prose"))
@@ -214,6 +250,8 @@ def references_linked(text: str, index: Chapters) -> str:
     def link(found: re.Match) -> str:
         if _problem(found, index) is not None:
             return found.group()
+        if found["shelf"]:
+            return _shelved(found, index)
         code = found["code"] or index.own
         kind, label = (
             (found["kind"], found["label"]) if found["code"] else (found["own"], found["own_label"])
@@ -229,6 +267,16 @@ def references_linked(text: str, index: Chapters) -> str:
         return f"[{shown}]({page}#{target.anchor}{title})"
 
     return REFERENCE.sub(link, text)
+
+
+def _shelved(found: re.Match, index: Chapters) -> str:
+    """A citation, "[1]" linking to the chapter's References; a term, linking to the glossary."""
+    if found["shelf"] == "cite":
+        text, href, title = cite_target(found["key"], index.cited)
+    else:
+        (text, href), title = term_target(found["key"], index.terms), ""
+    hover = f' "{title.replace(chr(34), chr(39))}"' if title else ""
+    return f"[{_escaped(text)}]({href}{hover})"
 
 
 IN_PAGE = re.compile(r'(<a\s[^>]*?\bhref=")#')

@@ -118,6 +118,9 @@ def _parts(snapshot: dict[str, Any]) -> Iterator[dict[str, str]]:
         label = "Worked problem" if problem["kind"] == "worked" else "Exercise"
         heading = f"{label}: {problem['variant']}"
         yield _part("problem", f"problem-{problem['key']}", heading, [problem, "statement"], title)
+    if works := snapshot.get("references"):  # formatted works, as the chapter lists them
+        texts = [t for work in works for t in ({"work_html": work["html"]}, "work")]
+        yield _part("references", "references", "References", texts, title)
 
 
 def _part(

@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from curriculum.models import Chapter, Problem
 
 from .answer_tables import answer_html
+from .citations import references_list
 from .claims.found import claims_stated
 from .claims.properties import property_words
 from .claims.reasons import Checked, checked_in, checks_counted
@@ -244,6 +245,7 @@ def _render(snapshot: dict[str, Any], states: dict[str, str]) -> None:
         row["symbol_html"] = html
     for figure in snapshot["figures"]:
         figure["svg_html"] = svg_inline(figure["svg"], alt=figure["alt"])
+    snapshot["references"] = references_list(chapters.cited)  # formatted now, kept as made
     _render_answers(snapshot)
     _within_cap(snapshot)
 
@@ -265,6 +267,8 @@ def _rendered(snapshot: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
     for problem in snapshot["problems"]:
         if "solution" in problem:
             yield problem["solution"], "answer_html"
+    for work in snapshot.get("references") or []:
+        yield work, "html"
 
 
 PAGE_MARKUP = {

@@ -9,7 +9,7 @@ from django.db import models
 from curriculum.domain.ladder import MATURITY_CHOICES, STRAND_CHOICES
 
 from .fields import LFTextField
-from .validators import validate_markdown
+from .validators import validate_bibliography, validate_markdown
 
 # Codes are ASCII: [0-9], never \d (which takes Arabic-Indic digits), and \Z, never $ (which
 # matches before a final newline). One rule for validation and the database's CHECK.
@@ -81,6 +81,12 @@ class Book(models.Model):
     title = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     description = LFTextField(blank=True)
+    bibliography = LFTextField(
+        blank=True,
+        help_text="The book's library, in BibTeX: its chapters cite a work by its key "
+        "(@cite:vaswani2017).",
+        validators=[validate_bibliography],
+    )
     position = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:

@@ -5,10 +5,11 @@ from django.db import models
 
 from curriculum.domain.claims.properties import property_errors
 from curriculum.domain.ladder import MATHEMATICS, STRAND_CHOICES
+from curriculum.domain.terms import DEFINES_CHARS
 
 from .course import Chapter
 from .fields import LFTextField
-from .validators import validate_markdown, validate_svg
+from .validators import validate_markdown, validate_svg, validate_terms
 
 # Mathematics has no items: its problems count.
 ITEM_STRAND_CHOICES = [(c, n) for c, n in STRAND_CHOICES if c != MATHEMATICS]
@@ -22,6 +23,13 @@ class StrandItem(models.Model):
     title = models.CharField(max_length=200)
     body = LFTextField(blank=True, validators=[validate_markdown])
     published = models.BooleanField(default=False)
+    defines = models.CharField(
+        max_length=DEFINES_CHARS,
+        blank=True,
+        help_text="Glossary terms this item defines, separated by commas (query, key, value); "
+        "texts link a use with @term:query.",
+        validators=[validate_terms],
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:

@@ -2,9 +2,11 @@
 
 from django.core.exceptions import ValidationError
 
+from curriculum.domain.bibliography import library_errors
 from curriculum.domain.claims.syntax import claim_errors
 from curriculum.domain.markup_checks import markup_errors
 from curriculum.domain.svg import svg_errors
+from curriculum.domain.terms import defines_errors, terms_listed
 
 
 def validate_markdown(value: str) -> None:
@@ -14,4 +16,14 @@ def validate_markdown(value: str) -> None:
 
 def validate_svg(value: str) -> None:
     if errors := svg_errors(value or ""):
+        raise ValidationError(errors)
+
+
+def validate_bibliography(value: str) -> None:
+    if errors := library_errors(value or ""):
+        raise ValidationError(errors)
+
+
+def validate_terms(value: str) -> None:
+    if errors := [why for _, why in defines_errors(terms_listed(value or ""))]:
         raise ValidationError(errors)

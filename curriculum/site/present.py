@@ -111,6 +111,8 @@ def contents(snapshot: dict[str, Any], page: dict[str, Any]) -> list[dict[str, A
         entries.append(
             {"id": "exercises", "title": "Exercises", "parts": _parts(page["exercises"])}
         )
+    if snapshot.get("references"):
+        entries.append({"id": "references", "title": "References"})
     return entries
 
 

@@ -3,7 +3,7 @@ reader's own account pages (allauth's sign-up and log-in pages are under /accoun
 
 from django.urls import path, register_converter
 
-from . import account, media, practice, search, views, wayfinding
+from . import account, book_lists, media, practice, search, views, wayfinding
 
 
 class Word:
@@ -25,6 +25,8 @@ app_name = "site"
 urlpatterns = [
     path("", views.home, name="home"),
     path("books/<word:numeral>/", views.book, name="book"),
+    path("books/<word:numeral>/bibliography/", book_lists.bibliography, name="bibliography"),
+    path("books/<word:numeral>/glossary/", book_lists.glossary, name="glossary"),
     path("search/", search.search_page, name="search"),
     path("chapters/<word:code>/", views.chapter, name="chapter"),
     path("chapters/<word:code>/releases/", wayfinding.releases, name="releases"),

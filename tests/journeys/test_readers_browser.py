@@ -19,6 +19,8 @@ READER_PAGES = [
     "/",
     "/books/0/",
     "/books/II/",
+    "/books/II/bibliography/",
+    "/books/II/glossary/",
     "/chapters/II.4/",
     "/chapters/II.3/",
     "/chapters/0.LA.01/",

@@ -191,7 +191,12 @@ def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
     ChapterSave(chapter=chapter, user=user).execute()  # takes the chapter lock, held to the end
     chapter.strand_items.all().delete()
     StrandItem.objects.bulk_create(
-        StrandItem(chapter=chapter, strand=kind, position=i, **item)
+        StrandItem(
+            chapter=chapter,
+            strand=kind,
+            position=i,
+            **item | {"defines": ", ".join(item.get("defines") or [])},
+        )
         for kind in STRAND_CODES
         if kind != MATHEMATICS
         for i, item in enumerate(clean["strands"][kind]["items"])

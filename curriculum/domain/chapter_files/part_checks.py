@@ -9,6 +9,7 @@ from curriculum.models.course import is_apparatus_code
 from ..claims.properties import property_errors
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
 from ..svg import svg_errors
+from ..terms import defines_errors
 from .checker import Checker, kind_of
 from .schema import FigureDocument, NotationDocument, PropositionDocument, StrandsDocument
 
@@ -35,6 +36,11 @@ def strands_checked(c: Checker, raw: Any, maturity: str | None) -> dict:
         for i, item in enumerate(strand.get("items", [])):
             c.filled(item["title"], f"strands.{kind}.items[{i}].title")
             c.markdown(item["body"], f"strands.{kind}.items[{i}].body")
+            for j, why in defines_errors(item["defines"]):
+                where = "" if j is None else f"[{j}]"
+                c.error(f"strands.{kind}.items[{i}].defines{where}", why)
+            if not item["defines"]:
+                del item["defines"]  # as export writes it: a file without them says nothing
     return clean
 
 

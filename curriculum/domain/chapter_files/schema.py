@@ -89,6 +89,11 @@ class BookDocument(Keys):
         expected="a slug",
     )
     description: str = rule("Markdown", "optional", "")
+    bibliography: str = rule(
+        "BibTeX text",
+        "optional; the book's library, which its chapters cite by key (Citations below)",
+        "",
+    )
 
 
 class BookFile(Keys):
@@ -109,6 +114,11 @@ class StrandItemDocument(Keys):
     body: str = rule("Markdown", "optional", "")
     published: bool = rule(
         "true/false", "default false; only published items count and are shown", False
+    )
+    defines: list[str] = rule(
+        "list of text",
+        "optional; glossary terms this item defines, each once in its book (Glossary below)",
+        [],
     )
 
 

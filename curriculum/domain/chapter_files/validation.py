@@ -19,6 +19,7 @@ from curriculum.models.course import (
     state_refusal,
 )
 
+from ..bibliography import library_errors
 from ..chapter_parts import document_parts, parts_refusal
 from ..claims.found import found_in
 from ..documents import exported_form
@@ -165,6 +166,8 @@ def validate_book(document: Any, path: str = "") -> dict:
     if book is not None:
         c.filled(book.title, f"{path}.title" if path else "title")
         c.markdown(book.description, f"{path}.description" if path else "description")
+        for why in library_errors(book.bibliography):
+            c.error(f"{path}.bibliography" if path else "bibliography", why)
     if c.errors:
         raise ChapterFileError(c.errors)
     return book.model_dump()

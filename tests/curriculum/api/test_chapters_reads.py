@@ -106,3 +106,13 @@ def test_an_offset_past_any_list_is_an_empty_page(client, seeded):
     response = client.get("/api/v1/chapters?offset=99999999999999999999")
     assert response.status_code == 200
     assert response.json()["items"] == []
+
+
+def test_a_chapter_carries_the_works_it_cites(client, seeded):
+    body = client.get("/api/v1/chapters/II.3").json()
+    assert [(r["number"], r["key"]) for r in body["references"]][:2] == [
+        (1, "milakov2018"),
+        (2, "bahdanau2015"),
+    ]
+    assert "Online normalizer calculation for softmax" in body["references"][0]["html"]
+    assert client.get("/api/v1/chapters/II.4").json()["references"] == []

@@ -188,3 +188,15 @@ def test_if_none_match_any_creates_only(client, books, alice_token):
     again = put_source(client, alice_token, sketch(title="Over"), HTTP_IF_NONE_MATCH="*")
     assert again.status_code == 412
     assert Chapter.objects.get(code="II.7").title != "Over"
+
+
+def test_a_put_citing_an_unknown_work_is_refused_with_its_path(client, books, alice_token):
+    document = sketch()
+    document["thesis"] = "As @cite:nobody2020 showed."
+    response = put_source(client, alice_token, document)
+    assert response.status_code == 422
+    assert (
+        "thesis: reference @cite:nobody2020: Book II's bibliography has no work nobody2020"
+        in json.dumps(response.json())
+    )
+    assert not Chapter.objects.filter(code="II.7").exists()

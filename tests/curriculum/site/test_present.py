@@ -41,7 +41,7 @@ def test_the_contents_list_the_sections_in_the_order_the_page_has_them(client, r
     problems = re.findall(r'<li class="problem problem-\w+" id="([^"]+)"', html)
     assert [i for i in listed if not i.startswith("problem-")] == sections
     assert [i for i in listed if i.startswith("problem-")] == problems
-    assert sections[-3:] == ["strand-notes", "worked", "exercises"]
+    assert sections[-4:] == ["strand-notes", "worked", "exercises", "references"]
 
 
 def test_problems_are_named_as_readers_name_them_and_no_slug_is_shown(client, released):

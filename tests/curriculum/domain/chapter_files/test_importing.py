@@ -84,7 +84,7 @@ def test_nested_keys_are_refused_in_the_same_words_with_their_paths(books):
     assert refused(doc) == [
         "title: is 201 characters long; at most 200 fit",
         "maturity: expected one of M0, M1, M2, M3, M4, got text ('M9')",
-        "strands.concept.items[0].colour: unknown key (allowed: title, body, published)",
+        "strands.concept.items[0].colour: unknown key (allowed: title, body, published, defines)",
         "propositions[0].number: must be at least 1, got 0",
         "propositions[0].proof_published: expected true or false, got a number (1)",
         "problems[0].tolerance.rtol: expected a finite number, at least 0, got a number (-1)",

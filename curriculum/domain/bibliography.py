@@ -1,0 +1,114 @@
+"""A book's library: BibTeX text, held on the book (books.yaml's `bibliography`, admin's
+Bibliography field), whose works its chapters cite by key (`@cite:vaswani2017`, references.py).
+
+pybtex reads and formats it (its `plain` style, as HTML), so an entry reads as BibTeX users
+expect. A library that does not parse, holds a key twice, or holds an entry the style cannot
+format is refused whole, each error with its line or key; one past LIMIT_BIBLIOGRAPHY_BYTES or
+LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library stored before a rule it breaks
+is read as far as it can be: its good entries are shown, and a citation of a bad one dangles (the
+gate says so).
+"""
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import nh3
+import pybtex.errors
+from django.conf import settings
+from pybtex.backends.html import Backend
+from pybtex.database import BibliographyData, Entry, parse_string
+from pybtex.exceptions import PybtexError
+from pybtex.style.formatting.plain import Style
+
+CITE_KEY = r"[A-Za-z0-9_-]+(?:[.:][A-Za-z0-9_-]+)*"
+"""A key a text may cite: BibTeX's usual keys (vaswani2017, Vaswani:2017); a dot or colon only
+inside, so the full stop after `@cite:vaswani2017.` ends the sentence, not the key."""
+
+SHOWN_TAGS = {"em", "strong", "span", "a"}  # what pybtex's HTML uses; anything else is text
+
+
+@dataclass(frozen=True)
+class Work:
+    key: str
+    html: str  # the formatted entry, sanitised
+    short: str  # "Vaswani et al. 2017": a citation's hover title
+
+
+def _too_large(text: str) -> list[str]:
+    size = len(text.encode())
+    if size > settings.LIMIT_BIBLIOGRAPHY_BYTES:
+        limit = settings.LIMIT_BIBLIOGRAPHY_BYTES
+        return [f"{size:,} bytes; at most {limit:,} (LIMIT_BIBLIOGRAPHY_BYTES)"]
+    return []
+
+
+def _parsed(text: str) -> tuple[BibliographyData | None, list[str]]:
+    """The library and what pybtex said of it, each error with its line where it has one."""
+    with pybtex.errors.capture() as said:
+        try:
+            data = parse_string(text, "bibtex")
+        except PybtexError as error:
+            data = None
+            said.append(error)
+    return data, [str(error) for error in said]
+
+
+def _short(entry: Entry) -> str:
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    names = [" ".join(person.last_names) for person in people]
+    who = f"{names[0]} et al." if len(names) > 2 else " and ".join(names)
+    return " ".join(part for part in (who, entry.fields.get("year", "")) if part)
+
+
+def _formatted(key: str, entry: Entry) -> Work:
+    """One entry as the plain style writes it; PybtexError when the style cannot."""
+    try:
+        text = Style().format_entry(key, entry).text.render(Backend())
+    except (KeyError, ValueError, TypeError) as error:  # pybtex's own, for a malformed entry
+        raise PybtexError(f"cannot be formatted ({error})") from error
+    html = nh3.clean(text, tags=SHOWN_TAGS, attributes={"a": {"href"}, "span": {"class"}})
+    return Work(key, html, _short(entry))
+
+
+def library_errors(text: str) -> list[str]:
+    """Why a book's library cannot be stored; [] when it can."""
+    if not text.strip():
+        return []
+    if errors := _too_large(text):
+        return errors
+    data, errors = _parsed(text)
+    if data is None:
+        return errors
+    if len(data.entries) > settings.LIMIT_BIBLIOGRAPHY_ENTRIES:
+        limit = settings.LIMIT_BIBLIOGRAPHY_ENTRIES
+        return [f"{len(data.entries):,} works; at most {limit:,} (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
+    for key, entry in data.entries.items():
+        if not re.fullmatch(CITE_KEY, key):
+            errors.append(f"{key}: a key is letters, digits, - and _ (a . or : inside)")
+        try:
+            _formatted(key, entry)
+        except PybtexError as error:
+            errors.append(f"{key}: {error}")
+    return errors
+
+
+def library(text: str) -> dict[str, Work]:
+    """Every work of a library that can be shown, by key, in the library's order."""
+    limits = (settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES)
+    return _library(text, *limits)
+
+
+@lru_cache(maxsize=16)
+def _library(text: str, most_bytes: int, most_entries: int) -> dict[str, Work]:
+    if not text.strip() or len(text.encode()) > most_bytes:
+        return {}
+    data, _ = _parsed(text)
+    works: dict[str, Work] = {}
+    entries = list((data.entries if data else {}).items())
+    for key, entry in entries[:most_entries]:
+        try:
+            works[key] = _formatted(key, entry)
+        except PybtexError:
+            continue  # stored before the rule it breaks: shown without it
+    return works

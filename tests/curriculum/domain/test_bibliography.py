@@ -1,0 +1,74 @@
+"""A book's library: BibTeX read and formatted by pybtex; a library that does not parse, holds a
+key twice, holds a work the style cannot format or is past its limits is refused with the line
+or key, from the book file and from admin's save, and nothing of it is stored."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from curriculum.domain.bibliography import library, library_errors
+from curriculum.domain.chapter_files import ChapterFileError
+from curriculum.domain.chapter_files.importing import file_import
+from curriculum.domain.editing import BookSave
+from curriculum.models import Book
+
+WORK = """@article{doe2020,
+  author = {Doe, Jane and Roe, Richard and Moe, Max},
+  title = {A Study of {S}oftmax},
+  journal = {Journal of Examples},
+  year = {2020}
+}
+"""
+
+
+def test_a_work_is_formatted_with_its_authors_title_and_year():
+    (work,) = library(WORK).values()
+    assert work.key == "doe2020" and work.short == "Doe et al. 2020"
+    assert "Jane Doe, Richard Roe, and Max Moe." in work.html
+    assert "<em>Journal of Examples</em>" in work.html and "2020" in work.html
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("@article{a,\n  title = {x},\n  author = {open\n}\n", "syntax error in line 5"),
+        (WORK + WORK, "repeated bibliography entry: doe2020"),
+        (
+            "@article{b, title = {No journal}, author = {Doe, J.}, year = 2001}",
+            "b: missing journal",
+        ),
+        ("@misc{a b, title = {x}}", "syntax error"),
+    ],
+)
+def test_a_malformed_library_is_refused_with_its_line_or_key(text, said):
+    errors = library_errors(text)
+    assert any(said in error for error in errors), errors
+
+
+def test_a_library_past_its_limits_is_refused_before_it_is_read(settings):
+    settings.LIMIT_BIBLIOGRAPHY_BYTES = 100
+    assert library_errors(WORK) == [f"{len(WORK):,} bytes; at most 100 (LIMIT_BIBLIOGRAPHY_BYTES)"]
+    assert library(WORK) == {}
+    settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES = 10**6, 1
+    two = WORK + WORK.replace("doe2020", "doe2021")
+    assert library_errors(two) == ["2 works; at most 1 (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
+
+
+def test_a_book_file_with_a_broken_library_is_refused_with_its_path(books):
+    text = (
+        'books:\n  - numeral: "II"\n    title: Attention\n    slug: attention\n'
+        "    bibliography: |\n      @article{a,\n        title = {x\n"
+    )
+    with pytest.raises(ChapterFileError) as refused:
+        file_import(text=text)
+    assert refused.value.errors[0].startswith("books[0].bibliography: syntax error in line")
+    assert "doe2020" not in Book.objects.get(numeral="II").bibliography  # as it was
+    assert "vaswani2017" in Book.objects.get(numeral="II").bibliography
+
+
+def test_admin_save_of_a_broken_library_is_refused_on_its_field(books):
+    book = Book.objects.get(numeral="II")
+    book.bibliography = WORK + WORK
+    with pytest.raises(ValidationError) as refused:
+        BookSave(book=book).execute()
+    assert "repeated bibliography entry: doe2020" in refused.value.message_dict["bibliography"]
+    assert "doe2020" not in Book.objects.get(numeral="II").bibliography

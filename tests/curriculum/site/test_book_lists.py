@@ -1,0 +1,36 @@
+"""A book's bibliography and glossary pages: what they list, and only what readers may see."""
+
+import re
+
+from curriculum.domain.chapter_files import chapter_import
+from tests.conftest import sketch
+
+
+def test_the_bibliography_lists_every_work_with_the_chapters_citing_it(client, seeded):
+    page = client.get("/books/II/bibliography/").content.decode()
+    keys = re.findall(r'<li id="ref-([^"]+)">', page)
+    assert keys == ["bahdanau2015", "luong2015", "vaswani2017", "milakov2018"]  # library order
+    assert 'Cited in <a href="/chapters/II.3/#ref-vaswani2017">II.3 Scaled' in page
+    book = client.get("/books/II/").content.decode()
+    assert 'href="/books/II/bibliography/"' in book and 'href="/books/II/glossary/"' in book
+    assert (
+        "Book 0 has no bibliography yet." in client.get("/books/0/bibliography/").content.decode()
+    )
+
+
+def test_the_glossary_lists_terms_readers_can_see_with_their_definition(client, seeded):
+    document = sketch("II.7", state="draft")
+    document["strands"]["basics"]["items"][0]["defines"] = ["logit"]
+    chapter_import(document=document)
+    page = client.get("/books/II/glossary/").content.decode()
+    terms = re.findall(r'<dt id="term-([^"]+)">', page)
+    assert terms == ["attention-weights", "head", "key", "model-width", "query", "score", "value"]
+    assert "logit" not in page  # a draft's term is not for readers
+    entry = page[page.index('id="term-score"') :]
+    assert "is the scaled dot product" in entry[: entry.index("</dd>")]
+    assert 'used in <a href="/chapters/II.3/">II.3' in entry[: entry.index("</dd>")]
+
+
+def test_an_unknown_book_has_neither_page(client, seeded):
+    assert client.get("/books/XL/bibliography/").status_code == 404
+    assert client.get("/books/XL/glossary/").status_code == 404
