@@ -92,7 +92,7 @@ def chapter_history(*, chapter: Chapter) -> list[ChapterRevision]:
     """The chapter's kept revisions, newest first, without their documents."""
     return list(
         ChapterRevision.objects.filter(chapter=chapter)
-        .defer("document")
+        .defer("text")
         .select_related("created_by")
         .order_by("-number")
     )

@@ -1,5 +1,8 @@
 """A chapter's history: its working copy as a document after each committed write."""
 
+import json
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -12,7 +15,8 @@ class ChapterRevision(models.Model):
 
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="history")
     number = models.PositiveIntegerField()
-    document = models.JSONField()
+    # JSON text, not jsonb: the file's key order is kept (the strands' order is checked on import)
+    text = models.TextField()
     tag = models.CharField(max_length=40, help_text="The document's version (`source_tag`).")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -30,3 +34,11 @@ class ChapterRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.chapter.code} revision {self.number}"
+
+    @property
+    def document(self) -> dict[str, Any]:
+        return json.loads(self.text)
+
+    @document.setter
+    def document(self, document: dict[str, Any]) -> None:
+        self.text = json.dumps(document, ensure_ascii=False)
