@@ -57,6 +57,7 @@ from curriculum.models.course import APPARATUS_PREFIX
 
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .releases import ReleaseInline
+from .revisions import ChapterRevisions
 from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import verdict_badge
@@ -199,7 +200,9 @@ class ChapterForm(OpenedTagForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ChapterAdmin(
+    ChapterRevisions, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList
+):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]

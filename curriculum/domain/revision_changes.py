@@ -72,9 +72,7 @@ def _walk_list(before: list, after: list, path: str, found: list[Change]) -> Non
     kept_before = [k for k in old_keys if k in news]
     kept_after = [k for k in new_keys if k in olds]
     if kept_before != kept_after:
-        found.append(
-            Change(f"{path} (order)", "changed", _shown(kept_before), _shown(kept_after))
-        )
+        found.append(Change(f"{path} (order)", "changed", _shown(kept_before), _shown(kept_after)))
 
 
 def _shown(value: Any) -> str:

@@ -20,14 +20,15 @@ class Writer:
     note: str = ""  # what the history says of the write ("reverted to revision 3")
 
 
-_writer: ContextVar[Writer] = ContextVar("writer", default=Writer())
+NOBODY = Writer()  # the system, through no named door
+_writer: ContextVar[Writer | None] = ContextVar("writer", default=None)
 
 
 @contextmanager
 def writing(*, user: Any = None, via: str = "", note: str = "") -> Iterator[None]:
     """Writes inside are by `user` unless an outer caller named one; through `via`, with
     `note`, when given (the innermost door is the one written through)."""
-    outer = _writer.get()
+    outer = writer_now()
     named = outer if getattr(outer.user, "pk", None) else replace(outer, user=user)
     door = replace(named, via=via, note=note) if via else named
     token = _writer.set(door)
@@ -38,4 +39,4 @@ def writing(*, user: Any = None, via: str = "", note: str = "") -> Iterator[None
 
 
 def writer_now() -> Writer:
-    return _writer.get()
+    return _writer.get() or NOBODY

@@ -1,25 +1,12 @@
 """Every committed write of a chapter is one revision of its document, with who and through
 what; a write that changes no document records nothing; the newest REVISIONS_KEPT are kept."""
 
-import pytest
-
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.chapter_history import HISTORY_BEGAN, chapter_history, history_begin
 from curriculum.domain.editing import ProblemSave
 from curriculum.domain.writers import writing
 from curriculum.models import Chapter, ChapterRevision, Problem
 from tests.conftest import sketch, verify_now
-
-
-@pytest.fixture
-def committed(django_capture_on_commit_callbacks):
-    """Run what each commit triggers, as a live transaction would."""
-
-    def write(action):
-        with django_capture_on_commit_callbacks(execute=True):
-            return action()
-
-    return write
 
 
 def test_an_import_is_one_revision_of_the_whole_document(books, alice, committed):

@@ -41,8 +41,6 @@ def test_a_part_added_to_an_empty_list_is_named_by_position():
 
 def test_a_long_value_and_many_changes_are_cut_to_the_limits(settings):
     settings.LIMIT_REVISION_VALUE_CHARS, settings.LIMIT_REVISION_CHANGES_SHOWN = 10, 2
-    changes = document_changes(
-        sketch(), sketch(title="x" * 25, thesis="Other.", summary="Other.")
-    )
+    changes = document_changes(sketch(), sketch(title="x" * 25, thesis="Other.", summary="Other."))
     assert changes.total == 3 and changes.left_out == 1
     assert changes.shown[0].after == "xxxxxxxxxx… (15 more characters)"

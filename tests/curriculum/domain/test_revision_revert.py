@@ -15,7 +15,6 @@ from curriculum.domain.verification import with_verdict_state
 from curriculum.domain.working_copy import SourceChanged, chapter_source, source_tag
 from curriculum.models import Chapter, ChapterRevision, Problem
 from tests.conftest import problem, sketch, verify_now
-from tests.curriculum.domain.test_chapter_history import committed  # noqa: F401
 
 
 def state_of(key: str) -> str:
@@ -23,7 +22,7 @@ def state_of(key: str) -> str:
     return problems.get().verdict_state
 
 
-def edited_wrong(committed) -> ChapterRevision:  # noqa: F811
+def edited_wrong(committed) -> ChapterRevision:
     """II.7 verified, then p3's answer edited wrong; returns the verified revision."""
     committed(lambda: chapter_import(document=sketch()))
     chapter = Chapter.objects.get(code="II.7")
@@ -37,7 +36,7 @@ def edited_wrong(committed) -> ChapterRevision:  # noqa: F811
     return ChapterRevision.objects.get(pk=good.pk)
 
 
-def test_revert_restores_the_text_and_the_verdicts_follow(books, alice, committed):  # noqa: F811
+def test_revert_restores_the_text_and_the_verdicts_follow(books, alice, committed):
     good = edited_wrong(committed)
     committed(lambda: chapter_revert(revision=good, user=alice))
     assert chapter_source(code="II.7")["problems"][2]["solution"]["answer"] == [[0.5, 0.5]]
@@ -56,14 +55,14 @@ def test_revert_restores_the_text_and_the_verdicts_follow(books, alice, committe
     assert newest.tag == good.tag
 
 
-def test_revert_keeps_the_chapters_state(books, erin, committed):  # noqa: F811
+def test_revert_keeps_the_chapters_state(books, erin, committed):
     good = edited_wrong(committed)
     Chapter.objects.filter(code="II.7").update(state=Chapter.State.DRAFT)
     committed(lambda: chapter_revert(revision=good, user=erin))
     assert Chapter.objects.get(code="II.7").state == Chapter.State.DRAFT
 
 
-def test_revert_over_a_newer_version_is_refused_and_writes_nothing(books, alice, committed):  # noqa: F811
+def test_revert_over_a_newer_version_is_refused_and_writes_nothing(books, alice, committed):
     good = edited_wrong(committed)
     opened = source_tag(code="II.7")
     committed(lambda: chapter_import(document=sketch(title="Meanwhile")))
@@ -72,14 +71,14 @@ def test_revert_over_a_newer_version_is_refused_and_writes_nothing(books, alice,
     assert chapter_source(code="II.7")["title"] == "Meanwhile"
 
 
-def test_revert_needs_who_may_edit_the_chapter(books, django_user_model, committed):  # noqa: F811
+def test_revert_needs_who_may_edit_the_chapter(books, django_user_model, committed):
     good = edited_wrong(committed)
     reader = django_user_model.objects.create_user("rita", password="rita-pass-9")
     with pytest.raises(Forbidden):
         chapter_revert(revision=good, user=reader)
 
 
-def test_a_revision_that_no_longer_fits_is_refused_with_its_path(books, alice, committed):  # noqa: F811
+def test_a_revision_that_no_longer_fits_is_refused_with_its_path(books, alice, committed):
     committed(lambda: chapter_import(document=sketch()))
     old = chapter_history(chapter=Chapter.objects.get(code="II.7"))[0]
     broken = sketch(problems=[problem("p1", "worked"), {"key": "p2"}])
