@@ -5,7 +5,7 @@ written, when the chapter changed since that page was opened (as a chapter page'
 the user may not edit the chapter (the import's permissions: `revision_revert`).
 """
 
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -23,7 +23,7 @@ from curriculum.models import Chapter, ChapterRevision
 from .conflicts import OPENED_CHANGED
 
 
-class ChapterRevisions:
+class ChapterRevisions(admin.ModelAdmin):
     """Mixed into ChapterAdmin: its revisions pages."""
 
     def get_urls(self):

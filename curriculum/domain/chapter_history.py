@@ -10,6 +10,7 @@ Recorded after the commit, under the chapter's lock: two writers committing with
 instant may be recorded as one revision, the later state under the earlier writer.
 """
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -67,7 +68,7 @@ def _revision(
     return ChapterRevision(
         chapter=chapter,
         number=number,
-        document=document,
+        text=json.dumps(document, ensure_ascii=False),
         tag=tag,
         created_by=user,
         made_by=release_maker(user=user),

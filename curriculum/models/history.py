@@ -38,7 +38,3 @@ class ChapterRevision(models.Model):
     @property
     def document(self) -> dict[str, Any]:
         return json.loads(self.text)
-
-    @document.setter
-    def document(self, document: dict[str, Any]) -> None:
-        self.text = json.dumps(document, ensure_ascii=False)
