@@ -8,6 +8,13 @@ def _ensure_roles(sender, **kwargs):
     roles_ensure()
 
 
+def _begin_history(sender, **kwargs):
+    """A first revision of each chapter stored before the history began."""
+    from curriculum.domain.chapter_history import history_begin
+
+    history_begin()
+
+
 def _index_search(sender, **kwargs):
     """Entries of another revision than their chapter's (a database from before revisions, or
     a change whose rebuild did not run) are made again, so search is right after migrate. The
@@ -27,12 +34,15 @@ class CurriculumConfig(AppConfig):
     def ready(self):
         post_migrate.connect(_ensure_roles, sender=self)
         post_migrate.connect(_index_search, sender=self)
+        post_migrate.connect(_begin_history, sender=self)
+        from curriculum.domain.chapter_history import history_revised
         from curriculum.domain.claims.requests import claims_revised
         from curriculum.domain.revisions import chapters_revised
         from curriculum.domain.search_index import search_index_revised
 
         chapters_revised.connect(search_index_revised, dispatch_uid="search_index_revised")
         chapters_revised.connect(claims_revised, dispatch_uid="claims_revised")
+        chapters_revised.connect(history_revised, dispatch_uid="history_revised")
         # Celery's registry of this process: the domain sends tasks by name, and a registered
         # task runs in-process when there is no broker, with its own options (time limits).
         import curriculum.tasks  # noqa: F401

@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",
+    "curriculum.doors.WritingDoorMiddleware",
 ]
 
 ROOT_URLCONF = "curriculum.urls"
@@ -376,6 +377,11 @@ LIMIT_SEARCH_CHARS = env.int("LIMIT_SEARCH_CHARS", 200)  # one search, spaces co
 LIMIT_SEARCH_TERMS = env.int("LIMIT_SEARCH_TERMS", 16)  # its words and quoted phrases
 LIMIT_SEARCH_PAGE = env.int("LIMIT_SEARCH_PAGE", 50)  # results in one answer (API `limit`)
 LIMIT_SEARCH_OFFSET = env.int("LIMIT_SEARCH_OFFSET", 1000)  # results skipped (`offset`)
+# A chapter's history (admin's Revisions page): the newest kept, the oldest pruned; a compare
+# lists so many changed paths, each value cut to so many characters.
+REVISIONS_KEPT = env.int("REVISIONS_KEPT", 50)
+LIMIT_REVISION_CHANGES_SHOWN = env.int("LIMIT_REVISION_CHANGES_SHOWN", 300)
+LIMIT_REVISION_VALUE_CHARS = env.int("LIMIT_REVISION_VALUE_CHARS", 2000)
 LIMIT_CHAPTER_CLAIMS = env.int("LIMIT_CHAPTER_CLAIMS", 1000)  # claims and properties in a chapter
 LIMIT_PROPERTY_INSTANCES = env.int("LIMIT_PROPERTY_INSTANCES", 200)  # one property's instances
 LIMIT_CLAIM_WORK = env.int("LIMIT_CLAIM_WORK", 10**8)  # engine work of one claim or property

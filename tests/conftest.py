@@ -64,6 +64,17 @@ def books(db):
     import_files(CONTENT / "books.yaml", *sorted((CONTENT / "0").glob("*.yaml")))
 
 
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """Run what each commit triggers, as a live transaction would."""
+
+    def write(action):
+        with django_capture_on_commit_callbacks(execute=True):
+            return action()
+
+    return write
+
+
 def verify_now(chapter: Chapter) -> None:
     """Decide every pending verdict of a chapter in-process, as the worker would: its answers,
     and its claims and properties."""

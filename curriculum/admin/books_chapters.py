@@ -59,6 +59,7 @@ from curriculum.models.course import APPARATUS_PREFIX
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .previews import Previewed
 from .releases import ReleaseInline
+from .revisions import ChapterRevisions
 from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce, row_kept
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import verdict_badge
@@ -201,7 +202,14 @@ class ChapterForm(OpenedTagForm):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(Previewed, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, ChosenFromTheList):
+class ChapterAdmin(
+    Previewed,
+    ChapterRevisions,
+    TypesetOnce,
+    CheckedAgainWhenSaved,
+    TextBoxes,
+    ChosenFromTheList,
+):
     form = ChapterForm
     list_display = ["code", "title", "maturity", "state", "owes", "to_publish", "latest_release"]
     list_filter = ["book", "maturity", "state"]

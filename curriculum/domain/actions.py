@@ -4,7 +4,8 @@
 by it, the API answers 403 or 409 with it. `execute()` takes the action's locks, calls `check()`
 under them and raises `refuse(reasons)`, or does the work, all in one transaction, so no caller
 can skip the permission. The user is None for the system: a command run without a user
-(`publish_chapter --user NAME` runs as NAME, with NAME's role).
+(`publish_chapter --user NAME` runs as NAME, with NAME's role). A chapter's history records
+what an action writes as its user's (`writers`).
 """
 
 from collections.abc import Iterable
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 from django.db import transaction
 
 from .roles import Forbidden, refusals
+from .writers import writing
 
 
 @dataclass(kw_only=True)
@@ -40,7 +42,7 @@ class Action:
         raise NotImplementedError
 
     def execute(self) -> Any:
-        with transaction.atomic():
+        with transaction.atomic(), writing(user=self.user):
             self.lock()
             if reasons := self.check():
                 raise self.refuse(reasons)

@@ -6,7 +6,7 @@ change moves every chapter that links to it too, while readers see the entry (or
 withdrawn): a draft's edits show nowhere, so they move nothing else. The working copy's ETag
 and cache key, the lists' tag and the search index all read the revision; `chapters_revised`
 is sent once the moved chapters' transaction commits (search rebuilds their index on it, never
-in a reader's request).
+in a reader's request; the chapter history records each changed working copy on it).
 """
 
 from collections.abc import Iterable
@@ -18,7 +18,10 @@ from django.utils import timezone
 
 from curriculum.models import ApparatusLink, Chapter, SearchEntry
 
-chapters_revised = Signal()  # chapter_ids: chapters whose searched text may have changed
+from .writers import writer_now
+
+# chapter_ids: chapters whose searched text may have changed; writer: who wrote, through what
+chapters_revised = Signal()
 
 
 def chapters_moved(
@@ -40,8 +43,11 @@ def chapters_moved(
         revision=F("revision") + 1, updated_at=timezone.now()
     )
     if searched:
+        writer = writer_now()  # read now: the entry point has returned by the commit
         transaction.on_commit(
-            lambda: chapters_revised.send(sender=Chapter, chapter_ids=frozenset(moved))
+            lambda: chapters_revised.send(
+                sender=Chapter, chapter_ids=frozenset(moved), writer=writer
+            )
         )
     else:
         SearchEntry.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)

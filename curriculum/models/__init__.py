@@ -2,6 +2,7 @@
 
 from .claims import ClaimVerdict
 from .course import ApparatusLink, Book, Chapter
+from .history import ChapterRevision
 from .media import MediaFile
 from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
@@ -16,6 +17,7 @@ __all__ = [
     "ApparatusLink",
     "Book",
     "Chapter",
+    "ChapterRevision",
     "ClaimVerdict",
     "Figure",
     "MediaFile",

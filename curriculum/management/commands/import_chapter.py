@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from curriculum.domain.chapter_files import ChapterFileError, files_import, import_order
 from curriculum.domain.claims.reports import claim_line, claim_rows
 from curriculum.domain.verification import chapter_verify_now
+from curriculum.domain.writers import writing
 
 from .verify_chapter import verdict_line
 
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, files, dry_run, **options):
-        with files_import(dry_run=dry_run) as file_import:
+        with files_import(dry_run=dry_run) as file_import, writing(via="import"):
             failed = self._import_all(files, file_import, dry_run)
         self.stdout.flush()  # every row before the verdict on stderr, even through a pipe
         if failed:

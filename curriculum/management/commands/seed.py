@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from curriculum.domain.chapter_files import ChapterFileError, file_seed, import_order
 from curriculum.domain.gate import PublishRefused, chapter_publish
 from curriculum.domain.verification import verdicts_sweep
+from curriculum.domain.writers import writing
 from curriculum.models import Chapter, Verdict
 
 CONTENT = Path(settings.BASE_DIR) / "content"
@@ -41,7 +42,8 @@ class Command(BaseCommand):
         codes = []
         for file in import_order(sorted(CONTENT.rglob("*.yaml"))):
             try:
-                result = file_seed(text=file.read_text(encoding="utf-8"))
+                with writing(via="seed"):
+                    result = file_seed(text=file.read_text(encoding="utf-8"))
             except ChapterFileError as error:
                 raise CommandError(f"{file}:\n" + "\n".join(error.errors)) from error
             if result.label and result.label not in result.kept:
