@@ -9,6 +9,7 @@ from .problems import Problem, Solution, Verdict
 from .releases import Release
 from .search import SearchEntry, SearchWord
 from .tokens import ApiToken
+from .webhooks import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "ApiToken",
@@ -30,4 +31,6 @@ __all__ = [
     "Solution",
     "StrandItem",
     "Verdict",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]
