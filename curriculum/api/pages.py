@@ -33,7 +33,7 @@ def neighbours(
 class Paged(LimitOffsetPagination):
     """ninja's limit/offset pagination with the links and the window in the answer."""
 
-    class Input(Schema):
+    class Input(LimitOffsetPagination.Input):
         limit: int = Field(
             settings.LIMIT_API_PAGE_DEFAULT,
             ge=1,
@@ -53,7 +53,9 @@ class Paged(LimitOffsetPagination):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_limit=settings.LIMIT_API_PAGE, **kwargs)
 
-    def paginate_queryset(self, queryset, pagination: Input, request: HttpRequest, **params):
+    def paginate_queryset(
+        self, queryset, pagination: LimitOffsetPagination.Input, request: HttpRequest, **params
+    ):
         page = super().paginate_queryset(queryset, pagination, request, **params)
         offset, limit = pagination.offset, min(pagination.limit, self.max_limit)
         following, preceding = neighbours(request, offset=offset, limit=limit, count=page["count"])
