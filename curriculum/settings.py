@@ -247,7 +247,19 @@ CELERY_BEAT_SCHEDULE = {
         "task": "curriculum.tasks.sweep_pending_verdicts",
         "schedule": env.float("VERIFY_SWEEP_EVERY_SECONDS", 60.0),
     },
+    "sweep-webhooks": {
+        "task": "curriculum.tasks.sweep_webhooks",
+        "schedule": env.float("WEBHOOK_SWEEP_EVERY_SECONDS", 60.0),
+    },
 }
+# Webhooks (curriculum/domain/webhooks.py), sent by the worker: how long one attempt may wait
+# for an answer, the attempts before giving up, the first retry's delay (doubling each time, up
+# to the longest), and how much of an answer the delivery log keeps.
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", 5.0)
+WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", 8)
+WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", 30.0)
+WEBHOOK_BACKOFF_MAX_SECONDS = env.float("WEBHOOK_BACKOFF_MAX_SECONDS", 3600.0)
+WEBHOOK_RESPONSE_EXCERPT_CHARS = env.int("WEBHOOK_RESPONSE_EXCERPT_CHARS", 1000)
 
 # Throttles and cached bodies must be shared by every web process. In production that is Django's
 # Redis cache: CACHE_URL, else the Redis the broker is (keys apart under their prefix), where a
@@ -400,5 +412,8 @@ API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
 PRACTICE_CHECK_RATE = env.str("PRACTICE_CHECK_RATE", "30/min")
 # Reports on an exercise per client address: each is a row authors read.
 PRACTICE_REPORT_RATE = env.str("PRACTICE_REPORT_RATE", "5/h")
-NINJA_PAGINATION_PER_PAGE = 50
-NINJA_PAGINATION_MAX_LIMIT = 100
+# Every API list (curriculum/api/pages.py): items in one page by default, and at most (`limit`).
+LIMIT_API_PAGE_DEFAULT = env.int("LIMIT_API_PAGE_DEFAULT", 50)
+LIMIT_API_PAGE = env.int("LIMIT_API_PAGE", 100)
+NINJA_PAGINATION_PER_PAGE = LIMIT_API_PAGE_DEFAULT
+NINJA_PAGINATION_MAX_LIMIT = LIMIT_API_PAGE

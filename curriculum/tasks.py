@@ -16,6 +16,7 @@ from curriculum.domain.verification import (
     verdicts_decide,
     verdicts_sweep,
 )
+from curriculum.domain.webhooks import webhook_deliver, webhooks_sweep
 
 
 class Checks(Task):
@@ -82,3 +83,19 @@ def sweep_pending_verdicts() -> int:
     killed)."""
     older_than = timedelta(seconds=settings.VERIFY_SWEEP_AFTER_SECONDS)
     return verdicts_sweep(older_than=older_than) + claims_sweep(older_than=older_than)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def deliver_webhook(delivery_id: int) -> bool:
+    """One attempt at a webhook delivery; a failed one is sent again after its backoff (and
+    found by `sweep_webhooks` if that send is lost). Whether another attempt was scheduled."""
+    retry_in = webhook_deliver(delivery_id=delivery_id)
+    if retry_in is not None:
+        deliver_webhook.apply_async((delivery_id,), countdown=retry_in)
+    return retry_in is not None
+
+
+@shared_task
+def sweep_webhooks() -> int:
+    """Send again webhook deliveries that are due but whose task was lost."""
+    return webhooks_sweep()

@@ -3,4 +3,4 @@
 Importing the package registers them all (Django's autodiscovery imports `curriculum.admin`).
 """
 
-from . import books_chapters, media, practice, problems, releases, tokens  # noqa: F401  (each registers its admin)
+from . import books_chapters, media, practice, problems, releases, tokens, webhooks  # noqa: F401  (each registers its admin)

@@ -5,7 +5,7 @@ with its unpublished parts; for anyone else it is ignored.
 """
 
 from ninja import Router
-from ninja.pagination import LimitOffsetPagination, paginate
+from ninja.pagination import paginate
 
 from curriculum.domain.reading import (
     chapter_for_reader,
@@ -16,6 +16,7 @@ from curriculum.domain.reading import (
 )
 
 from .auth import READ_AUTH, READ_SECURITY, caller
+from .pages import Paged
 from .params import CODE, RELEASE_NUMBER
 from .responses import conditional_json, reader_body, uncached_json
 from .schemas import READ_ERRORS, ChapterOut, Error, ReleaseSummary
@@ -59,9 +60,9 @@ def chapter_read(request, code: str = CODE, preview: bool = False):
     response={200: list[ReleaseSummary], **ERRORS},
     openapi_extra=READ_SECURITY,
 )
-@paginate(LimitOffsetPagination)
+@paginate(Paged)
 def release_list(request, code: str = CODE):
-    """Every release of the chapter, oldest first."""
+    """Every release of the chapter, newest first (as the site's history lists them)."""
     return [
         {
             "number": r.number,
@@ -69,7 +70,7 @@ def release_list(request, code: str = CODE):
             "title": r.snapshot["title"],
             "maturity": r.snapshot["maturity"],
         }
-        for r in releases_for_reader(code=code, staff=caller(request).staff)
+        for r in reversed(releases_for_reader(code=code, staff=caller(request).staff))
     ]
 
 

@@ -11,12 +11,13 @@ from functools import wraps
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Router, Schema
-from ninja.pagination import LimitOffsetPagination, paginate
+from ninja.pagination import paginate
 
 from curriculum.bodies import PROCESS_BODIES, listing_key
 from curriculum.domain.reading import Listing, NotVisible, books_listing, chapters_listing
 
 from .auth import READ_AUTH, READ_SECURITY, caller
+from .pages import Paged
 from .params import BOOK_FILTER, NUMERAL
 from .schemas import READ_ERRORS, BookOut, ChapterSummary, Error, Maturity, State
 
@@ -37,7 +38,8 @@ def kept_per_course_tag(view: Callable[..., object]) -> Callable[..., object]:
             for name, value in params.items()
         )
         reader = "staff" if caller(request).staff else "reader"
-        key = listing_key(f"api:{view.__name__}:{reader}:{given!r}")
+        here = request.build_absolute_uri(request.path)  # the page's links name it
+        key = listing_key(f"api:{view.__name__}:{reader}:{here}:{given!r}")
         body = PROCESS_BODIES.get(key)
         if body is not None:
             return HttpResponse(body, content_type=JSON)
@@ -69,7 +71,7 @@ def _books(request, numeral: str | None, maturity: str | None, state: str | None
 
 @router.get("/books", response={200: list[BookOut], **READ_ERRORS}, openapi_extra=READ_SECURITY)
 @kept_per_course_tag
-@paginate(LimitOffsetPagination)
+@paginate(Paged)
 def book_list(request, maturity: Maturity | None = None, state: State | None = None):
     """Books in order, each with the chapters you may see (filtered by maturity and state)."""
     return _books(request, None, maturity, state)
@@ -95,7 +97,7 @@ def book_read(
     "/chapters", response={200: list[ChapterSummary], **READ_ERRORS}, openapi_extra=READ_SECURITY
 )
 @kept_per_course_tag
-@paginate(LimitOffsetPagination)
+@paginate(Paged)
 def chapter_list(
     request,
     book: str | None = BOOK_FILTER,

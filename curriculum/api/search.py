@@ -8,6 +8,7 @@ from ninja.errors import ValidationError
 from curriculum.domain.search import PAGE, SearchRefused, search
 
 from .auth import READ_AUTH, READ_SECURITY
+from .pages import window_url
 from .schemas import READ_ERRORS
 
 router = Router(tags=["search"], auth=READ_AUTH)
@@ -67,9 +68,7 @@ def search_read(
     def window(start: int | None) -> str | None:
         if start is None:
             return None
-        return request.build_absolute_uri(
-            f"{request.path}?{_query(request, offset=start, limit=limit)}"
-        )
+        return window_url(request, offset=start, limit=limit)
 
     return {
         "items": [
@@ -86,10 +85,3 @@ def search_read(
         "previous": window(results.previous_offset),
         "read_as": results.read_as,
     }
-
-
-def _query(request, **changed: int) -> str:
-    params = request.GET.copy()
-    for name, value in changed.items():
-        params[name] = str(value)
-    return params.urlencode()

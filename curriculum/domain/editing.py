@@ -30,6 +30,7 @@ from .verification import (
     verdict_request,
     verdicts_request,
 )
+from .webhooks import chapter_withdrawn
 from .working_copy import SourceChanged
 
 PROBLEMS_REPLACE = [
@@ -106,6 +107,8 @@ class ChapterSave(Action):
         hidden = stored is not None and _shown_changes(stored, chapter)
         hidden = hidden and chapter.state == Chapter.State.DRAFT
         chapters_moved({chapter.pk}, withdrawn=[chapter.pk] if hidden else [])
+        if hidden:
+            chapter_withdrawn(code=chapter.code)
         return chapter
 
 

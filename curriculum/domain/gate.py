@@ -35,6 +35,7 @@ from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
+from .webhooks import chapter_published
 from .working_copy import source_tag, tag_named
 
 NOT_AN_EDITOR = "only Editors publish chapters"
@@ -165,17 +166,18 @@ class ChapterPublish(Action):
             Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
             chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
         if latest is not None and not made:
+            if shown_again:
+                chapter_published(code=loaded.code, release=latest.number)
             return Publication(release=latest, made=False, shown_again=shown_again)
-        return Publication(
-            release=Release.objects.create(
-                chapter=loaded,
-                number=(latest.number if latest else 0) + 1,
-                snapshot=snapshot,
-                created_by=self.user if getattr(self.user, "pk", None) else None,
-                made_by=release_maker(user=self.user, via=self.via),
-            ),
-            made=True,
+        release = Release.objects.create(
+            chapter=loaded,
+            number=(latest.number if latest else 0) + 1,
+            snapshot=snapshot,
+            created_by=self.user if getattr(self.user, "pk", None) else None,
+            made_by=release_maker(user=self.user, via=self.via),
         )
+        chapter_published(code=loaded.code, release=release.number)
+        return Publication(release=release, made=True)
 
 
 def release_now(loaded: Chapter) -> tuple[dict[str, Any], Release | None]:

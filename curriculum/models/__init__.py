@@ -10,6 +10,7 @@ from .problems import Problem, Solution, Verdict
 from .releases import Release
 from .search import SearchEntry, SearchWord
 from .tokens import ApiToken
+from .webhooks import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "ApiToken",
@@ -32,4 +33,6 @@ __all__ = [
     "Solution",
     "StrandItem",
     "Verdict",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

@@ -24,6 +24,8 @@ from tests.processes import RedisServer, Worker, manage, wait_for
 
 # Short enough that a lost task comes back within a test: visibility timeout and sweep.
 WORKER_ENV = {
+    "WEBHOOK_BACKOFF_SECONDS": "1",
+    "WEBHOOK_TIMEOUT_SECONDS": "1",
     "VISIBILITY_TIMEOUT": "3",
     "VERIFY_SWEEP_AFTER_SECONDS": "4",
     "VERIFY_SWEEP_EVERY_SECONDS": "1",

@@ -22,6 +22,7 @@ from ..locks import chapters_lock
 from ..revisions import chapters_moved
 from ..rows import ROWS, one_statement
 from ..tolerances import tolerance_problems
+from ..webhooks import verdicts_changed
 from ..work_budget import work_refusal
 from .dispatch import Slice
 from .fingerprints import CHECKED, checkable, fingerprint
@@ -162,6 +163,7 @@ def _verdicts_write(
         chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})
         written = _compare_and_set(checked, {sid: DECIDED | v for sid, v in fields.items()}, now)
         chapters_moved({chapter_of[solution_id] for solution_id in written}, searched=False)
+        verdicts_changed(written)
     return written
 
 

@@ -1,5 +1,6 @@
 """Reading through the API: books, chapter lists, a chapter as readers see it, its releases."""
 
+from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter
 from tests.curriculum.api.conftest import released
 
@@ -28,10 +29,21 @@ def test_chapters_filter_by_book_maturity_and_state(client, seeded):
     assert codes("state=draft") == []
 
 
-def test_chapter_lists_are_paginated(client, seeded):
-    page = client.get("/api/v1/chapters?limit=1&offset=1").json()
-    assert page["count"] == 4 and len(page["items"]) == 1
+def test_chapter_lists_are_paginated_with_links_to_the_windows_beside(client, seeded):
+    page = client.get("/api/v1/chapters?book=0&limit=1&offset=1").json()
+    assert page["count"] == 2 and len(page["items"]) == 1
+    assert (page["offset"], page["limit"], page["next"]) == (1, 1, None)
+    first = client.get(page["previous"]).json()
+    assert first["offset"] == 0 and first["previous"] is None
+    assert first["items"][0]["code"] == "0.LA.01" and "book=0" in first["next"]
+    assert client.get(first["next"]).json()["items"] == page["items"]
     assert client.get("/api/v1/chapters?limit=0").status_code == 422
+
+
+def test_a_page_is_bounded_by_the_named_limit(client, seeded, settings):
+    too_many = client.get(f"/api/v1/books?limit={settings.LIMIT_API_PAGE + 1}")
+    assert too_many.status_code == 422 and "limit" in str(too_many.json())
+    assert client.get("/api/v1/books").json()["limit"] == settings.LIMIT_API_PAGE_DEFAULT
 
 
 def test_a_chapter_code_with_dots_reads_its_working_copy_and_derived_counts(client, seeded):
@@ -89,13 +101,16 @@ def test_staff_preview_shows_the_working_copy(client, books, erin, erin_token):
     assert client.get("/api/v1/chapters/II.7?preview=true").json()["thesis"] == "A claim."
 
 
-def test_releases_are_listed_and_each_is_served_as_released(client, books, erin):
-    released("II.7", erin)
-    listed = client.get("/api/v1/chapters/II.7/releases").json()
-    assert [r["number"] for r in listed["items"]] == [1]
+def test_releases_are_listed_newest_first_and_each_is_served_as_released(client, books, erin):
+    chapter = released("II.7", erin)
+    Chapter.objects.filter(pk=chapter.pk).update(thesis="Rewritten.")
+    chapter_publish(chapter=Chapter.objects.get(pk=chapter.pk), user=erin)
+    listed = client.get("/api/v1/chapters/II.7/releases?limit=1").json()
+    assert [r["number"] for r in listed["items"]] == [2] and listed["count"] == 2
+    assert [r["number"] for r in client.get(listed["next"]).json()["items"]] == [1]
     one = client.get("/api/v1/chapters/II.7/releases/1").json()
-    assert one["release"] == 1 and one["latest_release"] == 1 and one["title"] == "A Sketch"
-    assert client.get("/api/v1/chapters/II.7/releases/2").status_code == 404
+    assert one["release"] == 1 and one["latest_release"] == 2 and one["title"] == "A Sketch"
+    assert client.get("/api/v1/chapters/II.7/releases/3").status_code == 404
 
 
 def test_ping_answers(client, db):

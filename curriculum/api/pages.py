@@ -1,0 +1,62 @@
+"""One page shape for every API list, as search has it: `items`, `count` (the whole list's
+length), the window asked for (`offset`, `limit`) and `next`/`previous` links to the windows
+beside it (null at either end). `limit` is bounded by LIMIT_API_PAGE; an offset past the end is
+an empty page, not an error."""
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from ninja import Field, Schema
+from ninja.pagination import LimitOffsetPagination
+
+
+def window_url(request: HttpRequest, *, offset: int, limit: int) -> str:
+    """This request's URL with its window moved to `offset`/`limit`, its other parameters kept."""
+    params = request.GET.copy()
+    params["offset"], params["limit"] = str(offset), str(limit)
+    return request.build_absolute_uri(f"{request.path}?{params.urlencode()}")
+
+
+def neighbours(
+    request: HttpRequest, *, offset: int, limit: int, count: int
+) -> tuple[str | None, str | None]:
+    """The next and previous windows' links around [offset, offset + limit) in `count` items."""
+    after = offset + limit
+    following = window_url(request, offset=after, limit=limit) if after < count else None
+    preceding = None
+    if offset > 0:
+        preceding = window_url(request, offset=max(0, min(offset, count) - limit), limit=limit)
+    return following, preceding
+
+
+class Paged(LimitOffsetPagination):
+    """ninja's limit/offset pagination with the links and the window in the answer."""
+
+    class Input(LimitOffsetPagination.Input):
+        limit: int = Field(
+            settings.LIMIT_API_PAGE_DEFAULT,
+            ge=1,
+            le=settings.LIMIT_API_PAGE,
+            description=f"1 to {settings.LIMIT_API_PAGE} (LIMIT_API_PAGE)",
+        )
+        offset: int = Field(0, ge=0, description="items skipped; past the end: an empty page")
+
+    class Output(Schema):
+        items: list[Any]
+        count: int  # every item of the list, whatever the window
+        offset: int
+        limit: int
+        next: str | None  # the next window's URL, null on the last page
+        previous: str | None  # the previous window's URL, null on the first page
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_limit=settings.LIMIT_API_PAGE, **kwargs)
+
+    def paginate_queryset(
+        self, queryset, pagination: LimitOffsetPagination.Input, request: HttpRequest, **params
+    ):
+        page = super().paginate_queryset(queryset, pagination, request, **params)
+        offset, limit = pagination.offset, min(pagination.limit, self.max_limit)
+        following, preceding = neighbours(request, offset=offset, limit=limit, count=page["count"])
+        return page | {"offset": offset, "limit": limit, "next": following, "previous": preceding}
