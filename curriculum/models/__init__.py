@@ -5,6 +5,7 @@ from .course import ApparatusLink, Book, Chapter
 from .media import MediaFile
 from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
+from .prints import PrintedPdf
 from .problems import Problem, Solution, Verdict
 from .releases import Release
 from .search import SearchEntry, SearchWord
@@ -21,6 +22,7 @@ __all__ = [
     "MediaFile",
     "Notation",
     "PracticeTally",
+    "PrintedPdf",
     "Problem",
     "ProblemReport",
     "Proposition",

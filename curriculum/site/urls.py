@@ -3,7 +3,7 @@ reader's own account pages (allauth's sign-up and log-in pages are under /accoun
 
 from django.urls import path, register_converter
 
-from . import account, media, practice, search, views, wayfinding
+from . import account, media, practice, printing, search, views, wayfinding
 
 
 class Word:
@@ -25,6 +25,7 @@ app_name = "site"
 urlpatterns = [
     path("", views.home, name="home"),
     path("books/<word:numeral>/", views.book, name="book"),
+    path("books/<word:numeral>/pdf", printing.book_pdf_view, name="book_pdf"),
     path("search/", search.search_page, name="search"),
     path("chapters/<word:code>/", views.chapter, name="chapter"),
     path("chapters/<word:code>/releases/", wayfinding.releases, name="releases"),
@@ -35,6 +36,11 @@ urlpatterns = [
         name="practice_report",
     ),
     path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
+    path(
+        "chapters/<word:code>/releases/<int:number>/pdf",
+        printing.release_pdf_view,
+        name="release_pdf",
+    ),
     path("media/<word:name>", media.media_file_view, name="media"),
     path("operations/", views.operations, name="operations"),
     path("account/", account.account, name="account"),

@@ -15,6 +15,7 @@ from curriculum.bodies import body_cached, listing_cached
 from curriculum.domain.claims.examples import CLAIMS, LANGUAGE, PROPERTIES
 from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
+from curriculum.domain.printing import book_printed, printed_releases
 from curriculum.domain.progress import progress_tag
 from curriculum.domain.reading import (
     Freshness,
@@ -64,10 +65,12 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
         books = _books(request, numeral)
         if not books:
             raise Http404("no such book")
-        context = {"book": books[0][0], "chapters": books[0][1]}
+        context = {"book": books[0][0], "chapters": books[0][1], "pdf": printed}
         return render(request, "site/book.html", context).content
 
-    body = listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make)
+    # its link to the book's PDF once the current edition is made
+    printed = book_printed(numeral)
+    body = listing_cached(kind=f"book:{numeral}:{_reader(request)}:pdf{printed}", make=make)
     reader = signed_in(request)
     if reader is None:
         return HttpResponse(body)
@@ -78,7 +81,12 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
 
 
 def _chapter(
-    request: HttpRequest, view: ReaderView, *, preview: bool, neighbours: Neighbours | None = None
+    request: HttpRequest,
+    view: ReaderView,
+    *,
+    preview: bool,
+    neighbours: Neighbours | None = None,
+    printed: tuple[int, ...] = (),
 ) -> HttpResponse:
     response = render(
         request,
@@ -88,6 +96,7 @@ def _chapter(
             "c": view.snapshot,
             "page": chapter_page(view.snapshot),
             "preview": preview,
+            "pdf": bool(view.release and view.release.number in printed),
             "neighbours": neighbours
             or chapter_neighbours(code=view.code, staff=request.user.is_staff),
         },
@@ -125,7 +134,9 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
         freshness = chapter_freshness(code=code, staff=staff)
         # the links to the chapters either side are part of the page: their move is a new page
         neighbours = chapter_neighbours(code=code, staff=staff)
-        tag = f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}"
+        # as are the links to its releases' PDFs, made after the release
+        printed = tuple(printed_releases(code))
+        tag = f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}:pdf{printed}"
         validators = {
             "ETag": quote_etag(tag),
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
@@ -143,6 +154,7 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
                 staff,
                 lambda: chapter_for_reader(code=code, staff=staff),
                 neighbours,
+                printed,
             )
             if reader is not None:
                 response.content = with_chapter_progress(
@@ -162,13 +174,17 @@ def _page(
     staff: bool,
     view: Callable[[], ReaderView],
     neighbours: Neighbours,
+    printed: tuple[int, ...],
 ) -> HttpResponse:
-    """The page's bytes, made once per version (and template version, and neighbours) and
-    then cached."""
+    """The page's bytes, made once per version (and template version, neighbours and PDFs
+    made) and then cached."""
+    who = "staff" if staff else "reader"
     body = body_cached(
-        kind=f"page:{PAGES_FORMAT}:{neighbours.tag}:{'staff' if staff else 'reader'}",
+        kind=f"page:{PAGES_FORMAT}:{neighbours.tag}:{who}:pdf{printed}",
         freshness=freshness,
-        make=lambda: _chapter(request, view(), preview=False, neighbours=neighbours).content,
+        make=lambda: _chapter(
+            request, view(), preview=False, neighbours=neighbours, printed=printed
+        ).content,
     )
     return HttpResponse(body)
 
@@ -182,6 +198,7 @@ def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
             staff,
             lambda: release_for_reader(code=code, number=number, staff=staff),
             chapter_neighbours(code=code, staff=staff),
+            tuple(n for n in printed_releases(code) if n == number),
         )
     except NotVisible as error:
         raise Http404("no such release") from error
