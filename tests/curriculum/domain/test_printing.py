@@ -145,7 +145,9 @@ def test_a_pdf_over_the_size_limit_is_refused(released, settings, tmp_path):
     assert "over PDF_MAX_BYTES (1000)" in PrintedPdf.objects.get(key=key).message
 
 
-def test_a_chromium_that_prints_nothing_is_a_failure_with_what_it_said(released, settings, tmp_path):
+def test_a_chromium_that_prints_nothing_is_a_failure_with_what_it_said(
+    released, settings, tmp_path
+):
     settings.PDF_CHROMIUM = fake_chromium(tmp_path, "echo 'cannot open display' >&2; exit 3")
     key = release_key(ii3().pk)
     assert pdf_print(key, pdf_page) == State.FAILED
