@@ -6,6 +6,7 @@ Chromium prints what a reader's browser shows (MathML, SVG figures, the print st
 page numbers come from the stylesheet's @page margin boxes, bookmarks from the headings
 (`--generate-pdf-document-outline`)."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -84,8 +85,6 @@ def html_to_pdf(html: str) -> bytes:
 def _stop(process: subprocess.Popen) -> None:
     """Chromium and every process it started (renderer, GPU, zygote), whatever ended the wait:
     the time limit, the task's own, or a print that finished and left helpers behind."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     process.wait()

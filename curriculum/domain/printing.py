@@ -23,6 +23,7 @@ from django.utils import timezone
 from curriculum.models import Book, Chapter, PrintedPdf, Release
 
 from .chromium import UNAVAILABLE, PrintFailed, chromium_present, html_to_pdf
+from .revisions import chapters_moved
 from .verification.dispatch import LAST_LEVEL, task_send
 
 PRINT_PDF = "curriculum.tasks.print_pdf"
@@ -146,13 +147,16 @@ def pdf_print(key: str, compose: Callable[[PrintedPdf, list[Release]], str]) -> 
         data = html_to_pdf(compose(printed, releases))
     except PrintFailed as failure:
         return _failed(printed, str(failure))
-    PrintedPdf.objects.filter(pk=printed.pk).update(
-        state=State.MADE,
-        data=data,
-        digest=hashlib.sha256(data).hexdigest(),
-        message="",
-        made_at=timezone.now(),
-    )
+    with transaction.atomic():
+        PrintedPdf.objects.filter(pk=printed.pk).update(
+            state=State.MADE,
+            data=data,
+            digest=hashlib.sha256(data).hexdigest(),
+            message="",
+            made_at=timezone.now(),
+        )
+        # the pages that link it are made again: their chapters' revisions move
+        chapters_moved({release.chapter_id for release in releases}, searched=False)
     if printed.book_id is not None:  # earlier editions are no longer served
         PrintedPdf.objects.filter(
             book_id=printed.book_id, requested_at__lt=printed.requested_at

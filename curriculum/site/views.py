@@ -65,12 +65,11 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
         books = _books(request, numeral)
         if not books:
             raise Http404("no such book")
-        context = {"book": books[0][0], "chapters": books[0][1], "pdf": printed}
+        # a PDF made moves its chapters' revisions, so the course's tag, and this page
+        context = {"book": books[0][0], "chapters": books[0][1], "pdf": book_printed(numeral)}
         return render(request, "site/book.html", context).content
 
-    # its link to the book's PDF once the current edition is made
-    printed = book_printed(numeral)
-    body = listing_cached(kind=f"book:{numeral}:{_reader(request)}:pdf{printed}", make=make)
+    body = listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make)
     reader = signed_in(request)
     if reader is None:
         return HttpResponse(body)
@@ -81,12 +80,7 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
 
 
 def _chapter(
-    request: HttpRequest,
-    view: ReaderView,
-    *,
-    preview: bool,
-    neighbours: Neighbours | None = None,
-    printed: tuple[int, ...] = (),
+    request: HttpRequest, view: ReaderView, *, preview: bool, neighbours: Neighbours | None = None
 ) -> HttpResponse:
     response = render(
         request,
@@ -96,7 +90,8 @@ def _chapter(
             "c": view.snapshot,
             "page": chapter_page(view.snapshot),
             "preview": preview,
-            "pdf": bool(view.release and view.release.number in printed),
+            # a PDF made moves the chapter's revision: cached pages are made again with it
+            "pdf": bool(view.release and view.release.number in printed_releases(view.code)),
             "neighbours": neighbours
             or chapter_neighbours(code=view.code, staff=request.user.is_staff),
         },
@@ -134,9 +129,7 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
         freshness = chapter_freshness(code=code, staff=staff)
         # the links to the chapters either side are part of the page: their move is a new page
         neighbours = chapter_neighbours(code=code, staff=staff)
-        # as are the links to its releases' PDFs, made after the release
-        printed = tuple(printed_releases(code))
-        tag = f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}:pdf{printed}"
+        tag = f"{freshness.tag}:{neighbours.tag}:{PAGES_FORMAT}"
         validators = {
             "ETag": quote_etag(tag),
             "Last-Modified": http_date(freshness.last_modified.timestamp()),
@@ -154,7 +147,6 @@ def chapter(request: HttpRequest, code: str) -> HttpResponse:
                 staff,
                 lambda: chapter_for_reader(code=code, staff=staff),
                 neighbours,
-                printed,
             )
             if reader is not None:
                 response.content = with_chapter_progress(
@@ -174,17 +166,13 @@ def _page(
     staff: bool,
     view: Callable[[], ReaderView],
     neighbours: Neighbours,
-    printed: tuple[int, ...],
 ) -> HttpResponse:
-    """The page's bytes, made once per version (and template version, neighbours and PDFs
-    made) and then cached."""
-    who = "staff" if staff else "reader"
+    """The page's bytes, made once per version (and template version, and neighbours) and
+    then cached."""
     body = body_cached(
-        kind=f"page:{PAGES_FORMAT}:{neighbours.tag}:{who}:pdf{printed}",
+        kind=f"page:{PAGES_FORMAT}:{neighbours.tag}:{'staff' if staff else 'reader'}",
         freshness=freshness,
-        make=lambda: _chapter(
-            request, view(), preview=False, neighbours=neighbours, printed=printed
-        ).content,
+        make=lambda: _chapter(request, view(), preview=False, neighbours=neighbours).content,
     )
     return HttpResponse(body)
 
@@ -198,7 +186,6 @@ def release(request: HttpRequest, code: str, number: int) -> HttpResponse:
             staff,
             lambda: release_for_reader(code=code, number=number, staff=staff),
             chapter_neighbours(code=code, staff=staff),
-            tuple(n for n in printed_releases(code) if n == number),
         )
     except NotVisible as error:
         raise Http404("no such release") from error

@@ -6,8 +6,9 @@ from unittest import mock
 
 import pytest
 
-from curriculum.domain.printing import book_edition, release_key
+from curriculum.domain.printing import book_edition, pdf_print, release_key
 from curriculum.models import Book, Chapter, PrintedPdf, Release
+from curriculum.site.printing import pdf_page
 
 State = PrintedPdf.State
 FAKE = b"%PDF-1.7 a printed release"
@@ -21,8 +22,10 @@ def never_printed_in_a_request():
         yield
 
 
-def made(key: str, data: bytes = FAKE) -> None:
-    PrintedPdf.objects.filter(key=key).update(state=State.MADE, data=data, digest="d1gest")
+def made(key: str) -> None:
+    """As the worker prints it, Chromium aside (the page is made, and printed as FAKE)."""
+    with mock.patch("curriculum.domain.printing.html_to_pdf", return_value=FAKE):
+        assert pdf_print(key, pdf_page) == State.MADE
 
 
 def ii3_key() -> str:
