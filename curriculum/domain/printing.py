@@ -167,7 +167,7 @@ def pdf_print(key: str, compose: Callable[[PrintedPdf, list[Release]], str]) -> 
 def _releases(printed: PrintedPdf) -> list[Release] | None:
     if printed.release_id is not None:
         return [Release.objects.select_related("chapter__book").get(pk=printed.release_id)]
-    edition = book_edition(Book.objects.get(pk=printed.book_id))
+    edition = book_edition(Book.objects.get(pk=printed.book_id or 0))
     return edition.releases if edition is not None and edition.key == printed.key else None
 
 

@@ -97,7 +97,9 @@ def pdf_page(printed: PrintedPdf, releases: list[Release]) -> str:
     return _media_inline(render_to_string("print/book.html", context))
 
 
-def _answer(request: HttpRequest, printed: PrintedPdf | None, *, name: str, what: str):
+def _answer(
+    request: HttpRequest, printed: PrintedPdf | None, *, name: str, what: str
+) -> HttpResponse:
     """The PDF, or the page saying why there is none yet."""
     if printed is None or printed.state != State.MADE:
         state = "none" if printed is None else printed.state
@@ -108,14 +110,16 @@ def _answer(request: HttpRequest, printed: PrintedPdf | None, *, name: str, what
             "message": printed.message if printed else "",
             "worker": pdfs_made(),
         }
-        response = render(request, "site/pdf_pending.html", context, status=status)
+        pending = render(request, "site/pdf_pending.html", context, status=status)
         if status == 503:
-            response["Retry-After"] = str(RETRY_SECONDS)
-        response["Cache-Control"] = "no-store"
-        return response
+            pending["Retry-After"] = str(RETRY_SECONDS)
+        pending["Cache-Control"] = "no-store"
+        return pending
     etag = quote_etag(printed.digest)
-    response = get_conditional_response(request, etag=etag)
-    if response is None:
+    unchanged = get_conditional_response(request, etag=etag)
+    if unchanged is not None:
+        response = unchanged
+    else:
         response = HttpResponse(pdf_bytes(printed), content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="{name}.pdf"'
     response["ETag"] = etag
