@@ -242,6 +242,14 @@ PRACTICE_INSTANCES = env.int("PRACTICE_INSTANCES", 20)
 VERIFY_BATCH_SIZE = env.int("VERIFY_BATCH_SIZE", 200)
 # A check whose run never finishes (killed by the hard time limit) is an error after this many.
 VERIFY_MAX_ATTEMPTS = env.int("VERIFY_MAX_ATTEMPTS", 3)
+# PDFs of chapters and books (domain/printing.py), printed by the worker with headless Chromium:
+# where it is (absent: pages say a PDF is not available), how long one print may take before it
+# is killed and recorded as failed, the largest PDF kept, and when a PDF asked for and not made
+# (its task lost) is asked for again by the sweep.
+PDF_CHROMIUM = env.str("PDF_CHROMIUM", "/usr/bin/chromium")
+PDF_PRINT_SECONDS = env.float("PDF_PRINT_SECONDS", 60.0)
+PDF_MAX_BYTES = env.int("PDF_MAX_BYTES", 50 * 2**20)
+PDF_SWEEP_AFTER_SECONDS = env.float("PDF_SWEEP_AFTER_SECONDS", 300.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-verdicts": {
         "task": "curriculum.tasks.sweep_pending_verdicts",
@@ -250,6 +258,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-webhooks": {
         "task": "curriculum.tasks.sweep_webhooks",
         "schedule": env.float("WEBHOOK_SWEEP_EVERY_SECONDS", 60.0),
+    },
+    "sweep-pdfs": {
+        "task": "curriculum.tasks.sweep_pdfs",
+        "schedule": env.float("PDF_SWEEP_EVERY_SECONDS", 60.0),
     },
 }
 # Webhooks (curriculum/domain/webhooks.py), sent by the worker: how long one attempt may wait

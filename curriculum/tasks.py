@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from curriculum.domain.claims.requests import claims_decide, claims_sweep
+from curriculum.domain.printing import pdf_print, pdfs_sweep
 from curriculum.domain.verification import (
     Slice,
     verdict_decide,
@@ -17,6 +18,7 @@ from curriculum.domain.verification import (
     verdicts_sweep,
 )
 from curriculum.domain.webhooks import webhook_deliver, webhooks_sweep
+from curriculum.site.printing import pdf_page
 
 
 class Checks(Task):
@@ -99,3 +101,30 @@ def deliver_webhook(delivery_id: int) -> bool:
 def sweep_webhooks() -> int:
     """Send again webhook deliveries that are due but whose task was lost."""
     return webhooks_sweep()
+
+
+# Chromium is stopped at PDF_PRINT_SECONDS; the task's own limits only catch what is left.
+PRINT_LIMITS = {
+    "soft_time_limit": settings.PDF_PRINT_SECONDS + 30,
+    "time_limit": settings.PDF_PRINT_SECONDS + 60,
+}
+
+
+@shared_task(
+    **PRINT_LIMITS,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(DatabaseError, ConnectionError),
+    retry_backoff=True,
+    max_retries=10,
+)
+def print_pdf(key: str) -> str:
+    """Print the PDF asked for under `key` (a release, or a book's edition); a failed print is
+    recorded, not retried. Returns its state."""
+    return pdf_print(key, pdf_page)
+
+
+@shared_task
+def sweep_pdfs() -> int:
+    """Ask for the PDFs readers should have and no task is making."""
+    return pdfs_sweep()

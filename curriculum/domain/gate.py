@@ -9,7 +9,8 @@ which a rename locks too, so a book's numeral never changes under a release bein
 
 A chapter unchanged since its latest release (nothing readers see differs) makes no release:
 the publish says so, and a withdrawn one is shown again as that release. Each release records
-who made it (`publications`): the user, or the system and what ran it (`via`).
+who made it (`publications`): the user, or the system and what ran it (`via`). A new release
+asks the worker for its PDF and its book's (`printing`).
 
 A publisher may name the version of the working copy they reviewed (admin's confirmation page,
 the API's If-Match, `publish_chapter --reviewed`): a publish over anything newer is refused, so
@@ -29,6 +30,7 @@ from .claims.reasons import claim_reasons
 from .counting import chapter_counts
 from .documents import chapter_document
 from .locks import book_lock, chapter_lock
+from .printing import pdfs_ask_for_release
 from .publications import Publication, release_maker, release_unchanged
 from .references import reference_errors
 from .revisions import chapters_moved
@@ -177,6 +179,7 @@ class ChapterPublish(Action):
             made_by=release_maker(user=self.user, via=self.via),
         )
         chapter_published(code=loaded.code, release=release.number)
+        pdfs_ask_for_release(release)  # the worker prints them once this commits
         return Publication(release=release, made=True)
 
 

@@ -6,6 +6,7 @@ from .history import ChapterRevision
 from .media import MediaFile
 from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
+from .prints import PrintedPdf
 from .problems import Problem, Solution, Verdict
 from .releases import Release
 from .search import SearchEntry, SearchWord
@@ -24,6 +25,7 @@ __all__ = [
     "MediaFile",
     "Notation",
     "PracticeTally",
+    "PrintedPdf",
     "Problem",
     "ProblemReport",
     "Proposition",

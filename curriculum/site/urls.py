@@ -3,7 +3,7 @@ reader's own account pages (allauth's sign-up and log-in pages are under /accoun
 
 from django.urls import path, register_converter
 
-from . import account, book_lists, media, practice, search, views, wayfinding
+from . import account, book_lists, media, practice, printing, search, views, wayfinding
 
 
 class Word:
@@ -27,6 +27,7 @@ urlpatterns = [
     path("books/<word:numeral>/", views.book, name="book"),
     path("books/<word:numeral>/bibliography/", book_lists.bibliography, name="bibliography"),
     path("books/<word:numeral>/glossary/", book_lists.glossary, name="glossary"),
+    path("books/<word:numeral>/pdf", printing.book_pdf_view, name="book_pdf"),
     path("search/", search.search_page, name="search"),
     path("chapters/<word:code>/", views.chapter, name="chapter"),
     path("chapters/<word:code>/releases/", wayfinding.releases, name="releases"),
@@ -37,6 +38,11 @@ urlpatterns = [
         name="practice_report",
     ),
     path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
+    path(
+        "chapters/<word:code>/releases/<int:number>/pdf",
+        printing.release_pdf_view,
+        name="release_pdf",
+    ),
     path("media/<word:name>", media.media_file_view, name="media"),
     path("operations/", views.operations, name="operations"),
     path("account/", account.account, name="account"),

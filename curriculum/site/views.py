@@ -16,6 +16,7 @@ from curriculum.domain.claims.examples import CLAIMS, LANGUAGE, PROPERTIES
 from curriculum.domain.counting import DRAFT_PROBLEM
 from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
+from curriculum.domain.printing import book_printed, printed_releases
 from curriculum.domain.progress import progress_tag
 from curriculum.domain.reading import (
     Freshness,
@@ -65,7 +66,8 @@ def book(request: HttpRequest, numeral: str) -> HttpResponse:
         books = _books(request, numeral)
         if not books:
             raise Http404("no such book")
-        context = {"book": books[0][0], "chapters": books[0][1]}
+        # a PDF made moves its chapters' revisions, so the course's tag, and this page
+        context = {"book": books[0][0], "chapters": books[0][1], "pdf": book_printed(numeral)}
         return render(request, "site/book.html", context).content
 
     body = listing_cached(kind=f"book:{numeral}:{_reader(request)}", make=make)
@@ -88,6 +90,8 @@ def chapter_context(
         "page": chapter_page(view.snapshot),
         "preview": preview,
         "draft_problem": DRAFT_PROBLEM,
+        # a PDF made moves the chapter's revision: cached pages are made again with it
+        "pdf": bool(view.release and view.release.number in printed_releases(view.code)),
         "neighbours": neighbours or chapter_neighbours(code=view.code, staff=request.user.is_staff),
     }
 

@@ -1,14 +1,18 @@
 """The real worker over the real broker decides what saving asked for."""
 
 import io
+import os
+import shutil
+import subprocess
 
 import pytest
 from django.core.management import CommandError, call_command
 
 import attention
 from curriculum.domain.verification import fingerprint, verdict_request
-from curriculum.models import Problem, Solution
-from tests.curriculum.conftest import decided, import_chapter, uniform_problem
+from curriculum.models import PrintedPdf, Problem, Solution
+from tests.curriculum.conftest import decided, import_chapter, release_ii3, uniform_problem
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.worker
 
@@ -173,3 +177,30 @@ def test_the_worker_keeps_its_database_connection_and_survives_losing_it(worker,
             "SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [list(kept)]
         )
     assert _edit_and_decide(sid, RIGHT) == "verified"  # a new connection, no lost check
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/usr/bin/chromium") or not shutil.which("pdftotext"),
+    reason="Chromium and pdftotext are installed by scripts/install-browser.sh",
+)
+def test_a_release_is_printed_by_the_worker_and_served_as_a_pdf(worker, seeded, client, tmp_path):
+    release_ii3()  # its PDF and Book II's are asked for once this commits
+    wait_for(
+        lambda: (
+            PrintedPdf.objects.filter(state=PrintedPdf.State.MADE).count() == 2
+            or PrintedPdf.objects.filter(state=PrintedPdf.State.FAILED).exists()
+        ),
+        timeout=90,
+        what="the worker's PDFs",
+    )
+    assert not PrintedPdf.objects.exclude(state=PrintedPdf.State.MADE).values("key", "message")
+    for address in ("/chapters/II.3/releases/1/pdf", "/books/II/pdf"):
+        pdf = client.get(address)
+        assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+        (tmp_path / "got.pdf").write_bytes(pdf.content)
+        text = subprocess.run(
+            ["pdftotext", str(tmp_path / "got.pdf"), "-"], capture_output=True, text=True
+        ).stdout
+        assert "Scaled" in text and "Prop. 1" in text
+        assert "$" not in text and "\\frac" not in text
+    assert "/chapters/II.3/releases/1/pdf" in client.get("/chapters/II.3/").content.decode()
