@@ -66,7 +66,9 @@ def token_digest(secret: str) -> str:
 
 def scopes_allowed(user) -> list[str]:
     """The scopes the user's role allows now, in their order."""
-    return [s for s, permission in SCOPES.items() if permission is None or user.has_perm(permission)]
+    return [
+        s for s, permission in SCOPES.items() if permission is None or user.has_perm(permission)
+    ]
 
 
 def scopes_normal(scopes) -> list[str]:
@@ -116,7 +118,9 @@ class TokenIssue(Action):
         return refused
 
     def chosen(self) -> list[str]:
-        return scopes_normal(scopes_allowed(self.token.user) if self.scopes is None else self.scopes)
+        return scopes_normal(
+            scopes_allowed(self.token.user) if self.scopes is None else self.scopes
+        )
 
     def lifetime(self) -> int:
         return settings.TOKEN_MAX_DAYS if self.days is None else self.days
@@ -178,7 +182,9 @@ def token_user(*, secret: str, scope: str = "read"):
     if token.expires_at is not None and token.expires_at <= now:
         raise TokenInvalid(f"token expired at {token.expires_at.isoformat(timespec='seconds')}")
     if scope not in scopes_normal(token.scopes):
-        raise TokenOutOfScope(f"this token lacks the scope {scope} (it has: {', '.join(token.scopes)})")
+        raise TokenOutOfScope(
+            f"this token lacks the scope {scope} (it has: {', '.join(token.scopes)})"
+        )
     if scope not in scopes_allowed(token.user):
         raise TokenOutOfScope(f"the token's holder's role no longer allows the scope {scope}")
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:

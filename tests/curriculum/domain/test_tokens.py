@@ -40,7 +40,9 @@ def test_an_author_may_not_issue_for_someone_else_nor_revoke_theirs(db, alice, e
 
 def test_a_superuser_issues_for_staff_only_what_their_role_allows(db, root, alice):
     token, _ = token_issue(user=alice, name="x", scopes=["write"])
-    assert TokenIssue(token=ApiToken(user=alice, name="y"), user=root, scopes=["write"]).check() == []
+    assert (
+        TokenIssue(token=ApiToken(user=alice, name="y"), user=root, scopes=["write"]).check() == []
+    )
     refused = TokenIssue(token=ApiToken(user=alice, name="y"), user=root, scopes=["publish"])
     assert refused.check() == [
         "scopes: alice's role does not allow the scope publish (allowed: read, write)"
@@ -71,7 +73,9 @@ def test_a_token_never_does_more_than_its_holder_may_now(db, erin):
 def test_tokens_made_before_scopes_keep_what_their_holders_role_allows(db, alice, erin):
     migration = importlib.import_module("curriculum.migrations.0024_token_scopes")
     for holder in (alice, erin):
-        ApiToken.objects.create(user=holder, name="old", prefix=holder.username, digest=holder.username)
+        ApiToken.objects.create(
+            user=holder, name="old", prefix=holder.username, digest=holder.username
+        )
     migration.scopes_as_roles_allow(apps, None)
     scopes = dict(ApiToken.objects.values_list("user__username", "scopes"))
     assert scopes == {"alice": ["read", "write"], "erin": ["read", "write", "publish"]}
