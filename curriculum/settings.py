@@ -420,6 +420,7 @@ LIMIT_PROBLEM_WORK = env.int("LIMIT_PROBLEM_WORK", 2 * 10**10)
 INSTALLED_APPS += ["ninja"]
 # Anonymous reads per client address, counted in the shared cache (curriculum/clients.py).
 API_ANON_RATE = env.str("API_ANON_RATE", "120/min")
+TOKEN_MAX_DAYS = env.int("TOKEN_MAX_DAYS", 90)  # the longest an API token may live, in days
 # Readers' answer checks per client address (site form and API alike): each runs the engine.
 PRACTICE_CHECK_RATE = env.str("PRACTICE_CHECK_RATE", "30/min")
 # Reports on an exercise per client address: each is a row authors read.

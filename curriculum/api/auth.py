@@ -1,7 +1,9 @@
 """Who is calling: a bearer token, a staff session (the admin's browser), or an anonymous reader.
 
-Reads accept all three; writes accept only a token. A token that is sent but unknown, revoked,
-or whose user is no longer active staff is refused (401) rather than read as anonymous. A
+Reads accept all three; writes accept only a token, with the scope the route names. A token
+that is sent but unknown, revoked, expired, or whose user is no longer active staff is refused
+(401) rather than read as anonymous; one without the route's scope, or whose holder's role no
+longer allows it, gets 403 (`domain.tokens` decides both; this only calls it). A
 request that changes something (a signed-in reader's answer check is kept as an attempt) and
 rides on a session rather than a token needs the session's CSRF token, as a form on the site
 does (403 without it).
@@ -15,7 +17,7 @@ from ninja.errors import AuthenticationError, AuthorizationError, HttpError
 from ninja.security import HttpBearer
 from ninja.utils import check_csrf
 
-from curriculum.domain.tokens import token_user
+from curriculum.domain.tokens import TokenInvalid, TokenOutOfScope, token_user
 
 from .media import json_declared
 
@@ -39,10 +41,19 @@ class Caller:
 
 
 class BearerToken(HttpBearer):
+    """A bearer token that may be used for `scope` (read, write or publish)."""
+
+    def __init__(self, scope: str = "read") -> None:
+        super().__init__()
+        self.scope = scope
+
     def authenticate(self, request: HttpRequest, token: str) -> Caller:
-        user = token_user(secret=token)
-        if user is None:
-            raise AuthenticationError(message="unknown or revoked token")
+        try:
+            user = token_user(secret=token, scope=self.scope)
+        except TokenInvalid as invalid:
+            raise AuthenticationError(message=str(invalid)) from invalid
+        except TokenOutOfScope as beyond:
+            raise AuthorizationError(message=str(beyond)) from beyond
         return Caller(user, "token")
 
 
@@ -80,6 +91,8 @@ def caller(request: HttpRequest) -> Caller:
 
 
 READ_AUTH = [BearerToken(), session_csrf, staff_session, anonymous]
-WRITE_AUTH = [BearerToken()]
+TOKEN_READ_AUTH = [BearerToken("read")]
+WRITE_AUTH = [BearerToken("write")]
+PUBLISH_AUTH = [BearerToken("publish")]
 # OpenAPI: reads work without credentials; the empty requirement says so.
 READ_SECURITY: dict[str, Any] = {"security": [{}]}

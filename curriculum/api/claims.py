@@ -12,14 +12,14 @@ from .auth import caller
 from .chapters import router
 from .params import CODE
 from .schemas import ClaimOut, Error
-from .writes import AUTH_ERRORS, WRITE
+from .writes import AUTH_ERRORS, TOKEN_READ
 
 
 @router.get(
     "/chapters/{code}/claims",
     response={200: list[ClaimOut], **AUTH_ERRORS, 404: Error, 422: Error},
     operation_id="curriculum_api_claims_chapter_claims",  # stable for generated clients
-    **WRITE,
+    **TOKEN_READ,
 )
 def chapter_claims(request, code: str = CODE):
     """Every claim (a number typed in a text, checked by the engine) and every proposition's

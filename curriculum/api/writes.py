@@ -1,8 +1,9 @@
 """Writes, for tokens only: import a chapter document, publish through the gate, re-verify.
 
 Each is a thin call into the domain: the importer (every error with its path), the one
-publication gate (every reason), and re-verifying. Each action decides what the token's user
-may do (`domain.actions`), so an author's token may import but not publish.
+publication gate (every reason), and re-verifying. Each route names the token scope it needs
+(read, write, publish: `domain.tokens`), and each action decides what the token's user may do
+(`domain.actions`), so an author's token may import but not publish.
 """
 
 import re
@@ -28,7 +29,7 @@ from curriculum.domain.reading import NotVisible, reader_view
 from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter
 
-from .auth import WRITE_AUTH, caller
+from .auth import PUBLISH_AUTH, TOKEN_READ_AUTH, WRITE_AUTH, caller
 from .chapters import router
 from .media import json_body
 from .params import CODE
@@ -36,7 +37,10 @@ from .responses import json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported
 
 # The same router as the reads: Django routes a path to one router, whatever the method.
+# Each route names the token scope it needs (domain/tokens.py): read, write or publish.
 WRITE: dict[str, Any] = {"auth": WRITE_AUTH, "tags": ["writing (tokens)"]}
+TOKEN_READ: dict[str, Any] = {**WRITE, "auth": TOKEN_READ_AUTH}
+PUBLISH: dict[str, Any] = {**WRITE, "auth": PUBLISH_AUTH}
 AUTH_ERRORS = {401: Error, 403: Error}
 DOCUMENT_REF = "#/components/schemas/ChapterDocument"
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
@@ -107,7 +111,7 @@ def _document(request) -> object:
     response={200: None, **AUTH_ERRORS, 404: Error, 422: Error},
     openapi_extra=SOURCE_RESPONSE,
     operation_id="curriculum_api_writes_chapter_source",  # stable for generated clients
-    **WRITE,
+    **TOKEN_READ,
 )
 def chapter_source_read(request, code: str = CODE):
     """The working copy as its file says it, unpublished parts included: what PUT accepts.
@@ -209,7 +213,7 @@ REVIEWED = Header(
         422: Error,
     },
     operation_id="curriculum_api_writes_chapter_publish",  # stable for generated clients
-    **WRITE,
+    **PUBLISH,
 )
 def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED):
     """Publish through the gate: 201 with the new release, or 409 with every reason.

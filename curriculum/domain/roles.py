@@ -20,7 +20,10 @@ READ_MODELS = ("release", "verdict")
 
 PUBLISH_PERMISSION = "curriculum.publish_chapter"  # publish, and withdraw or re-show a release
 REVERIFY_PERMISSION = "curriculum.change_solution"  # send a chapter's solutions to the verifier
-TOKEN_ISSUE_PERMISSION = "curriculum.add_apitoken"
+TOKEN_ISSUE_PERMISSION = "curriculum.add_apitoken"  # staff issue and revoke their own tokens
+TOKEN_MANAGE_PERMISSION = "curriculum.manage_apitoken"  # see and revoke everyone's (Editors)
+TOKEN_ISSUE_ANY_PERMISSION = "curriculum.issue_any_apitoken"  # for others (no group: superusers)
+TOKEN_CODENAMES = ("add_apitoken", "change_apitoken", "view_apitoken")  # every role's own
 
 
 def roles_ensure() -> None:
@@ -31,16 +34,20 @@ def roles_ensure() -> None:
         for action in ("add", "change", "delete", "view")
     ]
     codenames += [f"view_{model}" for model in READ_MODELS]
+    codenames += TOKEN_CODENAMES
     content = list(
         Permission.objects.filter(content_type__app_label="curriculum", codename__in=codenames)
     )
     publish = list(
         Permission.objects.filter(content_type__app_label="curriculum", codename="publish_chapter")
     )
+    every_token = list(
+        Permission.objects.filter(content_type__app_label="curriculum", codename="manage_apitoken")
+    )
     authors, _ = Group.objects.get_or_create(name="Authors")
     authors.permissions.set(content)
     editors, _ = Group.objects.get_or_create(name="Editors")
-    editors.permissions.set(content + publish)
+    editors.permissions.set(content + publish + every_token)
 
 
 class Forbidden(PermissionError):

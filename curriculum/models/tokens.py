@@ -1,7 +1,8 @@
 """API tokens: a bearer secret for a staff user, stored only as its SHA-256 digest.
 
 The secret is shown once, when it is issued; afterwards only its prefix identifies it.
-A token carries exactly its user's permissions, so an author's token cannot publish.
+A token carries its scopes (every token reads; `write` and `publish` add what they name), never
+more than its user's role allows now, and expires (`domain/tokens.py` decides all of this).
 """
 
 from django.conf import settings
@@ -20,10 +21,20 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    scopes = models.JSONField(
+        default=list, editable=False, help_text="What it may do: read, write, publish."
+    )
+    expires_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="None: issued before tokens expired."
+    )
 
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "API token"
+        permissions = [
+            ("manage_apitoken", "See and revoke every user's API tokens"),
+            ("issue_any_apitoken", "Issue API tokens for other staff"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name})"

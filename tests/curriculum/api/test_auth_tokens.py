@@ -31,7 +31,10 @@ def test_the_command_refuses_a_user_who_is_not_staff(db, django_user_model):
 def test_admin_issues_a_token_showing_its_secret_once(client, db, django_user_model, erin):
     admin = django_user_model.objects.create_superuser("root", password="root-pass-9")
     client.force_login(admin)
-    response = client.post("/admin/curriculum/apitoken/add/", {"user": erin.pk, "name": "laptop"})
+    response = client.post(
+        "/admin/curriculum/apitoken/add/",
+        {"user": erin.pk, "name": "laptop", "days": 30, "scopes": ["read"]},
+    )
     token = ApiToken.objects.get()
     page = response.content.decode()  # in the page itself, never in the messages cookie
     assert token.prefix in page and "it is not shown again" in page

@@ -83,7 +83,10 @@ def test_head_answers_wherever_get_does(chapter, path):
 def test_a_new_tokens_secret_is_shown_once_in_the_page_never_in_a_cookie(root, erin):
     client = Client()
     client.force_login(root)
-    response = client.post("/admin/curriculum/apitoken/add/", {"user": erin.pk, "name": "ci"})
+    response = client.post(
+        "/admin/curriculum/apitoken/add/",
+        {"user": erin.pk, "name": "ci", "days": 30, "scopes": ["read"]},
+    )
     token = ApiToken.objects.get()
     assert response.status_code == 200 and token.prefix in response.content.decode()
     assert "no-store" in response["Cache-Control"]
