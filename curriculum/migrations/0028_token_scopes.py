@@ -28,7 +28,7 @@ def scopes_as_roles_allow(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0023_release_made_by'),
+        ('curriculum', '0027_printed_pdfs'),
     ]
 
     operations = [
