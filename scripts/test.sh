@@ -11,4 +11,4 @@ if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint a
   .venv/bin/ruff format --check .
   .venv/bin/mypy attention curriculum
 fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest --durations=15 "$@"  # the slowest tests, where suite time goes
