@@ -1,5 +1,6 @@
-"""Celery tasks: thin callers of the verification service; retries and the task's soft time
-limit (an interruption of the worker's turn, `Slice`) live here. The domain sends them by name."""
+"""Celery tasks: thin callers of the verification and scheduled-publishing services; retries
+and the task's soft time limit (an interruption of the worker's turn, `Slice`) live here. The
+domain sends them by name."""
 
 from datetime import timedelta
 
@@ -9,6 +10,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from curriculum.domain.claims.requests import claims_decide, claims_sweep
+from curriculum.domain.schedules import due_publishes_run
 from curriculum.domain.verification import (
     Slice,
     verdict_decide,
@@ -82,3 +84,14 @@ def sweep_pending_verdicts() -> int:
     killed)."""
     older_than = timedelta(seconds=settings.VERIFY_SWEEP_AFTER_SECONDS)
     return verdicts_sweep(older_than=older_than) + claims_sweep(older_than=older_than)
+
+
+@shared_task
+def publish_due_chapters() -> list[str]:
+    """Run the scheduled publishes whose time has come (the beat sends it); what each did."""
+    return [
+        f"{run.code}: {run.publication.message}"
+        if run.publication
+        else f"{run.code}: refused: {'; '.join(run.reasons)}"
+        for run in due_publishes_run()
+    ]

@@ -65,6 +65,7 @@ def release_list(request, code: str = CODE):
             "created_at": r.created_at,
             "title": r.snapshot["title"],
             "maturity": r.snapshot["maturity"],
+            "notes": r.notes,
         }
         for r in releases_for_reader(code=code, staff=caller(request).staff)
     ]

@@ -7,6 +7,7 @@ from .parts import Figure, Notation, Proposition, StrandItem
 from .practice import Attempt, PracticeTally, ProblemReport
 from .problems import Problem, Solution, Verdict
 from .releases import Release
+from .reviews import PublishSchedule, Review
 from .search import SearchEntry, SearchWord
 from .tokens import ApiToken
 
@@ -24,7 +25,9 @@ __all__ = [
     "Problem",
     "ProblemReport",
     "Proposition",
+    "PublishSchedule",
     "Release",
+    "Review",
     "SearchEntry",
     "SearchWord",
     "Solution",
