@@ -8,7 +8,7 @@ Each is an action (`domain.actions`) under the chapter's row lock, as every edit
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from curriculum.models import Chapter, Review
@@ -17,6 +17,7 @@ from .actions import Action
 from .gate import notes_reasons
 from .locks import chapter_lock
 from .roles import PUBLISH_PERMISSION, Forbidden
+from .selectors import chapters_with_parts
 
 RETURN_FOR_EDITORS = "only Editors return a chapter to its author"
 NOT_SUBMITTED = "it is not waiting for review"
@@ -106,4 +107,5 @@ class ReviewReturn(ReviewAction):
 
 def review_queue() -> QuerySet[Review]:
     """What Editors have to review: submitted chapters, the longest waiting first."""
-    return Review.objects.filter(status=Review.Status.SUBMITTED).select_related("chapter")
+    chapters = Prefetch("chapter", chapters_with_parts())  # as the gate reads them
+    return Review.objects.filter(status=Review.Status.SUBMITTED).prefetch_related(chapters)
