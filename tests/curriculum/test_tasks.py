@@ -7,8 +7,8 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 import attention
-from curriculum.domain.verification import fingerprint, verdict_request
 from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.verification import fingerprint, verdict_request
 from curriculum.models import Chapter, Problem, PublishSchedule, Release, Solution
 from curriculum.tasks import publish_due_chapters
 from tests.conftest import sketch

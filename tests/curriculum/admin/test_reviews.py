@@ -79,9 +79,7 @@ def test_an_editor_schedules_and_a_refusal_is_shown_to_the_author(ready, client,
     at = (timezone.now() + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
     bad = client.post(publish_url(ready), {"_schedule": "1", "publish_at": "tomorrow"})
     assert "publish at: a date and time, as 2030-01-31T09:00 (UTC)" in bad.content.decode()
-    client.post(
-        publish_url(ready), {"_schedule": "1", "publish_at": at, "schedule_notes": "Soon."}
-    )
+    client.post(publish_url(ready), {"_schedule": "1", "publish_at": at, "schedule_notes": "Soon."})
     assert PublishSchedule.objects.get(chapter=ready).notes == "Soon."
     ready.problems.get(key="p3").solution.delete()  # the gate will refuse it then
     due_publishes_run(now=timezone.now() + datetime.timedelta(hours=2))
