@@ -27,6 +27,7 @@ class Review(models.Model):
     class Meta:
         ordering = ["submitted_at", "pk"]
         verbose_name = "review request"
+        verbose_name_plural = "review queue"
         indexes = [models.Index(fields=["status", "submitted_at"], name="review_queue")]
 
     def __str__(self) -> str:
