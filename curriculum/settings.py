@@ -263,6 +263,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "curriculum.tasks.sweep_pdfs",
         "schedule": env.float("PDF_SWEEP_EVERY_SECONDS", 60.0),
     },
+    # Scheduled publishes are run this often: one set for 10:00 runs within this after 10:00.
+    "publish-due-chapters": {
+        "task": "curriculum.tasks.publish_due_chapters",
+        "schedule": env.float("SCHEDULE_PUBLISH_EVERY_SECONDS", 60.0),
+    },
 }
 # Webhooks (curriculum/domain/webhooks.py), sent by the worker: how long one attempt may wait
 # for an answer, the attempts before giving up, the first retry's delay (doubling each time, up
@@ -394,6 +399,8 @@ LIMIT_HINT_CHARS = env.int("LIMIT_HINT_CHARS", 1000)  # one hint's text
 LIMIT_PROBLEM_FEEDBACK = env.int("LIMIT_PROBLEM_FEEDBACK", 20)  # its feedback on wrong answers
 LIMIT_FEEDBACK_CHARS = env.int("LIMIT_FEEDBACK_CHARS", 1000)  # one feedback's text
 LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise
+LIMIT_REVIEW_TEXT_CHARS = env.int("LIMIT_REVIEW_TEXT_CHARS", 4000)  # a review note, comments, notes
+LIMIT_REVIEW_QUEUE_PAGE = env.int("LIMIT_REVIEW_QUEUE_PAGE", 50)  # review requests on one page
 LIMIT_REPORTS_SHOWN = env.int("LIMIT_REPORTS_SHOWN", 50)  # beside a problem in admin
 LIMIT_OPEN_EDITORS_SHOWN = env.int("LIMIT_OPEN_EDITORS_SHOWN", 5)  # named on a chapter's page
 CHAPTER_OPEN_SECONDS = env.int("CHAPTER_OPEN_SECONDS", 30 * 60)  # an opened page counts as open

@@ -1,5 +1,6 @@
-"""Celery tasks: thin callers of the verification service; retries and the task's soft time
-limit (an interruption of the worker's turn, `Slice`) live here. The domain sends them by name."""
+"""Celery tasks: thin callers of the verification and scheduled-publishing services; retries
+and the task's soft time limit (an interruption of the worker's turn, `Slice`) live here. The
+domain sends them by name."""
 
 from datetime import timedelta
 
@@ -10,6 +11,7 @@ from django.db import DatabaseError
 
 from curriculum.domain.claims.requests import claims_decide, claims_sweep
 from curriculum.domain.printing import pdf_print, pdfs_sweep
+from curriculum.domain.schedules import due_publishes_run
 from curriculum.domain.verification import (
     Slice,
     verdict_decide,
@@ -128,3 +130,14 @@ def print_pdf(key: str) -> str:
 def sweep_pdfs() -> int:
     """Ask for the PDFs readers should have and no task is making."""
     return pdfs_sweep()
+
+
+@shared_task
+def publish_due_chapters() -> list[str]:
+    """Run the scheduled publishes whose time has come (the beat sends it); what each did."""
+    return [
+        f"{run.code}: {run.publication.message}"
+        if run.publication
+        else f"{run.code}: refused: {'; '.join(run.reasons)}"
+        for run in due_publishes_run()
+    ]

@@ -2,8 +2,8 @@
 
 Counts, debts and the gate come from `curriculum.domain`. The chapter page follows the seed
 page's order (claim, strands, figures, apparatus, notation, propositions, problems, releases)
-and opens with what the chapter still owes, so an author is told before trying; Publish asks for
-confirmation on its own page (the CSP allows no inline script).
+and opens with what the chapter still owes, so an author is told before trying; Publish (Editors)
+and Submit for review (Authors) have their own pages (`reviews`; the CSP allows no inline script).
 """
 
 import base64
@@ -11,35 +11,31 @@ import base64
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Case, Max, Value, When
-from django.http import HttpResponseRedirect
-from django.shortcuts import get_object_or_404
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import urlencode
+from django.utils.text import capfirst
 
 from curriculum.domain.chapter_files import source_tag
 from curriculum.domain.claims.reports import claim_rows_of
 from curriculum.domain.counting import chapter_counts
 from curriculum.domain.documents import chapter_document
-from curriculum.domain.editing import BookSave, ChapterSave, ChapterWithdraw, ProblemDelete
-from curriculum.domain.gate import (
-    CHANGED_SINCE_REVIEW,
-    ChapterPublish,
-    PublishForbidden,
-    PublishOutdated,
-    PublishRefused,
-    publish_reasons,
-    unchanged_release,
+from curriculum.domain.editing import (
+    BookSave,
+    ChapterDelete,
+    ChapterSave,
+    ChapterWithdraw,
+    ProblemDelete,
 )
+from curriculum.domain.gate import publish_reasons
 from curriculum.domain.ladder import SPINE_SENTENCES, STRAND_CODES
 from curriculum.domain.notation import chapter_notation_conflicts
 from curriculum.domain.open_pages import chapter_closed, chapter_opened
 from curriculum.domain.previews import chapter_preview
 from curriculum.domain.references import chapter_reference_errors
-from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
+from curriculum.domain.roles import Forbidden
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.domain.svg import svg_inline, svg_removals
 from curriculum.domain.verification import with_verdict_state
@@ -52,6 +48,8 @@ from curriculum.models import (
     Notation,
     Problem,
     Proposition,
+    SearchEntry,
+    SearchWord,
     StrandItem,
 )
 from curriculum.models.course import APPARATUS_PREFIX
@@ -59,6 +57,7 @@ from curriculum.models.course import APPARATUS_PREFIX
 from .conflicts import CheckedAgainWhenSaved, OpenedTagForm
 from .previews import Previewed
 from .releases import ReleaseInline
+from .reviews import ChapterReviews
 from .revisions import ChapterRevisions
 from .saves import ChapterPartsFormSet, ChosenFromTheList, TypesetOnce, row_kept
 from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
@@ -205,6 +204,7 @@ class ChapterForm(OpenedTagForm):
 class ChapterAdmin(
     Previewed,
     ChapterRevisions,
+    ChapterReviews,
     TypesetOnce,
     CheckedAgainWhenSaved,
     TextBoxes,
@@ -309,9 +309,6 @@ class ChapterAdmin(
         }
         return chapter_preview(chapter=form.instance, parts=parts), None
 
-    def has_publish_permission(self, request) -> bool:
-        return request.user.has_perm(PUBLISH_PERMISSION)
-
     @admin.action(
         description="Withdraw (back to draft; releases are kept)", permissions=["publish"]
     )
@@ -362,60 +359,36 @@ class ChapterAdmin(
             "problem_add_url": reverse("admin:curriculum_problem_add")
             + "?"
             + urlencode({"chapter": chapter.pk}),
+            **self.review_status(chapter),
         }
 
     def get_urls(self):
-        publish = self.admin_site.admin_view(self.publish_view)
-        return [
-            path("<int:pk>/publish/", publish, name="curriculum_chapter_publish"),
-            *super().get_urls(),
-        ]
+        return [*self.review_urls(), *super().get_urls()]
 
-    def publish_view(self, request, pk):
-        """GET asks for confirmation and says what will happen; POST runs the gate."""
-        chapter = get_object_or_404(self.get_queryset(request), pk=pk)
-        if not self.has_view_or_change_permission(request, chapter):
-            raise PermissionDenied
-        if request.method == "POST":
-            return HttpResponseRedirect(self.publish(request, chapter))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "original": chapter,
-            "title": f"Publish {chapter.code}?",
-            "reasons": (reasons := ChapterPublish(chapter=chapter, user=request.user).check()),
-            "unchanged": None if reasons else unchanged_release(chapter),
-            "next_release": latest_release_number(chapter) + 1,
-            "reviewed": source_tag(code=chapter.code),  # what Publish will release
-        }
-        return TemplateResponse(request, "admin/curriculum/chapter/publish_confirm.html", context)
+    def delete_model(self, request, obj):
+        ChapterDelete(chapter=obj, user=request.user).execute()
 
-    def publish(self, request, chapter: Chapter) -> str:
-        """Publish the version the confirmation showed; where to go next."""
-        reviewed = request.POST.get("reviewed")
-        action = ChapterPublish(
-            chapter=chapter,
-            user=request.user,
-            reviewed=None if reviewed is None else frozenset({reviewed}),
-        )
-        try:
-            publication = action.execute()
-        except PublishForbidden as refusal:
-            self.message_user(request, str(refusal), messages.ERROR)
-        except PublishOutdated:  # back to the confirmation, as the chapter is now
-            self.message_user(request, f"Not published: {CHANGED_SINCE_REVIEW}.", messages.ERROR)
-            return reverse("admin:curriculum_chapter_publish", args=[chapter.pk])
-        except PublishRefused as refusal:
-            self.message_user(
-                request,
-                format_html(
-                    "Publish refused. {} reasons:<ul>{}</ul>",
-                    len(refusal.reasons),
-                    format_html_join("", "<li>{}</li>", ((r,) for r in refusal.reasons)),
-                ),
-                messages.ERROR,
-            )
-        else:
-            level = messages.SUCCESS if publication.made else messages.INFO
-            self.message_user(request, publication.message, level)
-        return reverse("admin:curriculum_chapter_change", args=[chapter.pk])
+    def delete_queryset(self, request, queryset):
+        for chapter in queryset.order_by("pk"):
+            ChapterDelete(chapter=chapter, user=request.user).execute()
+
+    def get_deleted_objects(self, objs, request):
+        """What a delete removes, as its confirmation lists it: without the rows kept for
+        search, which are rebuilt from the chapter and mean nothing to an author."""
+        deleted, counts, perms, protected = super().get_deleted_objects(objs, request)
+        hidden = {str(m._meta.verbose_name_plural) for m in DERIVED_MODELS}
+        shown = {name: n for name, n in counts.items() if str(name) not in hidden}
+        return _without_derived(deleted), shown, perms, protected
+
+
+DERIVED_MODELS = (SearchEntry, SearchWord)
+
+
+def _without_derived(listed: list) -> list:
+    """The nested list of admin's delete confirmation without derived rows ("Search entry: …")."""
+    prefixes = tuple(f"{capfirst(m._meta.verbose_name)}: " for m in DERIVED_MODELS)
+    return [
+        _without_derived(item) if isinstance(item, list) else item
+        for item in listed
+        if isinstance(item, list) or not str(item).startswith(prefixes)
+    ]

@@ -69,6 +69,7 @@ def release_list(request, code: str = CODE):
             "created_at": r.created_at,
             "title": r.snapshot["title"],
             "maturity": r.snapshot["maturity"],
+            "notes": r.notes,
         }
         for r in reversed(releases_for_reader(code=code, staff=caller(request).staff))
     ]

@@ -37,6 +37,7 @@ def reader_body(view: ReaderView, *, whole: bool) -> dict:
         "release": release.number if release else None,
         "latest_release": view.latest_release,
         "released_at": release.created_at if release else None,
+        "release_notes": release.notes if release else "",
     }
 
 

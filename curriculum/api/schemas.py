@@ -230,6 +230,9 @@ class ChapterOut(Open):
     release: int | None = Field(description="The release shown; null for the working copy.")
     latest_release: int | None
     released_at: datetime | None
+    release_notes: str = Field(
+        "", description="The Editor's notes on the release shown; empty for the working copy."
+    )
 
 
 # ---------------------------------------------------------------- lists
@@ -267,6 +270,7 @@ class ReleaseSummary(Schema):
     created_at: datetime
     title: str
     maturity: Maturity
+    notes: str = Field(description="The Editor's release notes (what changed, and why).")
 
 
 class ClaimOut(Open):

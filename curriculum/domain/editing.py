@@ -125,6 +125,28 @@ class ChapterWithdraw(ChapterSave):
         return [*super().permissions(), PUBLISH_PERMISSION]
 
 
+@dataclass(kw_only=True)
+class ChapterDelete(Action):
+    """An Editor's act (roles.py), for a chapter never released: a release is kept for good,
+    and readers' links to it with it (withdraw a released chapter instead)."""
+
+    chapter: Chapter
+    needs: ClassVar[tuple[str, ...]] = ("curriculum.delete_chapter",)
+    denied: ClassVar[str | None] = "only Editors delete chapters"
+
+    def lock(self) -> None:
+        chapter_lock(chapter_id=self.chapter.pk)
+
+    def check(self) -> list[str]:
+        reasons = super().check()
+        if self.chapter.releases.exists():
+            reasons.append(f"{self.chapter.code} has releases, kept for good: withdraw it instead")
+        return reasons
+
+    def run(self) -> None:
+        self.chapter.delete()
+
+
 def _shown_changes(stored: Chapter, chapter: Chapter) -> bool:
     """Whether readers stop or start seeing the chapter: draft is hidden, all else shown."""
     state = state_after_edit(chapter.state, released=True)

@@ -9,8 +9,10 @@ which a rename locks too, so a book's numeral never changes under a release bein
 
 A chapter unchanged since its latest release (nothing readers see differs) makes no release:
 the publish says so, and a withdrawn one is shown again as that release. Each release records
-who made it (`publications`): the user, or the system and what ran it (`via`). A new release
-asks the worker for its PDF and its book's (`printing`).
+who made it (`publications`): the user, or the system and what ran it (`via`), and the
+Editor's release notes readers are shown with it. Publishing ends the chapter's review request
+and any schedule (`reviews`, `schedules`). A new release asks the worker for its PDF and its
+book's (`printing`).
 
 A publisher may name the version of the working copy they reviewed (admin's confirmation page,
 the API's If-Match, `publish_chapter --reviewed`): a publish over anything newer is refused, so
@@ -21,7 +23,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from curriculum.models import Chapter, Release
+from django.conf import settings
+
+from curriculum.models import Chapter, PublishSchedule, Release, Review
 from curriculum.models.course import code_book_mismatch
 
 from .actions import Action
@@ -114,6 +118,14 @@ def publish_reasons(chapter: Chapter) -> list[str]:
     return reasons + references + claim_reasons(document)
 
 
+def notes_reasons(notes: str, *, name: str = "release notes") -> list[str]:
+    """A text an Editor or Author writes in review (notes, a note, comments) is bounded."""
+    limit = settings.LIMIT_REVIEW_TEXT_CHARS
+    if len(notes) > limit:
+        return [f"{name}: {len(notes)} characters, at most {limit}"]
+    return []
+
+
 def _detail(solution) -> str:
     verdict = solution.verdict
     if verdict.status == "mismatch" and verdict.max_abs_error is not None:
@@ -132,13 +144,19 @@ class ChapterPublish(Action):
     # None when they name none
     reviewed: frozenset[str] | None = None
     via: str = ""  # what ran it, recorded when no user did ("seed", "publish_chapter")
+    notes: str = ""  # the release notes readers are shown with the release it makes
     needs: ClassVar[tuple[str, ...]] = (PUBLISH_PERMISSION,)
     denied: ClassVar[str | None] = NOT_AN_EDITOR
     loaded: Chapter = field(init=False)  # as check() read it, under the lock in execute()
 
     def check(self) -> list[str]:
         self.loaded = chapters_with_parts().get(pk=self.chapter.pk)
-        return super().check() + self.outdated(self.loaded) + publish_reasons(self.loaded)
+        return (
+            super().check()
+            + self.outdated(self.loaded)
+            + notes_reasons(self.notes)
+            + publish_reasons(self.loaded)
+        )
 
     def outdated(self, loaded: Chapter) -> list[str]:
         """The refusal when the working copy is not a version the publisher reviewed."""
@@ -164,6 +182,9 @@ class ChapterPublish(Action):
         snapshot, latest = release_now(loaded)
         made = not release_unchanged(snapshot=snapshot, latest=latest)
         loaded.state = Chapter.State.PUBLISHED
+        # published: its review request and any schedule are done with
+        Review.objects.filter(chapter_id=loaded.pk).delete()
+        PublishSchedule.objects.filter(chapter_id=loaded.pk).delete()
         if made or shown_again:
             Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
             chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
@@ -177,6 +198,7 @@ class ChapterPublish(Action):
             snapshot=snapshot,
             created_by=self.user if getattr(self.user, "pk", None) else None,
             made_by=release_maker(user=self.user, via=self.via),
+            notes=self.notes.strip(),
         )
         chapter_published(code=loaded.code, release=release.number)
         pdfs_ask_for_release(release)  # the worker prints them once this commits

@@ -1,5 +1,12 @@
-"""Staff roles: Authors edit the course; Editors edit and publish. Who may do what is said here
-(the permission each action needs) and decided by the actions (`domain.actions`), nowhere else."""
+"""Staff roles. Who may do what is said here (the permission each action needs) and decided by
+the actions (`domain.actions`), nowhere else; admin shows only what a role may do.
+
+- Authors edit chapters and everything in them (parts, problems, solutions; deleting a part or
+  a problem is an edit), and submit a chapter for review. They read books but never edit,
+  add or delete them, never delete a chapter, and never publish, withdraw, schedule or return.
+- Editors do all of that, and edit books, delete unreleased chapters, publish (with release
+  notes), schedule a publish, withdraw, and return a chapter to its author with comments.
+"""
 
 from collections.abc import Iterable
 
@@ -17,6 +24,8 @@ CONTENT_MODELS = (
     "solution",
 )
 READ_MODELS = ("release", "verdict")
+# What only Editors may do to content: books are the course's frame, and a chapter goes whole.
+EDITOR_ONLY = ("add_book", "change_book", "delete_book", "delete_chapter")
 
 PUBLISH_PERMISSION = "curriculum.publish_chapter"  # publish, and withdraw or re-show a release
 REVERIFY_PERMISSION = "curriculum.change_solution"  # send a chapter's solutions to the verifier
@@ -45,7 +54,7 @@ def roles_ensure() -> None:
         Permission.objects.filter(content_type__app_label="curriculum", codename="manage_apitoken")
     )
     authors, _ = Group.objects.get_or_create(name="Authors")
-    authors.permissions.set(content)
+    authors.permissions.set([p for p in content if p.codename not in EDITOR_ONLY])
     editors, _ = Group.objects.get_or_create(name="Editors")
     editors.permissions.set(content + publish + every_token)
 

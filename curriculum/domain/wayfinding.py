@@ -98,6 +98,7 @@ class ReleaseEntry:
     title: str
     maturity: str
     changes: list[str]
+    notes: str  # the Editor's release notes
 
 
 def release_history(*, code: str, staff: bool = False) -> list[ReleaseEntry]:
@@ -112,6 +113,7 @@ def release_history(*, code: str, staff: bool = False) -> list[ReleaseEntry]:
             changes=release_changes_for_readers(
                 before=previous.snapshot if previous else None, after=release.snapshot
             ),
+            notes=release.notes,
         )
         for previous, release in zip([None, *releases], releases, strict=False)
     ]

@@ -9,6 +9,7 @@ from .practice import Attempt, PracticeTally, ProblemReport
 from .prints import PrintedPdf
 from .problems import Problem, Solution, Verdict
 from .releases import Release
+from .reviews import PublishSchedule, Review
 from .search import SearchEntry, SearchWord
 from .tokens import ApiToken
 from .webhooks import WebhookDelivery, WebhookEndpoint
@@ -29,7 +30,9 @@ __all__ = [
     "Problem",
     "ProblemReport",
     "Proposition",
+    "PublishSchedule",
     "Release",
+    "Review",
     "SearchEntry",
     "SearchWord",
     "Solution",

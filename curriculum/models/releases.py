@@ -23,6 +23,9 @@ class Release(models.Model):
         editable=False,
         help_text="Who made it, as lists show it: the user's name, or the system and what ran it.",
     )
+    notes = models.TextField(
+        blank=True, help_text="The release notes readers are shown: what changed, and why."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -7,10 +7,14 @@ import subprocess
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 import attention
+from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.verification import fingerprint, verdict_request
-from curriculum.models import PrintedPdf, Problem, Solution
+from curriculum.models import Chapter, PrintedPdf, Problem, PublishSchedule, Release, Solution
+from curriculum.tasks import publish_due_chapters
+from tests.conftest import sketch
 from tests.curriculum.conftest import decided, import_chapter, release_ii3, uniform_problem
 from tests.processes import wait_for
 
@@ -204,3 +208,33 @@ def test_a_release_is_printed_by_the_worker_and_served_as_a_pdf(worker, seeded, 
         assert "Scaled" in text and "Prop. 1" in text
         assert "$" not in text and "\\frac" not in text
     assert "/chapters/II.3/releases/1/pdf" in client.get("/chapters/II.3/").content.decode()
+
+
+def test_the_worker_runs_due_schedules_publishing_one_and_keeping_a_refusal(worker, books, erin):
+    """The beat's task, sent as the beat sends it: II.7 is published as its Editor with the
+    notes; II.8, whose thesis is empty, is refused and keeps the gate's reason for its author."""
+    chapter_import(document=sketch("II.7"))
+    chapter_import(document=sketch("II.8", thesis=""))
+    decided(list(Solution.objects.values_list("pk", flat=True)))
+    for code in ("II.7", "II.8"):
+        PublishSchedule.objects.create(
+            chapter=Chapter.objects.get(code=code),
+            scheduled_by=erin,
+            publish_at=timezone.now(),
+            notes=f"{code} goes live.",
+        )
+    publish_due_chapters.delay()
+    wait_for(
+        lambda: not PublishSchedule.objects.filter(status="waiting").exists(),
+        timeout=30,
+        what="the scheduled publishes",
+    )
+    release = Release.objects.get()
+    assert (release.chapter.code, release.made_by, release.notes) == (
+        "II.7",
+        "erin",
+        "II.7 goes live.",
+    )
+    refused = PublishSchedule.objects.get()
+    assert refused.chapter.code == "II.8" and refused.status == "refused"
+    assert "thesis: empty (required at every maturity)" in refused.reasons

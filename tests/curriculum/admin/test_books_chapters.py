@@ -329,13 +329,14 @@ def test_an_editor_confirming_after_an_authors_edit_publishes_nothing_until_revi
         document=chapter_source(code="II.7") | {"thesis": "An author's late claim."}, user=alice
     )
 
-    refused = client.post(publish_url(chapter), {"reviewed": reviewed_on(confirmation)})
-    assert refused.status_code == 302 and refused.url == publish_url(chapter)
-    text = client.get(refused.url).content.decode()
+    notes = {"notes": "Sharper thesis."}
+    refused = client.post(publish_url(chapter), {"reviewed": reviewed_on(confirmation)} | notes)
+    text = refused.content.decode()
     assert "Not published: the chapter changed since you reviewed it" in text
+    assert "Sharper thesis." in text  # the notes typed are kept
     assert not Release.objects.exists()
 
-    again = client.get(publish_url(chapter))
+    again = refused  # the confirmation again, as the chapter now is
     client.post(publish_url(chapter), {"reviewed": reviewed_on(again)})
     assert Release.objects.get().snapshot["thesis"] == "An author's late claim."
 

@@ -52,13 +52,13 @@ def test_an_author_can_add_change_and_delete_content(ready, client, alice):
     assert 'name="_save"' in text and "Add another Strand item" in text
 
 
-def test_an_author_sees_no_publish_button_and_cannot_post_one(ready, client, alice):
+def test_an_author_sees_submit_for_review_where_editors_see_publish(ready, client, alice):
     client.force_login(alice)
-    assert publish_url(ready) not in client.get(change_url(ready)).content.decode()
-    confirm = client.get(publish_url(ready)).content.decode()
-    assert "only Editors publish chapters" in confirm
-    page = client.post(publish_url(ready), follow=True)
-    assert "nly Editors publish chapters" in page.content.decode()
+    page = client.get(change_url(ready)).content.decode()
+    assert publish_url(ready) not in page and "Publish…" not in page
+    assert "Submit for review…" in page
+    assert client.get(publish_url(ready)).status_code == 403
+    assert client.post(publish_url(ready)).status_code == 403
     assert not Release.objects.exists()
 
 

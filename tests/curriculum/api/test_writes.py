@@ -150,7 +150,15 @@ def test_verify_requeues_every_solution(client, seeded, alice_token):
     assert pending.count() == response.json()["enqueued"]
 
 
-READER_ONLY = {"format", "book_title", "derived", "release", "latest_release", "released_at"}
+READER_ONLY = {
+    "format",
+    "book_title",
+    "derived",
+    "release",
+    "latest_release",
+    "released_at",
+    "release_notes",
+}
 
 
 def _document_of(body):
