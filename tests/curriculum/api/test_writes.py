@@ -152,6 +152,7 @@ def test_verify_requeues_every_solution(client, seeded, alice_token):
 
 READER_ONLY = {
     "format",
+    "references",
     "book_title",
     "derived",
     "release",
