@@ -12,7 +12,7 @@ from typing import Any
 from ninja import Field, Path, Query, Router, Schema
 from ninja.errors import Throttled, ValidationError
 
-from curriculum.clients import PRACTICE_CHECKS, client_admit
+from curriculum.clients import PRACTICE_CHECKS
 from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.judging import reader_asks
 from curriculum.domain.practice import (
@@ -28,7 +28,7 @@ from curriculum.models.problems import KEY_CHARS
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import CODE
 from .schemas import READ_ERRORS, Error
-from .throttling import AnonymousReadThrottle, PracticeCheckThrottle
+from .throttling import AnonymousReadThrottle, PracticeCheckThrottle, admit
 
 router = Router(tags=["practice"], auth=READ_AUTH)
 ERRORS = {**READ_ERRORS, 404: Error}
@@ -161,10 +161,9 @@ def _shown(request, practice, instance: int, *, hints: int, solution: bool) -> d
             value = solution_for_instance(
                 practice=practice,
                 instance=instance,
-                allow=lambda: client_admit(request, PRACTICE_CHECKS),
+                allow=lambda: admit(request, PRACTICE_CHECKS),
             )
         except EngineThrottled as refused:
-            request.refused_by = PRACTICE_CHECKS  # the 429 names the rate
             raise Throttled(wait=PRACTICE_CHECKS.rate()[1]) from refused
         steps = practice.problem["solution"]
         shown["solution"] = {
