@@ -65,8 +65,8 @@ class CurriculumAPI(NinjaAPI):
 
 def _problems_documented(schema: dict) -> None:
     """Every error response is documented as what it is sent as: application/problem+json."""
-    for operations in schema["paths"].values():
-        for operation in operations.values():
+    for methods in schema["paths"].values():
+        for operation in methods.values():
             for status, response in operation.get("responses", {}).items():
                 content = response.get("content", {})
                 if int(status) >= 400 and "application/json" in content:

@@ -195,7 +195,7 @@ def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n:
             practice=practice, instance=instance, answer=answer, flat=flat, reader=request.user
         )
     except AnswerInvalid as error:
-        raise ValidationError([{"loc": ["body", "answer"], "msg": str(error)}]) from error
+        raise ValidationError([{"loc": ["body", "body", "answer"], "msg": str(error)}]) from error
     mistake = judged.mistake if judged else None
     return {
         "ok": bool(judged and judged.ok),

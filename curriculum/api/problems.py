@@ -16,6 +16,7 @@ PROBLEM_TYPE = "application/problem+json"
 # A path as the importer writes it before ": ": `problems[0].inputs.seq_len`, `body`.
 PATH = re.compile(r"(?P<path>[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (?P<detail>.*)", re.S)
 STEP = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
+NAMED_LIMIT = re.compile(r"\bLIMIT_[A-Z_]+")  # a limit's setting, named in its refusal
 WHOLE = ("body", "file")  # the importer's name for the whole document, not a key in it
 PARAMETERS = ("query", "path", "header", "cookie")  # where ninja finds a parameter
 
@@ -42,14 +43,22 @@ def located(message: str, code: str) -> dict[str, str]:
 
 
 def limit_or(code: str, message: str) -> dict[str, str]:
-    """A chapter-file error: `limit` where a named limit refused it, else `code`."""
-    return located(message, "limit" if "(LIMIT_" in message else code)
+    """A chapter-file error: `limit` where a limit named in settings refused it, else `code`."""
+    return located(message, _limit_or(code, message))
+
+
+def _limit_or(code: str, message: str) -> str:
+    return "limit" if NAMED_LIMIT.search(message) else code
 
 
 def validation_error(error: dict[str, Any]) -> dict[str, str]:
-    """One of pydantic's errors as ninja reports it (`loc`: where, then the parameter's name)."""
+    """One of pydantic's errors as ninja reports it (`loc`: where, then the parameter's name,
+    then the path inside a body); the API's own refusals of a parameter say the same."""
     where, *rest = [str(step) for step in error.get("loc", ())] or ["body"]
-    item = {"code": str(error.get("type", "invalid")), "detail": str(error.get("msg", ""))}
+    message = str(error.get("msg", ""))
+    item = {"code": _limit_or("invalid", message), "detail": message}
+    if "type" in error:  # pydantic's: `missing`, `int_parsing`, ...
+        item["code"] = str(error["type"])
     if where in PARAMETERS and rest:
         return {"parameter": rest[-1]} | item
     # after the body parameter's own name, which the client never sends
