@@ -14,10 +14,17 @@ from django.http import HttpResponse
 
 PROBLEM_TYPE = "application/problem+json"
 # A path as the importer writes it before ": ": `problems[0].inputs.seq_len`, `body`.
-PATH = re.compile(r"(?P<path>[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (?P<detail>.*)", re.S)
+PATH = re.compile(
+    r"(?P<path>top level|[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (?P<detail>.*)", re.S
+)
 STEP = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
 NAMED_LIMIT = re.compile(r"\bLIMIT_[A-Z_]+")  # a limit's setting, named in its refusal
-WHOLE = ("body", "file")  # the importer's name for the whole document, not a key in it
+WHOLE = (
+    "body",
+    "file",
+    "top level",
+    "chapter",
+)  # the importer's name for the whole document, not a key in it
 PARAMETERS = ("query", "path", "header", "cookie")  # where ninja finds a parameter
 
 

@@ -321,7 +321,7 @@ def test_the_api_checks_an_answer_right_wrong_and_badly_written(client, practice
     shape = post([1, 2]).json()
     assert shape["answer_shape"] == [2] and shape["expected_shape"] == [2, 3]
     bad = post("1 two")
-    assert bad.status_code == 422 and "'two' is not a number" in bad.json()["errors"][0]
+    assert bad.status_code == 422 and "'two' is not a number" in bad.json()["errors"][0]["detail"]
 
 
 def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice):
@@ -400,7 +400,7 @@ def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(
     """A key given twice would be graded on whichever value won: refused, as in every body."""
     response = client.post(f"{API}/1/check", body, content_type="application/json")
     assert response.status_code == 400
-    assert reason in response.json()["errors"][0]
+    assert reason in response.json()["errors"][0]["detail"]
 
 
 # ---------------------------------------------------------------- a check leaks nothing
