@@ -43,6 +43,11 @@ class CurriculumAPI(NinjaAPI):
             PROCESS_BODIES.set(key, response.content)
         return response
 
+    def get_openapi_operation_id(self, operation) -> str:
+        """An operation is named as its view is (`chapter_read`, `chapter_put`): the method a
+        generated client calls; ninja's default prefixed the module path."""
+        return operation.view_func.__name__
+
     def get_openapi_schema(self, *, path_prefix=None, path_params=None):
         """Built once per process and prefix (a build costs about a fifth of a second of CPU,
         and the routes never change once loaded); callers must not change what they get. The
@@ -64,13 +69,22 @@ class CurriculumAPI(NinjaAPI):
 
 
 def _problems_documented(schema: dict) -> None:
-    """Every error response is documented as what it is sent as: application/problem+json."""
+    """Every error response is documented as what it is sent as (application/problem+json),
+    every operation summarized."""
     for methods in schema["paths"].values():
         for operation in methods.values():
+            _summarized(operation)
             for status, response in operation.get("responses", {}).items():
                 content = response.get("content", {})
                 if int(status) >= 400 and "application/json" in content:
                     content[PROBLEM_TYPE] = content.pop("application/json")
+
+
+def _summarized(operation: dict) -> None:
+    """The summary is the docstring's first sentence, not ninja's title-cased view name."""
+    first = operation.get("description", "").split("\n\n")[0].split(". ")[0]
+    if first:
+        operation["summary"] = " ".join(first.split()).rstrip(".")
 
 
 class StrictJSON(Parser):
