@@ -63,7 +63,11 @@ class InstanceOut(Schema):
     key: str
     instance: int
     instances: int
-    statement: str
+    statement: str = Field(description="The statement's source, placeholders and all.")
+    statement_html: str = Field(
+        description="The statement as the practice page shows it: this instance's inputs in "
+        "place of their placeholders, an output's as `?`, formulas typeset."
+    )
     operation: str
     ask: dict[str, Any]
     tolerance: dict[str, Any]
@@ -141,6 +145,7 @@ def instance_read(
         "instance": instance,
         "instances": practice.instances,
         "statement": problem["statement"],
+        "statement_html": practice.text_html(problem["statement"], instance),
         "operation": problem["operation"],
         "ask": problem["ask"],
         "tolerance": problem["tolerance"],

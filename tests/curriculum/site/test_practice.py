@@ -357,6 +357,9 @@ def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(clie
     assert "?" in statement
     answer = engine(6)
     assert number(answer[0][0]) not in statement
+    read = client.get("/api/v1/chapters/II.7/problems/p3/instances/6").json()
+    assert "{{ inputs.scores" in read["statement"]
+    assert read["statement_html"].strip() == statement.strip()  # the page's: drawn, and "?"
 
 
 @pytest.mark.parametrize(
