@@ -12,6 +12,7 @@ all, counts with a read and a write: requests at the same instant may be counted
 """
 
 import ipaddress
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -68,8 +69,24 @@ def client_address(request: HttpRequest) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class Window:
+    """A client's place in its current window, as the count that admits or refuses it says
+    (the API announces it in RateLimit-* headers)."""
+
+    admitted: bool
+    limit: int  # requests allowed in a window
+    remaining: int  # still allowed in this window
+    reset: int  # seconds until the window ends (at least 1)
+
+
 def client_admit(request: HttpRequest, limit: Limit) -> bool:
-    """Count this request against the client's window; False past the rate.
+    """Count this request against the client's window; False past the rate."""
+    return client_window(request, limit).admitted
+
+
+def client_window(request: HttpRequest, limit: Limit) -> Window:
+    """Count this request against the client's window: admitted unless past the rate.
 
     A window opens with the client's first request and lasts the rate's period; its count is
     kept under the window's start, so a count never outlives its window, whatever a cache does
@@ -81,10 +98,13 @@ def client_admit(request: HttpRequest, limit: Limit) -> bool:
         cache.add(f"{client}:opened", time.time(), seconds)
         opened = cache.get(f"{client}:opened", time.time())
     key = f"{client}:{opened!r}"
+    reset = max(1, math.ceil(opened + seconds - time.time()))
     for _ in range(2):  # counted in the window, else the window's first; a race: count again
         try:
-            return cache.incr(key) <= count
+            used = cache.incr(key)
         except ValueError:  # no count yet (or its window just ended)
             if cache.add(key, 1, seconds + 1):
-                return count >= 1
-    return False
+                return Window(count >= 1, count, max(0, count - 1), seconds)
+        else:
+            return Window(used <= count, count, max(0, count - used), reset)
+    return Window(False, count, 0, reset)

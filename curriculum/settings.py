@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "corsheaders.middleware.CorsMiddleware",  # before anything that answers: CORS below
     "curriculum.api.middleware.ApiShapeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -437,3 +438,23 @@ LIMIT_API_PAGE_DEFAULT = env.int("LIMIT_API_PAGE_DEFAULT", 50)
 LIMIT_API_PAGE = env.int("LIMIT_API_PAGE", 100)
 NINJA_PAGINATION_PER_PAGE = LIMIT_API_PAGE_DEFAULT
 NINJA_PAGINATION_MAX_LIMIT = LIMIT_API_PAGE
+# CORS (django-cors-headers): a page on another origin may read the public API, never with the
+# reader's cookies (no credentials) and never write: a preflight grants GET and HEAD only, so a
+# JSON body or a token-bearing POST from another origin is never sent. API_CORS_ORIGINS is "*"
+# (any origin: the reads are public anyway), "" (none) or a comma-separated list of origins.
+INSTALLED_APPS += ["corsheaders"]
+API_CORS_ORIGINS = env.list("API_CORS_ORIGINS", ["*"])
+CORS_ALLOW_ALL_ORIGINS = API_CORS_ORIGINS == ["*"]
+CORS_ALLOWED_ORIGINS = [] if CORS_ALLOW_ALL_ORIGINS else API_CORS_ORIGINS
+CORS_URLS_REGEX = r"^/api/v1/"
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+CORS_ALLOW_HEADERS = ("accept", "authorization", "if-none-match", "if-modified-since")
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = (
+    "ETag",
+    "Link",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)

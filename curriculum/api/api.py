@@ -1,7 +1,8 @@
 """The NinjaAPI instance: routers, throttling, and one error shape for every refusal.
 
-Every error body is `{"detail": ..., "errors": [...]}`; `errors` lists every problem (each
-importer error with its path, each reason the gate refused) so a client fixes all at once.
+Every error body is a problem (curriculum/api/problems.py); its `errors` list every problem
+(each importer error with its pointer, each reason the gate refused) so a client fixes all at
+once.
 """
 
 import logging
@@ -21,8 +22,9 @@ from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden
 
 from . import chapters, claims, lists, operations, practice, search, writes  # noqa: F401  (writes, claims: on chapters.router)
-from .auth import READ_AUTH, READ_SECURITY
+from .auth import BEARER_CHALLENGE, READ_AUTH, READ_SECURITY
 from .media import UnsupportedMediaType, json_body
+from .problems import PROBLEM_TYPE, limit_or, located, problem_response, validation_error
 from .schemas import Error, Pong
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
 from .writes import BodyTooLarge
@@ -41,6 +43,11 @@ class CurriculumAPI(NinjaAPI):
             PROCESS_BODIES.set(key, response.content)
         return response
 
+    def get_openapi_operation_id(self, operation) -> str:
+        """An operation is named as its view is (`chapter_read`, `chapter_put`): the method a
+        generated client calls; ninja's default prefixed the module path."""
+        return operation.view_func.__name__
+
     def get_openapi_schema(self, *, path_prefix=None, path_params=None):
         """Built once per process and prefix (a build costs about a fifth of a second of CPU,
         and the routes never change once loaded); callers must not change what they get. The
@@ -56,8 +63,28 @@ class CurriculumAPI(NinjaAPI):
             components = schema["components"]["schemas"]
             components.update(described.pop("$defs", {}))
             components["ChapterDocument"] = described
+            _problems_documented(schema)
             schemas[path_prefix] = schema
         return schemas[path_prefix]
+
+
+def _problems_documented(schema: dict) -> None:
+    """Every error response is documented as what it is sent as (application/problem+json),
+    every operation summarized."""
+    for methods in schema["paths"].values():
+        for operation in methods.values():
+            _summarized(operation)
+            for status, response in operation.get("responses", {}).items():
+                content = response.get("content", {})
+                if int(status) >= 400 and "application/json" in content:
+                    content[PROBLEM_TYPE] = content.pop("application/json")
+
+
+def _summarized(operation: dict) -> None:
+    """The summary is the docstring's first sentence, not ninja's title-cased view name."""
+    first = operation.get("description", "").split("\n\n")[0].split(". ")[0]
+    if first:
+        operation["summary"] = " ".join(first.split()).rstrip(".")
 
 
 class StrictJSON(Parser):
@@ -102,15 +129,15 @@ def ping(request):
     return {"ok": True}
 
 
-def _error(request: HttpRequest, status: int, detail: str, errors: list[str]) -> HttpResponse:
-    return api.create_response(request, {"detail": detail, "errors": errors}, status=status)
+def _error(
+    request: HttpRequest, status: int, detail: str, errors: list[dict[str, str]]
+) -> HttpResponse:
+    return problem_response(status, detail, errors)
 
 
 @api.exception_handler(ValidationError)
 def invalid_request(request, exc: ValidationError):
-    errors = [
-        ".".join(str(p) for p in e.get("loc", ())) + f": {e.get('msg', '')}" for e in exc.errors
-    ]
+    errors = [validation_error(e) for e in exc.errors]
     return _error(request, 422, "the request is not valid", errors)
 
 
@@ -127,25 +154,32 @@ def http_error(request, exc: HttpError):
     cause = exc.__cause__
     if isinstance(cause, UnsupportedMediaType):  # ninja calls any body it cannot parse a 400
         return unsupported_media_type(request, cause)
-    errors = cause.errors if isinstance(cause, ChapterFileError) else []
-    if exc.status_code == 429:  # the throttle that refused says which rate, and its period
+    errors = (
+        [limit_or("invalid_json", e) for e in cause.errors]
+        if isinstance(cause, ChapterFileError)
+        else []
+    )
+    if exc.status_code == 429:  # the throttle that refused says which rate, and when to retry
         refused_by = getattr(request, "refused_by", ANONYMOUS_READS)
-        response = _error(request, 429, exc.message, [refused_by.refusal()])
-        response["Retry-After"] = str(refused_by.rate()[1])
-        return response
-    return _error(request, exc.status_code, exc.message, errors)
+        refusal = [{"code": "rate_limited", "detail": refused_by.refusal()}]
+        return _error(request, 429, exc.message, refusal)
+    response = _error(request, exc.status_code, exc.message, errors)
+    if exc.status_code == 401:  # RFC 9110: a 401 names the scheme that would be accepted
+        response["WWW-Authenticate"] = BEARER_CHALLENGE
+    return response
 
 
 @api.exception_handler(BodyTooLarge)
 @api.exception_handler(RequestDataTooBig)
 def body_too_large(request, exc):
     limit = f"body: at most {BodyTooLarge.limit():,} bytes (LIMIT_API_BODY_BYTES)"
-    return _error(request, 413, "the body is too large", [limit])
+    return _error(request, 413, "the body is too large", [located(limit, "limit")])
 
 
 @api.exception_handler(UnsupportedMediaType)
 def unsupported_media_type(request, exc: UnsupportedMediaType):
-    return _error(request, 415, "Unsupported Media Type", [str(exc)])
+    refusal = {"code": "unsupported_media_type", "detail": exc.reason}
+    return _error(request, 415, "Unsupported Media Type", [refusal])
 
 
 @api.exception_handler(Exception)
@@ -157,22 +191,26 @@ def server_error(request, exc: Exception):
 
 @api.exception_handler(ChapterFileError)
 def document_refused(request, exc: ChapterFileError):
-    return _error(request, 422, "the chapter document was refused; nothing was written", exc.errors)
+    errors = [limit_or("invalid", e) for e in exc.errors]
+    return _error(request, 422, "the chapter document was refused; nothing was written", errors)
 
 
 @api.exception_handler(SourceChanged)
 def source_changed(request, exc: SourceChanged):
-    return _error(request, 412, "the working copy changed; nothing was written", [str(exc)])
+    changed = [{"code": "source_changed", "detail": str(exc)}]
+    return _error(request, 412, "the working copy changed; nothing was written", changed)
 
 
 @api.exception_handler(PublishRefused)
 def publish_refused(request, exc: PublishRefused):
-    return _error(request, 409, "the chapter cannot be published yet", exc.reasons)
+    reasons = [located(reason, "not_publishable") for reason in exc.reasons]
+    return _error(request, 409, "the chapter cannot be published yet", reasons)
 
 
 @api.exception_handler(PublishOutdated)
 def publish_outdated(request, exc: PublishOutdated):
-    return _error(request, 412, "the working copy changed; nothing was published", exc.reasons)
+    reasons = [located(reason, "not_publishable") for reason in exc.reasons]
+    return _error(request, 412, "the working copy changed; nothing was published", reasons)
 
 
 @api.exception_handler(Forbidden)

@@ -90,6 +90,8 @@ def caller(request: HttpRequest) -> Caller:
     return request.auth  # type: ignore[attr-defined]
 
 
+# What a 401 answers in WWW-Authenticate (RFC 9110, RFC 6750): the scheme that is accepted.
+BEARER_CHALLENGE = 'Bearer realm="curriculum"'
 READ_AUTH = [BearerToken(), session_csrf, staff_session, anonymous]
 TOKEN_READ_AUTH = [BearerToken("read")]
 WRITE_AUTH = [BearerToken("write")]

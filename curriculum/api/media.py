@@ -17,7 +17,8 @@ class UnsupportedMediaType(Exception):
     """415: the body's Content-Type is not one the route reads."""
 
     def __init__(self, sent: str, accepted: str = JSON_TYPE) -> None:
-        super().__init__(f"body: the Content-Type is {sent or 'missing'!r}; send it as {accepted}")
+        self.reason = f"the Content-Type is {sent or 'missing'!r}; send it as {accepted}"
+        super().__init__(f"body: {self.reason}")
 
 
 def media_type(header: str | None) -> str:

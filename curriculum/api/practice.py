@@ -12,7 +12,7 @@ from typing import Any
 from ninja import Field, Path, Query, Router, Schema
 from ninja.errors import Throttled, ValidationError
 
-from curriculum.clients import PRACTICE_CHECKS, client_admit
+from curriculum.clients import PRACTICE_CHECKS
 from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.judging import reader_asks
 from curriculum.domain.practice import (
@@ -28,7 +28,7 @@ from curriculum.models.problems import KEY_CHARS
 from .auth import READ_AUTH, READ_SECURITY, caller
 from .params import CODE
 from .schemas import READ_ERRORS, Error
-from .throttling import AnonymousReadThrottle, PracticeCheckThrottle
+from .throttling import AnonymousReadThrottle, PracticeCheckThrottle, admit
 
 router = Router(tags=["practice"], auth=READ_AUTH)
 ERRORS = {**READ_ERRORS, 404: Error}
@@ -63,7 +63,11 @@ class InstanceOut(Schema):
     key: str
     instance: int
     instances: int
-    statement: str
+    statement: str = Field(description="The statement's source, placeholders and all.")
+    statement_html: str = Field(
+        description="The statement as the practice page shows it: this instance's inputs in "
+        "place of their placeholders, an output's as `?`, formulas typeset."
+    )
     operation: str
     ask: dict[str, Any]
     tolerance: dict[str, Any]
@@ -141,6 +145,7 @@ def instance_read(
         "instance": instance,
         "instances": practice.instances,
         "statement": problem["statement"],
+        "statement_html": practice.text_html(problem["statement"], instance),
         "operation": problem["operation"],
         "ask": problem["ask"],
         "tolerance": problem["tolerance"],
@@ -161,10 +166,9 @@ def _shown(request, practice, instance: int, *, hints: int, solution: bool) -> d
             value = solution_for_instance(
                 practice=practice,
                 instance=instance,
-                allow=lambda: client_admit(request, PRACTICE_CHECKS),
+                allow=lambda: admit(request, PRACTICE_CHECKS),
             )
         except EngineThrottled as refused:
-            request.refused_by = PRACTICE_CHECKS  # the 429 names the rate
             raise Throttled(wait=PRACTICE_CHECKS.rate()[1]) from refused
         steps = practice.problem["solution"]
         shown["solution"] = {
@@ -196,7 +200,7 @@ def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n:
             practice=practice, instance=instance, answer=answer, flat=flat, reader=request.user
         )
     except AnswerInvalid as error:
-        raise ValidationError([{"loc": ["body", "answer"], "msg": str(error)}]) from error
+        raise ValidationError([{"loc": ["body", "body", "answer"], "msg": str(error)}]) from error
     mistake = judged.mistake if judged else None
     return {
         "ok": bool(judged and judged.ok),

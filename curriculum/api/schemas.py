@@ -34,10 +34,29 @@ class Open(Schema):
     model_config = ConfigDict(extra="allow")
 
 
+class ErrorItem(Schema):
+    code: str = Field(
+        description="What is wrong, for a program: `invalid`, `limit`, `not_publishable`, "
+        "`rate_limited`, `unsupported_media_type`, or pydantic's error type for a parameter."
+    )
+    detail: str = Field(description="What is wrong, for a person.")
+    pointer: str | None = Field(
+        None,
+        description="Where in the body sent (RFC 6901 JSON pointer, `/problems/0/inputs/x`; "
+        '`""` is the whole body); absent when the error is not about one part of it.',
+    )
+    parameter: str | None = Field(None, description="The query or path parameter at fault.")
+
+
 class Error(Schema):
+    """RFC 9457 problem details, sent as `application/problem+json` for every error."""
+
+    type: str = Field("about:blank", description="Always `about:blank`: `status` says it all.")
+    title: str = Field(description="The HTTP status's phrase.")
+    status: int
     detail: str
-    errors: list[str] = Field(
-        default_factory=list, description="Every problem, as `path: message`."
+    errors: list[ErrorItem] = Field(
+        default_factory=list, description="Every problem, so a client fixes all at once."
     )
 
 

@@ -1,16 +1,31 @@
 """ninja's throttle hooks over the project's one rule for counting clients (curriculum/clients.py):
 anonymous reads per client at `API_ANON_RATE`, answer checks at `PRACTICE_CHECK_RATE` (shared
-with the site's practice form), both read on each request."""
+with the site's practice form), both read on each request; each response announces the count
+that admitted or refused it."""
 
 from functools import wraps
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from ninja.errors import AuthenticationError
 from ninja.throttling import BaseThrottle
 
-from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS, Limit, client_admit
+from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS, Limit, client_window
 
 from .auth import BearerToken, staff_session
+from .problems import problem_response
+
+
+def admit(request: HttpRequest, limit: Limit) -> bool:
+    """Count the request (`client_window`); the window kept on the request is announced in its
+    response's RateLimit-* headers (middleware.py): the refusing one, else the one with the
+    fewest requests left. A refused request names its rate in the 429 (`refused_by`)."""
+    window = client_window(request, limit)
+    kept = getattr(request, "rate_window", None)
+    if kept is None or kept.admitted and (not window.admitted or window.remaining < kept.remaining):
+        request.rate_window = window  # type: ignore[attr-defined]
+    if not window.admitted:
+        request.refused_by = limit  # type: ignore[attr-defined]
+    return window.admitted
 
 
 class ClientThrottle(BaseThrottle):
@@ -19,13 +34,11 @@ class ClientThrottle(BaseThrottle):
     limit: Limit
 
     def allow_request(self, request: HttpRequest) -> bool:
-        if client_admit(request, self.limit):
-            return True
-        request.refused_by = self.limit  # type: ignore[attr-defined]  # the 429 names it
-        return False
+        return admit(request, self.limit)
 
-    def wait(self) -> float:
-        return float(self.limit.rate()[1])  # at most one period: the window ends within it
+    def wait(self) -> None:
+        """Retry-After comes from the client's own window (middleware.py), not from here."""
+        return None
 
 
 class AnonymousReadThrottle(ClientThrottle):
@@ -51,10 +64,9 @@ def throttled_as_anonymous_reads(view):
 
     @wraps(view)
     def throttled(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not _identified(request) and not client_admit(request, ANONYMOUS_READS):
-            retry = str(ANONYMOUS_READS.rate()[1])
-            body = {"detail": "Too many requests.", "errors": [ANONYMOUS_READS.refusal()]}
-            return JsonResponse(body, status=429, headers={"Retry-After": retry})
+        if not _identified(request) and not admit(request, ANONYMOUS_READS):
+            refusal = {"code": "rate_limited", "detail": ANONYMOUS_READS.refusal()}
+            return problem_response(429, "Too many requests.", [refusal])
         return view(request, *args, **kwargs)
 
     return throttled

@@ -1,17 +1,18 @@
-"""/api/v1/: the ninja API, and a JSON 404 for any other path below it."""
+"""/api/v1/: the ninja API, and a problem (404) for any other path below it."""
 
 from pathlib import Path
 
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.urls import path, re_path
 
 from .api import api
+from .problems import problem_response
 
 CONTENT_FORMAT = Path(__file__).resolve().parents[2] / "docs" / "content-format.md"
 
 
 def not_found(request, rest: str = ""):
-    return JsonResponse({"detail": "Not Found", "errors": []}, status=404)
+    return problem_response(404, "Not Found")
 
 
 def content_format(request):

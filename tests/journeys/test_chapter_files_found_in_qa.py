@@ -140,7 +140,11 @@ def test_an_api_put_with_an_infinite_tolerance_is_422_and_publish_never_500(book
     )
     assert response.status_code == 422
     assert response.json()["errors"] == [
-        "problems[2].tolerance.atol: expected a finite number, at least 0, got a number (inf)"
+        {
+            "pointer": "/problems/2/tolerance/atol",
+            "code": "invalid",
+            "detail": "expected a finite number, at least 0, got a number (inf)",
+        }
     ]
 
 
@@ -151,7 +155,11 @@ def test_an_api_put_of_a_list_is_422_with_a_plain_reason(books, erin):
     )
     assert response.status_code == 422
     assert response.json()["errors"] == [
-        "top level: expected a mapping of keys such as code, book, title, got a list"
+        {
+            "pointer": "",
+            "code": "invalid",
+            "detail": "expected a mapping of keys such as code, book, title, got a list",
+        }
     ]
 
 
@@ -164,7 +172,11 @@ def test_an_api_put_with_a_huge_number_is_422_not_500(books, erin):
     )
     assert response.status_code == 422
     assert response.json()["errors"] == [
-        f"strands.basics.target: must be at most 10000, got {10**12}"
+        {
+            "pointer": "/strands/basics/target",
+            "code": "invalid",
+            "detail": f"must be at most 10000, got {10**12}",
+        }
     ]
 
 

@@ -46,13 +46,13 @@ def test_a_generated_client_round_trips_the_source_and_publishes(
     generated_client, live_server, transactional_db, books, erin
 ):
     from curriculum_api_client.api.writing_tokens import (
-        curriculum_api_writes_chapter_publish as publish,
+        chapter_publish as publish,
     )
     from curriculum_api_client.api.writing_tokens import (
-        curriculum_api_writes_chapter_put as put,
+        chapter_put as put,
     )
     from curriculum_api_client.api.writing_tokens import (
-        curriculum_api_writes_chapter_source as source,
+        chapter_source as source,
     )
     from curriculum_api_client.models import ChapterDocument
 

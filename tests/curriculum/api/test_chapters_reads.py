@@ -70,7 +70,13 @@ def test_each_problem_carries_its_verification_provenance(client, seeded):
 def test_an_unknown_or_malformed_code_is_404_or_422(client, seeded):
     assert client.get("/api/v1/chapters/II.99").status_code == 404
     assert client.get("/api/v1/chapters/ii.4").status_code == 422
-    assert client.get("/api/v1/nowhere").json() == {"detail": "Not Found", "errors": []}
+    assert client.get("/api/v1/nowhere").json() == {
+        "type": "about:blank",
+        "title": "Not Found",
+        "status": 404,
+        "detail": "Not Found",
+        "errors": [],
+    }
 
 
 def test_a_draft_is_404_to_anonymous_and_shown_to_staff(client, seeded, alice, alice_token):

@@ -87,7 +87,8 @@ def test_bad_yaml_is_refused_with_line_and_column(client, books, alice_token):
         "/api/v1/chapters/II.7", "code: II.7\ntitle: [unclosed\n", content_type=YAML, **alice_token
     )
     assert response.status_code == 422
-    assert response.json()["errors"][0].startswith("line 3, column 1: not valid YAML")
+    [error, *_] = response.json()["errors"]
+    assert error["detail"].startswith("line 3, column 1: not valid YAML")
     assert not Chapter.objects.filter(code="II.7").exists()
 
 

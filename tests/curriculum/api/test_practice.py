@@ -54,7 +54,8 @@ def test_a_body_that_is_not_declared_json_is_415_and_nothing_is_recorded(
     assert response.status_code == 415
     body = response.json()
     assert body["detail"] == "Unsupported Media Type"
-    assert "application/json" in body["errors"][0]
+    [error] = body["errors"]
+    assert error["code"] == "unsupported_media_type" and "application/json" in error["detail"]
     assert not Attempt.objects.exists() and not PracticeTally.objects.exists()
 
 
@@ -86,7 +87,8 @@ def test_a_client_without_a_session_checks_without_a_csrf_token(practice):
 def test_a_chapter_put_that_is_neither_json_nor_yaml_is_415(client, practice, alice_token):
     source = client.get("/api/v1/chapters/II.7/source", **alice_token).content
     response = client.put("/api/v1/chapters/II.7", source, content_type="text/plain", **alice_token)
-    assert response.status_code == 415 and "application/json" in response.json()["errors"][0]
+    assert response.status_code == 415
+    assert "application/json" in response.json()["errors"][0]["detail"]
 
 
 @pytest.mark.parametrize(
@@ -99,8 +101,10 @@ def test_a_json_answer_past_the_answer_limit_is_refused_before_any_work(
     response = client.post(f"{API}/4/check", {"answer": answer}, content_type="application/json")
     assert response.status_code == 422 and engine_runs == []
     [error] = response.json()["errors"]
-    assert error.startswith("body.answer: ") and "LIMIT_ANSWER_CHARS" in error
-    assert f"{settings.LIMIT_ANSWER_CHARS:,}" in error or str(settings.LIMIT_ANSWER_CHARS) in error
+    assert (error["pointer"], error["code"]) == ("/answer", "limit")
+    limit = settings.LIMIT_ANSWER_CHARS
+    assert "LIMIT_ANSWER_CHARS" in error["detail"]
+    assert f"{limit:,}" in error["detail"] or str(limit) in error["detail"]
     assert not PracticeTally.objects.exists()
 
 

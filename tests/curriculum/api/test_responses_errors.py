@@ -16,9 +16,13 @@ from tests.conftest import sketch
 def shaped(response) -> bool:
     body = json.loads(response.content)
     return (
-        response["Content-Type"].startswith("application/json")
+        response["Content-Type"] == "application/problem+json"
+        and body.get("type") == "about:blank"
+        and body.get("status") == response.status_code
+        and isinstance(body.get("title"), str)
         and isinstance(body.get("detail"), str)
         and isinstance(body.get("errors"), list)
+        and all({"code", "detail"} <= set(error) for error in body["errors"])
     )
 
 
@@ -58,8 +62,16 @@ def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings,
     assert b"SECRET-TRACEBACK-DETAIL" not in answers[500].content
     assert "GET" in answers[405]["Allow"]
     assert answers[413].json()["errors"] == [
-        f"body: at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)"
+        {
+            "pointer": "",
+            "code": "limit",
+            "detail": f"at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)",
+        }
     ]
+    assert answers[401]["WWW-Authenticate"] == 'Bearer realm="curriculum"'
+    assert answers[422].json()["errors"][0]["parameter"] == "limit"
+    assert answers[429]["Retry-After"] == answers[429]["RateLimit-Reset"]
+    assert answers[429]["RateLimit-Remaining"] == "0"
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 
 from tests.curriculum.site.test_practice import PAGE, generated_chapter
 
@@ -140,3 +141,14 @@ def test_a_client_refused_is_told_when_to_retry_and_admitted_after_the_period(
     assert statuses[2]["Retry-After"] == "1"
     time.sleep(1.1)
     assert client.get("/api/v1/ping", REMOTE_ADDR=address).status_code == 200
+
+
+def test_each_counted_read_announces_what_remains_from_the_same_count(db, settings):
+    settings.API_ANON_RATE = "3/min"
+    client = Client(REMOTE_ADDR=_address())
+    answers = [client.get("/api/v1/ping") for _ in range(4)]
+    assert [r.status_code for r in answers] == [200, 200, 200, 429]
+    assert [r["RateLimit-Remaining"] for r in answers] == ["2", "1", "0", "0"]
+    assert {r["RateLimit-Limit"] for r in answers} == {"3"}
+    assert 0 < int(answers[3]["Retry-After"]) <= 60
+    assert answers[3]["Retry-After"] == answers[3]["RateLimit-Reset"]

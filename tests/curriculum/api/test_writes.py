@@ -38,11 +38,10 @@ def test_a_refused_document_gets_422_with_every_error_and_its_path(client, books
     document = sketch(maturity="M9", number=0)
     document["problems"][0]["kind"] = "guess"
     response = put(client, "II.7", document, alice_token)
-    errors = response.json()["errors"]
     assert response.status_code == 422
-    assert any(e.startswith("maturity:") for e in errors)
-    assert any(e.startswith("number:") for e in errors)
-    assert any(e.startswith("problems[0].kind:") for e in errors)
+    assert response["Content-Type"] == "application/problem+json"
+    pointers = {e["pointer"] for e in response.json()["errors"]}
+    assert {"/maturity", "/number", "/problems/0/kind"} <= pointers
     assert not Chapter.objects.filter(code="II.7").exists()
 
 
@@ -63,7 +62,8 @@ def test_a_problem_over_the_work_budget_gets_422_with_its_path(client, books, al
     response = put(client, "II.7", document, alice_token)
     assert response.status_code == 422
     [error] = response.json()["errors"]
-    assert error.startswith("problems[2].inputs: ") and "LIMIT_PROBLEM_WORK" in error
+    assert (error["pointer"], error["code"]) == ("/problems/2/inputs", "limit")
+    assert "LIMIT_PROBLEM_WORK" in error["detail"]
     assert not Chapter.objects.filter(code="II.7").exists()
 
 
@@ -72,7 +72,9 @@ def test_a_document_for_another_code_or_not_json_is_refused(client, books, alice
     response = client.put(
         "/api/v1/chapters/II.7", "{not json", content_type="application/json", **alice_token
     )
-    assert response.status_code == 422 and response.json()["errors"][0].startswith("body:")
+    [error] = response.json()["errors"]
+    assert response.status_code == 422 and error["pointer"] == ""
+    assert error["detail"].startswith("not valid JSON")
 
 
 def test_writing_needs_a_token(client, books, alice):
@@ -107,7 +109,8 @@ def test_a_publish_naming_the_version_reviewed_is_refused_after_another_edit(
 
     refused = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=reviewed, **erin_token)
     assert refused.status_code == 412
-    assert refused.json()["errors"][0].startswith("the chapter changed since you reviewed it")
+    [changed, *_] = refused.json()["errors"]
+    assert changed["detail"].startswith("the chapter changed since you reviewed it")
     assert not Release.objects.exists()
     malformed = client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH="yes", **erin_token)
     assert malformed.status_code == 412  # a guard asked for, never an unguarded publish
@@ -127,7 +130,8 @@ def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, 
     response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
     assert response.status_code == 409
     reasons = response.json()["errors"]
-    assert len([r for r in reasons if "not verified" in r]) == 3
+    assert len([r for r in reasons if "not verified" in r["detail"]]) == 3
+    assert {r["code"] for r in reasons} == {"not_publishable"}
     assert not Release.objects.exists()
 
 
@@ -210,7 +214,11 @@ def test_a_hint_naming_nothing_gets_422_with_its_path(client, books, alice_token
     response = put(client, "II.7", document, alice_token)
     assert response.status_code == 422
     assert response.json()["errors"] == [
-        "problems[1].hints[0]: reference @prop:nope: II.7 has no proposition nope (it has: none)"
+        {
+            "pointer": "/problems/1/hints/0",
+            "code": "invalid",
+            "detail": "reference @prop:nope: II.7 has no proposition nope (it has: none)",
+        }
     ]
     assert not Chapter.objects.filter(code="II.7").exists()
 
@@ -222,9 +230,13 @@ def test_an_image_from_elsewhere_is_refused_with_its_path_and_media_is_not(
     response = put(client, "II.7", outside, alice_token)
     assert response.status_code == 422
     assert response.json()["errors"] == [
-        "before_you_start: image `https://example.org/a.png` is not in the media library: "
-        "pages show images only from this site; upload it in admin (Media) and write "
-        "![what it shows](media:name)"
+        {
+            "pointer": "/before_you_start",
+            "code": "invalid",
+            "detail": "image `https://example.org/a.png` is not in the media library: pages "
+            "show images only from this site; upload it in admin (Media) and write "
+            "![what it shows](media:name)",
+        }
     ]
     shown = sketch(before_you_start="See ![two heads](media:heads.png).")
     assert put(client, "II.7", shown, alice_token).status_code == 201

@@ -74,8 +74,12 @@ def test_the_api_refuses_a_chapter_past_the_limit_with_422(books, client, alice,
     )
     assert refused.status_code == 422
     assert refused.json()["errors"] == [
-        f"top level: the chapter would hold 11 parts {PARTS}; at most 10 (LIMIT_CHAPTER_PARTS): "
-        "split the chapter"
+        {
+            "pointer": "",
+            "code": "limit",
+            "detail": f"the chapter would hold 11 parts {PARTS}; at most 10 "
+            "(LIMIT_CHAPTER_PARTS): split the chapter",
+        }
     ]
 
 

@@ -42,7 +42,8 @@ def test_a_json_chapter_whose_answer_tables_would_pass_the_cap_is_refused(books,
     )
     assert put.status_code == 422
     [error] = put.json()["errors"]
-    assert error.startswith("top level: renders to ") and "(LIMIT_CHAPTER_HTML_BYTES)" in error
+    assert error["pointer"] == "" and error["detail"].startswith("renders to ")
+    assert error["code"] == "limit" and "(LIMIT_CHAPTER_HTML_BYTES)" in error["detail"]
     assert not Chapter.objects.filter(code="II.7").exists()
 
 

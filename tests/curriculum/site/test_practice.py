@@ -321,7 +321,7 @@ def test_the_api_checks_an_answer_right_wrong_and_badly_written(client, practice
     shape = post([1, 2]).json()
     assert shape["answer_shape"] == [2] and shape["expected_shape"] == [2, 3]
     bad = post("1 two")
-    assert bad.status_code == 422 and "'two' is not a number" in bad.json()["errors"][0]
+    assert bad.status_code == 422 and "'two' is not a number" in bad.json()["errors"][0]["detail"]
 
 
 def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice):
@@ -357,6 +357,9 @@ def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(clie
     assert "?" in statement
     answer = engine(6)
     assert number(answer[0][0]) not in statement
+    read = client.get("/api/v1/chapters/II.7/problems/p3/instances/6").json()
+    assert "{{ inputs.scores" in read["statement"]
+    assert read["statement_html"].strip() == statement.strip()  # the page's: drawn, and "?"
 
 
 @pytest.mark.parametrize(
@@ -400,7 +403,7 @@ def test_a_check_body_no_reader_should_take_is_refused_with_its_reason(
     """A key given twice would be graded on whichever value won: refused, as in every body."""
     response = client.post(f"{API}/1/check", body, content_type="application/json")
     assert response.status_code == 400
-    assert reason in response.json()["errors"][0]
+    assert reason in response.json()["errors"][0]["detail"]
 
 
 # ---------------------------------------------------------------- a check leaks nothing

@@ -154,7 +154,7 @@ def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
     assert api(client, "   ") == [] and api(client, "") == []  # no words find nothing
     assert client.get("/api/v1/search").status_code == 422
     refused = client.get("/api/v1/search", {"q": "x" * 201})
-    assert refused.status_code == 422 and "200" in refused.json()["errors"][0]
+    assert refused.status_code == 422 and "200" in refused.json()["errors"][0]["detail"]
 
 
 def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
@@ -215,7 +215,7 @@ def assert_answered(client, q: str) -> None:
     assert answer.status_code in (200, 422), (q, answer.status_code)
     if answer.status_code == 422:
         [error] = answer.json()["errors"]
-        assert error.startswith("query.q: ") and "LIMIT_SEARCH_" in error, (q, error)
+        assert error["parameter"] == "q" and "LIMIT_SEARCH_" in error["detail"], (q, error)
     assert (page.status_code == 400) == (answer.status_code == 422), q
 
 
@@ -250,7 +250,13 @@ def test_a_query_of_too_many_words_is_refused_naming_the_limit(client, seeded, s
     assert "at most 3 words (LIMIT_SEARCH_TERMS)" in visible_text(page.content.decode())
     refused = client.get("/api/v1/search", {"q": "scaled dot product attention"})
     assert refused.status_code == 422
-    assert refused.json()["errors"] == ["query.q: a search is at most 3 words (LIMIT_SEARCH_TERMS)"]
+    assert refused.json()["errors"] == [
+        {
+            "parameter": "q",
+            "code": "limit",
+            "detail": "a search is at most 3 words (LIMIT_SEARCH_TERMS)",
+        }
+    ]
 
 
 def test_the_length_limit_is_the_setting(client, seeded, settings):
@@ -258,7 +264,11 @@ def test_the_length_limit_is_the_setting(client, seeded, settings):
     assert client.get("/search/", {"q": "x" * 20}).status_code == 200
     refused = client.get("/api/v1/search", {"q": "x" * 21})
     assert refused.json()["errors"] == [
-        "query.q: a search is at most 20 characters (LIMIT_SEARCH_CHARS)"
+        {
+            "parameter": "q",
+            "code": "limit",
+            "detail": "a search is at most 20 characters (LIMIT_SEARCH_CHARS)",
+        }
     ]
 
 

@@ -103,7 +103,7 @@ def test_the_api_answers_amplified_bodies_with_422_and_every_reason(books, alice
         "/api/v1/chapters/II.7", alias_bomb(), content_type="application/yaml", **alice_token
     )
     assert bomb.status_code == 422
-    assert [e.rsplit("(", 1)[1] for e in bomb.json()["errors"]] == [
+    assert [e["detail"].rsplit("(", 1)[1] for e in bomb.json()["errors"]] == [
         "LIMIT_CHAPTER_NUMBERS)",
         "LIMIT_CHAPTER_FILE_BYTES)",
     ]
@@ -118,8 +118,12 @@ def test_the_api_answers_amplified_bodies_with_422_and_every_reason(books, alice
     )
     assert many.status_code == 422
     assert many.json()["errors"] == [
-        "problems[0].inputs.scores[0]: holds 101 numbers, each alias (*name) counted where it "
-        "stands; at most 100 (LIMIT_CHAPTER_NUMBERS)"
+        {
+            "pointer": "/problems/0/inputs/scores/0",
+            "code": "limit",
+            "detail": "holds 101 numbers, each alias (*name) counted where it stands; at most "
+            "100 (LIMIT_CHAPTER_NUMBERS)",
+        }
     ]
     assert not Chapter.objects.filter(code="II.7").exists()
 
@@ -224,10 +228,13 @@ def test_a_chapter_stored_before_the_limits_is_refused_as_a_file_and_served_as_j
         "/api/v1/chapters/II.7/source", HTTP_ACCEPT="application/yaml", **alice_token
     )
     assert as_yaml.status_code == 422
-    assert as_yaml.json()["errors"] == [
-        "problems[1].solution.answer: holds 300,000 numbers, each alias (*name) counted where it"
-        " stands; at most 200,000 (LIMIT_CHAPTER_NUMBERS)",
-        "chapter: stored before these limits; read it as JSON or mend it in admin",
+    assert [(e["pointer"], e["detail"]) for e in as_yaml.json()["errors"]] == [
+        (
+            "/problems/1/solution/answer",
+            "holds 300,000 numbers, each alias (*name) counted where it stands; at most "
+            "200,000 (LIMIT_CHAPTER_NUMBERS)",
+        ),
+        ("", "stored before these limits; read it as JSON or mend it in admin"),
     ]
     as_json = client.get("/api/v1/chapters/II.7/source", **alice_token)
     assert as_json.status_code == 200 and as_json.json()["problems"][1]["solution"]["answer"]

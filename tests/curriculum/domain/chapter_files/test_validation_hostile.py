@@ -117,7 +117,7 @@ def test_codes_are_ascii_in_files_and_in_the_database(books, code):
     with pytest.raises(IntegrityError), transaction.atomic():
         Chapter.objects.create(code=code, book=Book.objects.get(numeral="II"), number=4, title="x")
     read = Client().get("/api/v1/chapters/II.%D9%A4")
-    assert read.status_code == 422 and read.json()["errors"][0].startswith("path.code:")
+    assert read.status_code == 422 and read.json()["errors"][0]["parameter"] == "code"
 
 
 def test_a_tolerance_that_accepts_anything_is_refused_with_its_path(books):
@@ -175,16 +175,30 @@ def test_the_api_answers_hostile_bodies_with_the_error_shape(books, alice_token)
 
     deep = put(b'{"code": "II.7", "problems": ' + b"[" * 1000 + b"]" * 1000 + b"}")
     assert deep.status_code == 422
-    assert deep.json()["errors"] == ["body: nested more than 40 deep (LIMIT_JSON_DEPTH)"]
+    assert deep.json()["errors"] == [
+        {"pointer": "", "code": "limit", "detail": "nested more than 40 deep (LIMIT_JSON_DEPTH)"}
+    ]
     nul = put(json.dumps(sketch("II.7", title="a\x00b")).encode())
-    assert nul.status_code == 422 and nul.json()["errors"][0].startswith("title: contains a NUL")
+    [error] = nul.json()["errors"]
+    assert nul.status_code == 422 and error["pointer"] == "/title"
+    assert error["detail"].startswith("contains a NUL")
     bomb = put(json.dumps(sketch("II.7", thesis=DEF_BOMB)).encode())
-    assert bomb.status_code == 422 and "LIMIT_FORMULA_TOKENS" in bomb.json()["errors"][0]
+    assert bomb.status_code == 422
+    assert "LIMIT_FORMULA_TOKENS" in bomb.json()["errors"][0]["detail"]
     big = put(b" " * (3 * 1024 * 1024) + json.dumps(sketch("II.7")).encode())
     assert big.status_code == 413
     assert big.json() == {
+        "type": "about:blank",
+        "title": "Request Entity Too Large",
+        "status": 413,
         "detail": "the body is too large",
-        "errors": ["body: at most 2,097,152 bytes (LIMIT_API_BODY_BYTES)"],
+        "errors": [
+            {
+                "pointer": "",
+                "code": "limit",
+                "detail": "at most 2,097,152 bytes (LIMIT_API_BODY_BYTES)",
+            }
+        ],
     }
     assert not Chapter.objects.filter(code="II.7").exists()
     assert put(json.dumps(sketch("II.7")).encode()).status_code == 201
@@ -251,7 +265,9 @@ def test_a_nul_in_the_code_is_refused_by_its_path(books, alice_token, body):
         "/api/v1/chapters/II.7", body.encode(), content_type="application/json", **alice_token
     )
     assert answer.status_code == 422
-    assert (
-        "code: contains a NUL character (\\0), which text may not hold" in answer.json()["errors"]
-    )
+    assert {
+        "pointer": "/code",
+        "code": "invalid",
+        "detail": "contains a NUL character (\\0), which text may not hold",
+    } in answer.json()["errors"]
     assert not Chapter.objects.filter(code__startswith="II.7").exists()

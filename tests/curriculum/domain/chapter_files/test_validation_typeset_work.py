@@ -94,9 +94,10 @@ def test_a_throttled_client_is_told_which_rate(settings, db):
     refused = client.get("/api/v1/ping")
     assert refused.status_code == 429
     told = "at most 1 per 60 s from one client address (API_ANON_RATE)"
-    assert refused.json()["errors"] == [told]
+    assert refused.json()["errors"] == [{"code": "rate_limited", "detail": told}]
     schema = client.get("/api/v1/openapi.json")
-    assert schema.status_code == 429 and "(API_ANON_RATE)" in schema.json()["errors"][0]
+    assert schema.status_code == 429 and "(API_ANON_RATE)" in schema.json()["errors"][0]["detail"]
+    assert schema["Content-Type"] == "application/problem+json" and schema["Retry-After"]
 
 
 def test_named_values_count_each_number_and_a_formula_they_overfill_is_refused(books):

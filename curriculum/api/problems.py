@@ -1,0 +1,94 @@
+"""Every refusal below /api/ as an RFC 9457 problem (`application/problem+json`):
+`{"type": "about:blank", "title": <the status's phrase>, "status", "detail", "errors": [...]}`,
+each error `{"code", "detail"}` plus, where it is about one part of the request, a `pointer`
+(RFC 6901, into the body sent: `/problems/0/inputs/seq_len`; `""` is the whole body) or a
+`parameter` (a query or path parameter's name). Made here alone, for the API's handlers, its
+middleware (Django's own 404, 405, 500 and CSRF pages) and the throttle on the schema."""
+
+import json
+import re
+from http import HTTPStatus
+from typing import Any
+
+from django.http import HttpResponse
+
+PROBLEM_TYPE = "application/problem+json"
+# A path as the importer writes it before ": ": `problems[0].inputs.seq_len`, `body`.
+PATH = re.compile(
+    r"(?P<path>top level|[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (?P<detail>.*)", re.S
+)
+STEP = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
+NAMED_LIMIT = re.compile(r"\bLIMIT_[A-Z_]+")  # a limit's setting, named in its refusal
+WHOLE = (
+    "body",
+    "file",
+    "top level",
+    "chapter",
+)  # the importer's name for the whole document, not a key in it
+PARAMETERS = ("query", "path", "header", "cookie")  # where ninja finds a parameter
+
+
+def pointer(path: str) -> str:
+    """`problems[0].inputs.seq_len` as the JSON pointer `/problems/0/inputs/seq_len`; `body`
+    (the whole document) as `""`."""
+    steps = [index or key for index, key in STEP.findall(path)]
+    if steps and steps[0] in WHOLE:
+        steps = steps[1:]
+    return _joined(steps)
+
+
+def _joined(steps: list[str]) -> str:
+    return "".join("/" + step.replace("~", "~0").replace("/", "~1") for step in steps)
+
+
+def located(message: str, code: str) -> dict[str, str]:
+    """An error written `path: message` as an error object: its pointer and its words."""
+    found = PATH.fullmatch(message)
+    if found is None:
+        return {"code": code, "detail": message}
+    return {"pointer": pointer(found["path"]), "code": code, "detail": found["detail"]}
+
+
+def limit_or(code: str, message: str) -> dict[str, str]:
+    """A chapter-file error: `limit` where a limit named in settings refused it, else `code`."""
+    return located(message, _limit_or(code, message))
+
+
+def _limit_or(code: str, message: str) -> str:
+    return "limit" if NAMED_LIMIT.search(message) else code
+
+
+def validation_error(error: dict[str, Any]) -> dict[str, str]:
+    """One of pydantic's errors as ninja reports it (`loc`: where, then the parameter's name,
+    then the path inside a body); the API's own refusals of a parameter say the same."""
+    where, *rest = [str(step) for step in error.get("loc", ())] or ["body"]
+    message = str(error.get("msg", ""))
+    item = {"code": _limit_or("invalid", message), "detail": message}
+    if "type" in error:  # pydantic's: `missing`, `int_parsing`, ...
+        item["code"] = str(error["type"])
+    if where in PARAMETERS and rest:
+        return {"parameter": rest[-1]} | item
+    # after the body parameter's own name, which the client never sends
+    return {"pointer": _joined(rest[1:])} | item
+
+
+def problem(status: int, detail: str, errors: list[dict[str, str]] | None = None) -> dict:
+    try:
+        title = HTTPStatus(status).phrase
+    except ValueError:
+        title = "Error"
+    return {
+        "type": "about:blank",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "errors": errors or [],
+    }
+
+
+def problem_response(
+    status: int, detail: str, errors: list[dict[str, str]] | None = None
+) -> HttpResponse:
+    return HttpResponse(
+        json.dumps(problem(status, detail, errors)), status=status, content_type=PROBLEM_TYPE
+    )
