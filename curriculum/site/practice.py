@@ -85,7 +85,10 @@ def _answered(request: HttpRequest, practice: Practice, instance: int, hints: in
         return _page(
             request, practice, instance, hints=hints, outcome=outcome | {"unread": str(error)}
         )
-    outcome |= {"read": reading.said, "numbers": answer_table(reading.answer, bounded=True)}
+    outcome |= {
+        "read": reading.said,
+        "numbers": answer_table(reading.answer, bounded=True, typed=True),
+    }
     if reading.refusal:
         return _page(
             request, practice, instance, hints=hints, outcome=outcome | {"unread": reading.refusal}

@@ -118,6 +118,14 @@ def test_the_answer_to_another_instance_is_wrong(client, practice):
     assert "Not right." in check(client, 9, json.dumps(engine(10))).content.decode()
 
 
+def test_what_was_read_is_echoed_unrounded_so_it_never_looks_right(client, practice):
+    right = [v for row in engine(1) for v in row]
+    typed = [f"{right[0]:.6g}49", "1216.0000001", "2", "1e-07", "-0.25", "123456789012345678"]
+    for step in ("read", "check"):
+        page = check(client, 1, " ".join(typed), step=step).content.decode()
+        assert page_numbers(page)[-6:] == typed[:5] + ["1.2345678901234568e+17"]
+
+
 def test_a_wrong_shape_names_both_shapes(client, practice):
     html = check(client, 2, "1 2\n3 4").content.decode()
     assert "Not read." in html and "Nothing was judged." in html
@@ -305,7 +313,8 @@ def test_the_api_gives_an_instance_s_inputs_and_never_the_answer(client, practic
     body = client.get(f"{API}/4").json()
     assert body["instance"] == 4 and body["instances"] == 20
     assert body["inputs"]["scores"] == attention.expand_inputs({"scores": SCORES}, 4)["scores"]
-    assert body["solution"] is None and "answer" not in json.dumps(body)  # until asked for
+    assert body["solution"] is None  # until asked for; "answered" is in what the reader is asked
+    assert not re.search(r"\banswer\b", json.dumps(body))
     assert client.get(f"{API}/4").json() == body
     assert client.get(f"{API}/5").json()["inputs"] != body["inputs"]
 
