@@ -50,6 +50,14 @@ def test_counts_and_lengths_are_refused_naming_their_limit(books, change, said):
     assert refused(**change) == [said]
 
 
+def test_a_placeholder_outside_mathematics_in_a_hint_is_refused_with_its_path(books):
+    """One rule with statements (`placeholders`): its TeX would show raw."""
+    assert refused(hints=["Start from $x$.", "The scores {{ inputs.scores }} first."]) == [
+        "problems[1].hints[1]: {{ inputs.scores }} is outside mathematics: a placeholder is "
+        "TeX, so it goes inside $...$ or $$...$$"
+    ]
+
+
 def test_a_lowered_limit_is_the_one_a_file_is_held_to(books, settings):
     settings.LIMIT_HINT_CHARS = 20
     assert refused(hints=["A hint of thirty characters."]) == [
