@@ -108,10 +108,18 @@ def _error(request: HttpRequest, status: int, detail: str, errors: list[str]) ->
 
 @api.exception_handler(ValidationError)
 def invalid_request(request, exc: ValidationError):
-    errors = [
-        ".".join(str(p) for p in e.get("loc", ())) + f": {e.get('msg', '')}" for e in exc.errors
-    ]
+    errors = [_invalid_said(request, e) for e in exc.errors]
     return _error(request, 422, "the request is not valid", errors)
+
+
+def _invalid_said(request: HttpRequest, error: dict) -> str:
+    """An error at its path; a body not sent at all is said so, not by the name of the view's
+    parameter that holds it ("body.body")."""
+    loc = tuple(error.get("loc", ()))
+    sent = request.META.get("CONTENT_LENGTH") not in (None, "", "0")
+    if loc[:1] == ("body",) and len(loc) == 2 and error.get("type") == "missing" and not sent:
+        return "body: a JSON object is required; the request has no body"
+    return ".".join(map(str, loc)) + f": {error.get('msg', '')}"
 
 
 @api.exception_handler(NotVisible)
