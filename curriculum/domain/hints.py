@@ -120,8 +120,8 @@ def _answers_told(feedback: list, problem: dict[str, Any], path: str) -> list[tu
             found.append(
                 (
                     where,
-                    f"names the answer {path}[{earlier[0]}] names (a reader's answer is judged "
-                    "at the problem's tolerance, or to the figures a page prints): say it there",
+                    f"names the answer {path}[{earlier[0]}] names (as an answer is judged: at "
+                    "the tolerance, or to the figures a page prints): say it there",
                 )
             )
         else:

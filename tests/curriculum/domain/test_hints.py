@@ -87,7 +87,7 @@ def test_the_same_wrong_answer_twice_is_refused_naming_the_first(books):
     ]
     assert refused(feedback=feedback) == [
         "problems[1].feedback[2].answer: names the answer problems[1].feedback[0] names "
-        "(a reader's answer is judged at the problem's tolerance, or to the figures a page "
+        "(as an answer is judged: at the tolerance, or to the figures a page "
         "prints): say it there"
     ]
 
@@ -105,7 +105,7 @@ def test_a_wrong_answer_the_judging_rule_takes_for_an_earlier_one_is_refused(nea
     assert feedback_errors(feedback, three, None) == [
         (
             "feedback[1].answer",
-            "names the answer feedback[0] names (a reader's answer is judged at the problem's "
+            "names the answer feedback[0] names (as an answer is judged: at the "
             "tolerance, or to the figures a page prints): say it there",
         )
     ]
