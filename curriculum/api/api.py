@@ -137,8 +137,19 @@ def _error(
 
 @api.exception_handler(ValidationError)
 def invalid_request(request, exc: ValidationError):
-    errors = [validation_error(e) for e in exc.errors]
+    errors = [_invalid_said(request, e) for e in exc.errors]
     return _error(request, 422, "the request is not valid", errors)
+
+
+def _invalid_said(request: HttpRequest, error: dict) -> dict[str, str]:
+    """An error at its place; a body not sent at all is said so, not as the view's parameter
+    that holds it missing ("Field required")."""
+    item = validation_error(error)
+    loc = tuple(error.get("loc", ()))
+    sent = request.META.get("CONTENT_LENGTH") not in (None, "", "0")
+    if loc[:1] == ("body",) and len(loc) == 2 and error.get("type") == "missing" and not sent:
+        item["detail"] = "a JSON object is required; the request has no body"
+    return item
 
 
 @api.exception_handler(NotVisible)

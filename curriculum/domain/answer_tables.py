@@ -25,20 +25,31 @@ def number(value: Any) -> str:
     return f"{value:.{SHOWN_DIGITS}g}"
 
 
-def answer_table(answer: Any, *, bounded: bool = False) -> dict[str, Any]:
-    """A scalar, a vector, a matrix or named values, as rows of printed numbers; `bounded`
-    (a page made on request: practice) prints no more than LIMIT_TEXT_TYPESET_ENTRIES entries,
-    and past them says how many there are."""
+def typed_number(value: Any) -> str:
+    """A number a reader gave, echoed back: never rounded (the shortest text that reads back as
+    the same float), so what was read is never shown as what would have been right."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return str(value)
+    if isinstance(value, Integral):
+        return str(int(value))
+    return repr(float(value)).removesuffix(".0")
+
+
+def answer_table(answer: Any, *, bounded: bool = False, typed: bool = False) -> dict[str, Any]:
+    """A scalar, a vector, a matrix or named values, as rows of printed numbers (`typed`: a
+    reader's own, unrounded); `bounded` (a page made on request: practice) prints no more than
+    LIMIT_TEXT_TYPESET_ENTRIES entries, and past them says how many there are."""
+    shown = typed_number if typed else number
     if bounded and (entries := value_entries(answer)) > settings.LIMIT_TEXT_TYPESET_ENTRIES:
         limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
         return {"shape": "too-large", "entries": entries, "limit": limit, "rows": []}
     if isinstance(answer, dict):
-        return {"shape": "named", "rows": [[name, number(v)] for name, v in answer.items()]}
+        return {"shape": "named", "rows": [[name, shown(v)] for name, v in answer.items()]}
     if isinstance(answer, list) and answer and all(isinstance(r, list) for r in answer):
-        return {"shape": "matrix", "rows": [[number(v) for v in row] for row in answer]}
+        return {"shape": "matrix", "rows": [[shown(v) for v in row] for row in answer]}
     if isinstance(answer, list):
-        return {"shape": "vector", "rows": [[number(v) for v in answer]]}
-    return {"shape": "scalar", "rows": [[number(answer)]]}
+        return {"shape": "vector", "rows": [[shown(v) for v in answer]]}
+    return {"shape": "scalar", "rows": [[shown(answer)]]}
 
 
 def answer_html(answer: Any) -> str:

@@ -97,6 +97,11 @@ class Reading:
 def _said(answer: Any, shape: tuple[int, ...] | None) -> str:
     if isinstance(answer, dict):
         return f"named values: {', '.join(map(str, answer))}"
+    return _numbers_said(shape)
+
+
+def _numbers_said(shape: tuple[int, ...] | None) -> str:
+    """A shape in words: "a single number", "a matrix of 2 × 3 numbers"."""
     if not shape:
         return "a single number"
     names = {1: "a vector of", 2: "a matrix of"}
@@ -118,8 +123,7 @@ def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = Fa
     if expected == NAMED and not isinstance(answer, dict):
         return Reading(answer, shape, None, said, "this problem asks for named values")
     if shown is not None and (isinstance(answer, dict) or shape != shown):
-        was = "named values" if isinstance(answer, dict) else shape_words(shape)
-        refusal = f"your answer's shape is {was}; this problem asks for {shape_words(shown)}"
+        refusal = f"the answer is {_numbers_said(shown)}"
         return Reading(answer, shape, shown, said, refusal)
     return Reading(answer, shape, shown, said)
 

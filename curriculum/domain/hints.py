@@ -103,10 +103,12 @@ def feedback_errors(
 
 def _answers_told(feedback: list, problem: dict[str, Any], path: str) -> list[tuple[str, str]]:
     """A feedback's answer must be one a reader's can be: of the asked output's shape (an
-    answer is read in that shape before it is judged), and not one an earlier entry names."""
+    answer is read in that shape before it is judged), and not one the rule a reader's answer
+    is judged by takes for an earlier entry's (only the earlier one would ever be shown)."""
     expected = attention.output_shape(problem["operation"], problem["inputs"], problem["ask"])
+    tolerance = tolerance_of(problem)
     found: list[tuple[str, str]] = []
-    told: list[Any] = []
+    told: list[tuple[int, Any]] = []
     for i, given in enumerate(feedback):
         answer = given.get("answer") if isinstance(given, dict) else None
         if answer is None or answer_problems(answer):
@@ -114,10 +116,16 @@ def _answers_told(feedback: list, problem: dict[str, Any], path: str) -> list[tu
         where = f"{path}[{i}].answer"
         if wrong := _shape_said(answer, expected, problem["ask"]):
             found.append((where, wrong))
-        elif answer in told:
-            earlier = told.index(answer)
-            found.append((where, f"names the answer {path}[{earlier}] names: say it there"))
-        told.append(answer)
+        elif earlier := [j for j, named in told if reader_right(named, answer, tolerance)]:
+            found.append(
+                (
+                    where,
+                    f"names the answer {path}[{earlier[0]}] names (as an answer is judged: at "
+                    "the tolerance, or to the figures a page prints): say it there",
+                )
+            )
+        else:
+            told.append((i, answer))
     return found
 
 

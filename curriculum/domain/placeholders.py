@@ -10,6 +10,7 @@ inside ``$...$`` or ``$$...$$``. This module needs only the engine, so models ma
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -191,6 +192,7 @@ def placeholder_errors(
         if (size := value_entries(value)) > settings.LIMIT_VALUE_TYPESET_ENTRIES:
             errors.append(f"{match.group()}: {TooLarge(size)}")
         entries += size
+    errors += _outside_math(text)
     limit = settings.LIMIT_TEXT_TYPESET_ENTRIES
     if not errors and entries <= limit:
         errors += _formulas_too_long(_expanded(text, values, Room()))
@@ -205,6 +207,23 @@ def placeholder_errors(
             f"the chapter's placeholders would typeset more than "
             f"{settings.LIMIT_CHAPTER_TYPESET_ENTRIES:,} entries (LIMIT_CHAPTER_TYPESET_ENTRIES)"
         )
+    return errors
+
+
+def _outside_math(text: str) -> list[str]:
+    """A placeholder outside every formula: its TeX would be shown raw (`\\begin{pmatrix}`)."""
+    inside = Counter(
+        found.group() for tex, _ in formulas(text) for found in PLACEHOLDER.finditer(tex)
+    )
+    errors = []
+    for found in PLACEHOLDER.finditer(text):
+        if inside[found.group()] > 0:
+            inside[found.group()] -= 1
+        else:
+            errors.append(
+                f"{found.group()} is outside mathematics: a placeholder is TeX, so it goes "
+                "inside $...$ or $$...$$"
+            )
     return errors
 
 

@@ -152,6 +152,16 @@ def instance_parse(text: str | None, *, practice: Practice) -> int:
     return number
 
 
+def hints_parse(text: str | None, *, practice: Practice) -> int:
+    """How many hints a reader asks for (none when not asked), written as an instance is
+    (one page, one address); past the last, every one."""
+    if text is None:
+        return 0
+    if not INSTANCE.fullmatch(text):
+        raise AnswerInvalid("the hints shown are a whole number, written plainly (0, 1, 2, ...)")
+    return min(int(text), len(practice.hints))
+
+
 def instance_random(practice: Practice) -> int:
     """Fresh numbers where there are any, else the printed ones."""
     if not practice.instances:

@@ -8,8 +8,8 @@ target's current number (and its title on hover), so no typed "Prop. 2" goes sta
     @cite:vaswani2017  @term:attention-weights             the book's library and glossary
 
 A proposition is called by its label, or by its number when it has none; a figure by its label
-(its number as the caption prints it, "Fig. 4"); a problem by its key, numbered in chapter order
-within its kind ("Worked problem 2", "Exercise 1"); a display equation by the label that ends its
+(its number as the caption prints it, "Fig. 4"); a problem by its key, named as readers call it
+(`problem_labels`: "Worked problem 2", "Exercise 1"); a display equation by the label that ends its
 line (``$$ s = q k $$ (score)``), numbered in the chapter's order ("Eq. (1)"). A reference
 that names nothing, or a chapter readers cannot see (a draft), is an error with its path, in a
 problem's hints and feedback as anywhere else. Links are made when the page is rendered, so a
@@ -36,6 +36,7 @@ from .citations import Cited, cite_problem, cite_target, cited_in
 from .documents import chapter_document
 from .glossary import Terms, definition_errors, term_problem, term_target, terms_for
 from .markup import formulas
+from .problem_labels import problem_labels
 from .selectors import chapters_with_parts
 from .texts import chapter_texts, practice_texts
 
@@ -90,14 +91,10 @@ def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
         targets["fig", str(figure["label"])] = Target(
             f"Fig. {figure['label']}", caption[:120], f"fig-{figure['label']}"
         )
-    counted = {"worked": 0, "exercise": 0}
-    for problem in document.get("problems") or []:
-        kind = problem.get("kind", "exercise")
-        counted[kind] = counted.get(kind, 0) + 1
-        name = "Worked problem" if kind == "worked" else "Exercise"
-        targets["problem", problem["key"]] = Target(
-            f"{name} {counted[kind]}", problem.get("variant") or "", f"problem-{problem['key']}"
-        )
+    problems = document.get("problems") or []
+    kinds = [{"key": p["key"], "kind": p.get("kind", "exercise")} for p in problems]
+    for key, label in problem_labels(kinds).items():  # a variant is a slug for authors
+        targets["problem", key] = Target(label, "", f"problem-{key}")
     for label, number in _equations(document).items():
         targets["eq", label] = Target(f"Eq. ({number})", "", f"eq-{label}", number)
     return targets

@@ -18,6 +18,7 @@ from django.db.models import OuterRef, Subquery
 
 from curriculum.models import Chapter, SearchEntry, SearchWord
 
+from .problem_labels import problem_labels
 from .reading import chapter_for_reader
 from .search_terms import CONTROL
 from .search_text import reader_text
@@ -114,9 +115,9 @@ def _parts(snapshot: dict[str, Any]) -> Iterator[dict[str, str]]:
     for kind, strand in snapshot["strands"].items():
         for n, item in enumerate(strand.get("items", []), start=1):
             yield _part("strand item", f"{kind}-{n}", item["title"], [item, "body"], title)
+    labels = problem_labels(snapshot["problems"])  # a variant is a slug for authors
     for problem in snapshot["problems"]:
-        label = "Worked problem" if problem["kind"] == "worked" else "Exercise"
-        heading = f"{label}: {problem['variant']}"
+        heading = labels[problem["key"]]
         yield _part("problem", f"problem-{problem['key']}", heading, [problem, "statement"], title)
     if works := snapshot.get("references"):  # formatted works, as the chapter lists them
         texts = [t for work in works for t in ({"work_html": work["html"]}, "work")]

@@ -30,6 +30,7 @@ from curriculum.domain.practice import (
     Practice,
     answer_judge,
     answer_reading,
+    hints_parse,
     instance_parse,
     instance_random,
     practice_for_reader,
@@ -55,22 +56,18 @@ def _practice(request: HttpRequest, code: str, key: str) -> Practice:
         raise Http404("no such problem to practise") from error
 
 
-def _hints_shown(raw: str | None) -> int:
-    return int(raw) if raw and raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
-
-
 @require_http_methods(["GET", "HEAD", "POST"])
 def practice_page(request: HttpRequest, code: str, key: str) -> HttpResponse:
     practice = _practice(request, code, key)
     data = request.POST if request.method == "POST" else request.GET
     raw = data.get("instance")
-    if raw is None and request.method != "POST":
-        return HttpResponseRedirect(_address(practice, instance_random(practice)))
+    if raw is None and request.method != "POST":  # the reader's other choices are kept
+        return HttpResponseRedirect(_address(practice, instance_random(practice), **data.dict()))
     try:
         instance = instance_parse(raw, practice=practice)
+        hints = hints_parse(data.get("hints"), practice=practice)
     except AnswerInvalid as error:
         return _page(request, practice, None, error=str(error), status=400)
-    hints = min(_hints_shown(data.get("hints")), len(practice.hints))
     if request.method == "POST":
         return _answered(request, practice, instance, hints)
     return _page(request, practice, instance, hints=hints)
@@ -85,7 +82,10 @@ def _answered(request: HttpRequest, practice: Practice, instance: int, hints: in
         return _page(
             request, practice, instance, hints=hints, outcome=outcome | {"unread": str(error)}
         )
-    outcome |= {"read": reading.said, "numbers": answer_table(reading.answer, bounded=True)}
+    outcome |= {
+        "read": reading.said,
+        "numbers": answer_table(reading.answer, bounded=True, typed=True),
+    }
     if reading.refusal:
         return _page(
             request, practice, instance, hints=hints, outcome=outcome | {"unread": reading.refusal}

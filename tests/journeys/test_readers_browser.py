@@ -231,7 +231,12 @@ def test_an_instance_is_tried_right_and_wrong_without_javascript(browser, live_s
     visit.page.get_by_label(f"The output out for instance {instance}").fill("0.5 0.5")
     visit.page.get_by_role("button", name="Check my answer").click()
     result = visit.page.locator("#result").inner_text()
-    assert "Not read." in result and "this problem asks for 2 × 3" in result
+    assert (
+        "Read as a vector of 2 numbers, but the answer is a matrix of 2 × 3 numbers: nothing "
+        "was judged."
+        in result
+        and "Not read." not in result
+    )
     visit.screenshot("practice-wrong-phone.png")
 
 

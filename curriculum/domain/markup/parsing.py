@@ -18,7 +18,7 @@ from ..claims.pattern import MARK, claims_marked
 from .highlight import highlighted
 from .rules import RULES
 
-RENDER_FORMAT = "katex-0.16.47/9"  # part of every cache key: bump when the output changes
+RENDER_FORMAT = "katex-0.16.47/10"  # part of every cache key: bump when the output changes
 
 _BLOCK = math_block_dollar(allow_labels=True)
 

@@ -320,7 +320,8 @@ WRONG = [[1, 0, 0, 0], [1, 0, 0, 0]]  # every query on the first key: a wrong an
         (
             "feedback",
             [{"answer": WRONG, "says": "One key."}, {"answer": WRONG, "says": "Again."}],
-            "feedback[1].answer: names the answer feedback[0] names: say it there",
+            "feedback[1].answer: names the answer feedback[0] names (as an answer is judged: at "
+            "the tolerance, or to the figures a page prints): say it there",
         ),
         (
             "feedback",

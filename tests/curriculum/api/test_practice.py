@@ -111,3 +111,18 @@ def test_a_json_answer_past_the_answer_limit_is_refused_before_any_work(
 def test_a_json_answer_within_the_limit_is_still_judged(client, practice):
     response = client.post(f"{API}/4/check", {"answer": engine(4)}, content_type="application/json")
     assert response.status_code == 200 and response.json()["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b"", ("", "a JSON object is required; the request has no body")),
+        (b"{}", ("/answer", 'send the answer: {"answer": [[0.5, 0.5]]}')),
+    ],
+)
+def test_a_check_without_an_answer_says_what_is_missing_in_the_client_s_terms(
+    client, practice, body, said
+):
+    response = client.post(f"{API}/1/check", body, content_type="application/json")
+    [error] = response.json()["errors"]
+    assert response.status_code == 422 and (error["pointer"], error["detail"]) == said

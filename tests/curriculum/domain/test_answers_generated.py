@@ -89,7 +89,7 @@ def test_a_reader_answer_is_checked_against_its_instance_with_the_problem_tolera
     assert not wrong.ok and wrong.message == "not the engine's value to 6 significant figures"
     shaped = answer_check(problem=problem, instance=4, answer=[0.5, 0.5])
     assert not shaped.ok
-    assert shaped.message == "your answer's shape is 2; this problem asks for 2 × 3"
+    assert shaped.message == "the answer is a matrix of 2 × 3 numbers"
     assert (shaped.answer_shape, shaped.expected_shape) == ((2,), (2, 3))
     nonsense = answer_check(problem=problem, instance=4, answer="many")
     assert not nonsense.ok and not nonsense.read and "must be a number" in nonsense.message

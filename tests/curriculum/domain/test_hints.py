@@ -50,6 +50,14 @@ def test_counts_and_lengths_are_refused_naming_their_limit(books, change, said):
     assert refused(**change) == [said]
 
 
+def test_a_placeholder_outside_mathematics_in_a_hint_is_refused_with_its_path(books):
+    """One rule with statements (`placeholders`): its TeX would show raw."""
+    assert refused(hints=["Start from $x$.", "The scores {{ inputs.scores }} first."]) == [
+        "problems[1].hints[1]: {{ inputs.scores }} is outside mathematics: a placeholder is "
+        "TeX, so it goes inside $...$ or $$...$$"
+    ]
+
+
 def test_a_lowered_limit_is_the_one_a_file_is_held_to(books, settings):
     settings.LIMIT_HINT_CHARS = 20
     assert refused(hints=["A hint of thirty characters."]) == [
@@ -78,8 +86,28 @@ def test_the_same_wrong_answer_twice_is_refused_naming_the_first(books):
         {"answer": [[1, 0]], "says": "Said again."},
     ]
     assert refused(feedback=feedback) == [
-        "problems[1].feedback[2].answer: names the answer problems[1].feedback[0] names: "
-        "say it there"
+        "problems[1].feedback[2].answer: names the answer problems[1].feedback[0] names "
+        "(as an answer is judged: at the tolerance, or to the figures a page "
+        "prints): say it there"
+    ]
+
+
+@pytest.mark.parametrize("near", [0.1000000001, 0.1000004])
+def test_a_wrong_answer_the_judging_rule_takes_for_an_earlier_one_is_refused(near):
+    """A reader's answer is judged at the tolerance or to the printed figures: an entry that
+    rule cannot tell from an earlier one could never be shown."""
+    three = SHOWN | {"inputs": {"scores": [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]}}
+    feedback = [
+        {"answer": [[0.1, 0.9, 0], [0.5, 0, 0.5]], "says": "first"},
+        {"answer": [[near, 0.9, 0], [0.5, 0, 0.5]], "says": "second"},
+        {"answer": [[0.2, 0.8, 0], [0.5, 0, 0.5]], "says": "another"},
+    ]
+    assert feedback_errors(feedback, three, None) == [
+        (
+            "feedback[1].answer",
+            "names the answer feedback[0] names (as an answer is judged: at the "
+            "tolerance, or to the figures a page prints): say it there",
+        )
     ]
 
 

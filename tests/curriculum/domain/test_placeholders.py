@@ -45,7 +45,7 @@ def test_a_generated_input_is_shown_as_drawn_for_the_instance():
 
 def test_every_bad_placeholder_is_named_with_what_there_is():
     errors = placeholder_errors(
-        "{{ inputs.q }} {{ outputs.weights }} {{ input.x }} {{ inputs.scores | digits 0 }}",
+        "${{ inputs.q }} {{ outputs.weights }} {{ input.x }} {{ inputs.scores | digits 0 }}$",
         operation="softmax",
         inputs={"scores": [[1.0]]},
     )
@@ -98,12 +98,22 @@ def test_admin_and_services_refuse_it_too(books):
 def test_an_output_too_large_to_typeset_is_refused_before_it_is_computed():
     big = {"generate": "normal", "shape": [30, 30], "seed": 1}
     errors = placeholder_errors(
-        "{{ outputs.out }} {{ inputs.scores }}", operation="softmax", inputs={"scores": big}
+        "$${{ outputs.out }} {{ inputs.scores }}$$", operation="softmax", inputs={"scores": big}
     )
     refusal = "has 900 entries, too many to typeset (at most 400, LIMIT_VALUE_TYPESET_ENTRIES)"
     assert errors == [f"{{{{ outputs.out }}}}: {refusal}", f"{{{{ inputs.scores }}}}: {refusal}"]
     shown = placeholders_expand("{{ outputs.out }}", operation="softmax", inputs={"scores": big})
     assert shown == "{{ outputs.out }}"
+
+
+def test_a_placeholder_outside_mathematics_is_refused_as_its_tex_would_show_raw():
+    text = "The scores {{ inputs.scores }} and $${{ inputs.scores }}$$, `{{ outputs.out }}`."
+    assert placeholder_errors(text, operation="softmax", inputs={"scores": [[0.0, 1.0]]}) == [
+        "{{ inputs.scores }} is outside mathematics: a placeholder is TeX, so it goes inside "
+        "$...$ or $$...$$",
+        "{{ outputs.out }} is outside mathematics: a placeholder is TeX, so it goes inside "
+        "$...$ or $$...$$",
+    ]
 
 
 def test_checking_a_texts_placeholders_asks_the_engine_once_per_output(monkeypatch):
@@ -128,7 +138,7 @@ def test_an_output_the_engine_overflows_is_refused_and_never_printed_as_inf():
         "b_2": [0.5],
         "activation": "relu",
     }
-    text = "The output is {{ outputs.out }}."
+    text = "The output is ${{ outputs.out }}$."
     errors = placeholder_errors(text, operation="feed_forward", inputs=overflowing)
     assert errors == ["{{ outputs.out }}: the engine computes inf at [0, 0]: no number to show"]
     shown = placeholders_expand(text, operation="feed_forward", inputs=overflowing)

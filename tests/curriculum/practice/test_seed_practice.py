@@ -113,7 +113,7 @@ def test_an_answer_is_read_first_and_only_a_well_formed_one_is_judged(client, pr
     assert "Right." not in read and "Not right." not in read
     assert not PracticeTally.objects.exists()  # reading is not an attempt
     wrong_shape = post(client, "II.3", "p4", "0.2 0.7")
-    assert "Not read." in wrong_shape and "asks for 2 × 3" in wrong_shape
+    assert "but the answer is a matrix of 2 × 3 numbers: nothing was judged" in wrong_shape
     assert not PracticeTally.objects.exists()
     judged = post(client, "II.3", "p4", "0.2 0.7 0\n0.5 0 0.5")
     assert "Read as a matrix of 2 × 3 numbers" in judged and "Not right." in judged

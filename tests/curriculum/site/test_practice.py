@@ -74,6 +74,21 @@ def test_without_an_instance_the_reader_is_sent_to_a_random_one_kept_in_the_addr
     assert 1 <= n <= 20
 
 
+def test_the_redirect_to_an_instance_keeps_what_else_the_reader_asked_for(client, practice):
+    response = client.get(PAGE, {"solution": "1", "hints": "2"})
+    assert response.status_code == 302
+    assert re.fullmatch(
+        r"/chapters/II.7/problems/p3/\?instance=\d+&solution=1&hints=2", response["Location"]
+    )
+
+
+@pytest.mark.parametrize("hints", ["01", "+1", "1.0", " 1", "\u0661"])
+def test_hints_not_written_plainly_are_refused_as_an_instance_is(client, practice, hints):
+    response = client.get(PAGE, {"instance": 1, "hints": hints})
+    assert response.status_code == 400
+    assert "whole number, written plainly" in response.content.decode()
+
+
 def test_the_same_instance_shows_the_same_numbers_and_another_shows_others(client, practice):
     first = page_numbers(client.get(PAGE, {"instance": 3}).content.decode())
     assert len(first) == 6
@@ -118,10 +133,21 @@ def test_the_answer_to_another_instance_is_wrong(client, practice):
     assert "Not right." in check(client, 9, json.dumps(engine(10))).content.decode()
 
 
+def test_what_was_read_is_echoed_unrounded_so_it_never_looks_right(client, practice):
+    right = [v for row in engine(1) for v in row]
+    typed = [f"{right[0]:.6g}49", "1216.0000001", "2", "1e-07", "-0.25", "123456789012345678"]
+    for step in ("read", "check"):
+        page = check(client, 1, " ".join(typed), step=step).content.decode()
+        assert page_numbers(page)[-6:] == typed[:5] + ["1.2345678901234568e+17"]
+
+
 def test_a_wrong_shape_names_both_shapes(client, practice):
     html = check(client, 2, "1 2\n3 4").content.decode()
-    assert "Not read." in html and "Nothing was judged." in html
-    assert "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3." in html
+    assert "Not read." not in html and "Nothing was judged." not in html  # it was read
+    assert (
+        "Read as a matrix of 2 × 2 numbers</strong>, but the answer is a matrix of 2 × 3 "
+        "numbers: nothing was judged." in html
+    )
 
 
 @pytest.mark.parametrize(
@@ -169,11 +195,11 @@ def test_one_number_is_read_as_one_number(client, practice):
     """Grammatical for 1: a vector of 1 number, a matrix of 1 × 1 number."""
     for typed, said in (("[0.5]", "a vector of 1 number"), ("[[0.5]]", "a matrix of 1 × 1 number")):
         page = check(client, 1, typed, step="read").content.decode()
-        assert f"Read as {said}." in page and "1 numbers" not in page
+        assert f"Read as {said}</strong>, but" in page and "1 numbers" not in page
         body = client.post(f"{API}/1/check", {"answer": json.loads(typed)}, "application/json")
         assert body.json()["read"] == said
     assert (
-        "Read as a vector of 2 numbers."
+        "Read as a vector of 2 numbers</strong>, but"
         in check(client, 1, "[0.5, 1]", step="read").content.decode()
     )
 
@@ -305,7 +331,8 @@ def test_the_api_gives_an_instance_s_inputs_and_never_the_answer(client, practic
     body = client.get(f"{API}/4").json()
     assert body["instance"] == 4 and body["instances"] == 20
     assert body["inputs"]["scores"] == attention.expand_inputs({"scores": SCORES}, 4)["scores"]
-    assert body["solution"] is None and '"answer"' not in json.dumps(body)  # until asked for
+    assert body["solution"] is None  # until asked for; "answered" is in what the reader is asked
+    assert not re.search(r"\banswer\b", json.dumps(body))
     assert client.get(f"{API}/4").json() == body
     assert client.get(f"{API}/5").json()["inputs"] != body["inputs"]
 
@@ -456,8 +483,8 @@ def test_the_api_s_check_says_nothing_of_the_engine_s_value(client, practice):
     ("typed", "read"),
     [
         ("0.5 banana", "line 1: &#x27;banana&#x27; is not a number"),
-        ("1 2\n3 4", "Your answer&#x27;s shape is 2 × 2; this problem asks for 2 × 3."),
-        ("1 2 3 4 5", "Your answer&#x27;s shape is 5; this problem asks for 2 × 3."),
+        ("1 2\n3 4", "but the answer is a matrix of 2 × 3 numbers: nothing was judged."),
+        ("1 2 3 4 5", "a vector of 5 numbers</strong>, but the answer is a matrix of 2 × 3"),
         (
             '[[0.5, "a", 1], [1, 1, 1]]',
             "must be a number or a list of numbers, found &#x27;a&#x27;",
@@ -473,7 +500,7 @@ def test_a_malformed_answer_is_refused_with_what_was_read_and_the_engine_never_r
     response = check(client, 2, typed)
     assert response.status_code == 200 and engine_runs == []
     page = response.content.decode()
-    assert read.lower() in page.lower() and "Nothing was judged." in page
+    assert read.lower() in page.lower() and "nothing was judged" in page.lower()
 
 
 def test_an_answer_of_the_right_shape_costs_one_engine_run(client, practice, engine_runs):

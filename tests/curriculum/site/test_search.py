@@ -65,6 +65,13 @@ def test_the_api_links_a_proposition_and_a_notation_row(client, seeded):
     assert "/chapters/II.4/#notation" in [h["url"] for h in api(client, "sequence length")]
 
 
+def test_a_problem_is_headed_as_readers_name_it_never_by_its_variant(client, seeded):
+    hits = [h for h in api(client, "comparisons subtractions") if h["kind"] == "problem"]
+    assert hits and all(re.fullmatch(r"(Worked problem|Exercise) \d+", h["heading"]) for h in hits)
+    html = site(client, "comparisons subtractions")
+    assert "cost-count" not in html and re.search(r"search-hit-heading.*Exercise \d+", html)
+
+
 def test_book_0_entries_are_found(client, seeded):
     assert any(h["code"] == "0.LA.01" for h in api(client, "row-major"))
 
