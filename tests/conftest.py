@@ -207,3 +207,12 @@ def engine_runs(monkeypatch):
 
     monkeypatch.setattr(attention, "evaluate", counted)
     return runs
+
+
+def without_terms(document: dict) -> dict:
+    """A seed chapter's document to import under another code: a book defines each glossary
+    term once, and the seed's strand items already define theirs."""
+    for strand in document.get("strands", {}).values():
+        for item in strand.get("items", []):
+            item.pop("defines", None)
+    return document

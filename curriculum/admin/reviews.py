@@ -62,7 +62,7 @@ class ChapterReviews:
         """What the chapter's page says of its review and schedule."""
         return {"review": _review(chapter), "schedule": chapter_schedule(chapter)}
 
-    def _chapter(self, request, pk) -> Chapter:
+    def _reviewed_chapter(self, request, pk) -> Chapter:
         chapter = get_object_or_404(self.get_queryset(request), pk=pk)  # type: ignore[attr-defined]
         if not self.has_change_permission(request, chapter):  # type: ignore[attr-defined]
             raise PermissionDenied
@@ -84,7 +84,7 @@ class ChapterReviews:
 
     def submit_view(self, request, pk):
         """An Author asks an Editor to review the chapter, with a note."""
-        chapter = self._chapter(request, pk)
+        chapter = self._reviewed_chapter(request, pk)
         note = request.POST.get("note", "") if request.method == "POST" else ""
         if request.method == "POST":
             try:
@@ -118,7 +118,7 @@ class ChapterReviews:
         """Editors only. GET says what a publish will do, with every reason the gate gives;
         POST publishes (with release notes), schedules, cancels a schedule, or returns the
         chapter to its author, by the button pressed."""
-        chapter = self._chapter(request, pk)
+        chapter = self._reviewed_chapter(request, pk)
         if not self.has_publish_permission(request):
             raise PermissionDenied
         if request.method != "POST":
@@ -133,7 +133,8 @@ class ChapterReviews:
         return self._publish(request, chapter)
 
     def _publish_page(self, request, chapter, errors=(), kept=None, status=200):
-        reasons = ChapterPublish(chapter=chapter, user=request.user).check()
+        action = ChapterPublish(chapter=chapter, user=request.user)
+        reasons = action.check()
         kept = kept or {}
         return self._page(
             request,
@@ -141,7 +142,7 @@ class ChapterReviews:
             "publish_confirm.html",
             f"Publish {chapter.code}?",
             reasons=reasons,
-            unchanged=None if reasons else unchanged_release(chapter),
+            unchanged=None if reasons else unchanged_release(action.loaded),
             next_release=(getattr(chapter, "latest", None) or 0) + 1,  # ChapterAdmin's count
             reviewed=source_tag(code=chapter.code),  # what Publish will release
             errors=list(errors),

@@ -39,7 +39,7 @@ class ChapterRevisions(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _chapter(self, request, pk: int) -> Chapter:
+    def _revised_chapter(self, request, pk: int) -> Chapter:
         chapter = get_object_or_404(Chapter.objects.select_related("book"), pk=pk)
         if not self.has_view_or_change_permission(request, chapter):
             raise PermissionDenied
@@ -55,7 +55,7 @@ class ChapterRevisions(admin.ModelAdmin):
 
     def revisions_view(self, request, pk):
         """The kept revisions, newest first; with ?a=N&b=M, what changed from N to M."""
-        chapter = self._chapter(request, pk)
+        chapter = self._revised_chapter(request, pk)
         revisions = chapter_history(chapter=chapter)
         context = self._context(request, chapter, f"Revisions of {chapter.code}")
         context["revisions"] = revisions
@@ -75,7 +75,7 @@ class ChapterRevisions(admin.ModelAdmin):
 
     def revert_view(self, request, pk, number):
         """GET: what reverting to revision `number` changes now; POST: revert."""
-        chapter = self._chapter(request, pk)
+        chapter = self._revised_chapter(request, pk)
         revision = _revision(chapter, number)
         if request.method == "POST":
             return HttpResponseRedirect(self._revert(request, chapter, revision))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import, load_yaml
-from tests.conftest import stored_as_before
+from tests.conftest import stored_as_before, without_terms
 from tests.curriculum.conftest import SEED_PAGE, release_ii3
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -226,6 +226,7 @@ def hostile_chapter() -> None:
         (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
     )
     document.update(code="II.9", number=9, title="Hostile <b onmouseover=alert(1)>chapter</b>")
+    without_terms(document)
     for key in ("thesis", "before_you_start", "problem_statement"):
         document[key] = HOSTILE_TEXT
     document["notation"][0]["meaning"] = HOSTILE_TEXT
@@ -287,6 +288,7 @@ def test_matrix_brackets_stretch_in_the_site_s_own_math_font(browser, live_serve
         (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
     )
     document.update(code="II.8", number=8, problem_statement=MATRIX + " over $\\mathbb{R}$.")
+    without_terms(document)
     chapter_import(document=document)
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.8/")

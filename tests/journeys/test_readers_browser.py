@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from curriculum.domain.chapter_files import chapter_import, load_yaml
+from tests.conftest import without_terms
 from tests.curriculum.conftest import release_ii3
 from tests.curriculum.site.test_practice import PAGE, engine, generated_chapter
 from tests.journeys.test_browser import Visit, browser  # noqa: F401  (the module's Chromium)
@@ -196,6 +197,7 @@ def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live
         (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
     )
     document.update(code="II.8", number=8, problem_statement=f"A long sum:\n\n{WIDE_FORMULA}")
+    without_terms(document)
     chapter_import(document=document)
     visit = Visit(browser, live_server.url, width=390)
     visit.open("/chapters/II.8/")

@@ -71,7 +71,7 @@ def test_a_token_never_does_more_than_its_holder_may_now(db, erin):
 
 
 def test_tokens_made_before_scopes_keep_what_their_holders_role_allows(db, alice, erin):
-    migration = importlib.import_module("curriculum.migrations.0024_token_scopes")
+    migration = importlib.import_module("curriculum.migrations.0028_token_scopes")
     for holder in (alice, erin):
         ApiToken.objects.create(
             user=holder, name="old", prefix=holder.username, digest=holder.username

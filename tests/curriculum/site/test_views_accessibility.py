@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from curriculum.domain.chapter_files import chapter_import, load_yaml
+from tests.conftest import without_terms
 
 SITE_CSS = Path(__file__).resolve().parents[3] / "static/site/site.css"
 PAGES = [
@@ -94,6 +95,7 @@ def test_titles_name_what_the_page_shows(client, released):
 def test_headings_written_by_an_author_do_not_break_the_outline(client, seeded):
     document = load_yaml(Path("content/II/II.4.yaml").read_text(encoding="utf-8"))
     document.update(code="II.8", number=8)
+    without_terms(document)
     document["before_you_start"] = "# Big\n\n###### Tiny\n\ntext"
     document["problem_statement"] = "## Also big\n\ntext"
     chapter_import(document=document)
