@@ -400,6 +400,9 @@ LIMIT_HINT_CHARS = env.int("LIMIT_HINT_CHARS", 1000)  # one hint's text
 LIMIT_PROBLEM_FEEDBACK = env.int("LIMIT_PROBLEM_FEEDBACK", 20)  # its feedback on wrong answers
 LIMIT_FEEDBACK_CHARS = env.int("LIMIT_FEEDBACK_CHARS", 1000)  # one feedback's text
 LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise
+SCHEDULE_PUBLISH_MAX_DAYS = env.int(
+    "SCHEDULE_PUBLISH_MAX_DAYS", 366
+)  # how far ahead a publish may be set
 LIMIT_REVIEW_TEXT_CHARS = env.int("LIMIT_REVIEW_TEXT_CHARS", 4000)  # a review note, comments, notes
 LIMIT_REVIEW_QUEUE_PAGE = env.int("LIMIT_REVIEW_QUEUE_PAGE", 50)  # review requests on one page
 LIMIT_REPORTS_SHOWN = env.int("LIMIT_REPORTS_SHOWN", 50)  # beside a problem in admin

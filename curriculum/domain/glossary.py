@@ -80,7 +80,7 @@ def definition_errors(terms: Terms, code: str) -> list[tuple[str, str]]:
                 continue
             others = [f"{d.code} {d.path}" for d in definitions if d is not here]
             errors.append(
-                (here.path, f"the term {here.term} is defined again at {', '.join(others)}")
+                (here.path, f"the term {here.term} is already defined at {', '.join(others)}")
             )
     return errors
 

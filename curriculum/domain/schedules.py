@@ -11,6 +11,7 @@ import datetime
 from dataclasses import dataclass
 from typing import ClassVar
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -41,6 +42,12 @@ class SchedulePublish(ReviewAction):
         now = timezone.now()
         if self.publish_at <= now:
             reasons.append(f"publish at: must be later than now ({now:%Y-%m-%d %H:%M} UTC)")
+        latest = now + datetime.timedelta(days=settings.SCHEDULE_PUBLISH_MAX_DAYS)
+        if self.publish_at > latest:
+            reasons.append(
+                f"publish at: at most {settings.SCHEDULE_PUBLISH_MAX_DAYS} days ahead "
+                f"(SCHEDULE_PUBLISH_MAX_DAYS), by {latest:%Y-%m-%d %H:%M} UTC"
+            )
         return reasons + notes_reasons(self.notes)
 
     def run(self) -> PublishSchedule:

@@ -24,6 +24,11 @@ RAW_HTML = (
 code or a formula it is not)."""
 EQREF = re.compile(r"\\(?:eq)?ref\{([^{}\n]*)\}")
 LINK_SCHEMES = {"http", "https", "mailto"}
+REFUSED_LINK = re.compile(
+    r"\]\(\s*<?\s*((?:javascript|vbscript|file|data):(?:[^\s()<>]|\([^\s()<>]*\))*)", re.IGNORECASE
+)
+"""A link or image address markdown-it will not make a link of (`validateLink`): the text then
+shows as typed, brackets and all."""
 
 
 def _shown(text: str) -> str:
@@ -72,6 +77,15 @@ def _link_error(token: Token) -> str | None:
     return f"link `{_shown(href)}` would lose its address: links go to http(s), mailto or a page"
 
 
+def _unlinked_errors(tokens: list[Token]) -> list[str]:
+    return [
+        f"link `{_shown(found[1])}` would show as typed: links go to http(s), mailto or a page"
+        for token in tokens
+        if token.type == "text"
+        for found in REFUSED_LINK.finditer(token.content)
+    ]
+
+
 def _eqref_errors(tokens: list[Token]) -> list[str]:
     return [
         f"`{found.group()}` is not supported: write @eq:{found[1] or 'label'} (the equation "
@@ -88,7 +102,7 @@ def construct_errors(source: str) -> list[str]:
     if "<" not in source and "[" not in source and "ref{" not in source:
         return []  # no HTML, image, link or \eqref: nothing to refuse, and no parse
     tokens = _walk(parse(source))
-    errors = _html_errors(source) + _eqref_errors(tokens)
+    errors = _html_errors(source) + _eqref_errors(tokens) + _unlinked_errors(tokens)
     for token in tokens:
         error = _image_error(token) if token.type == "image" else None
         error = _link_error(token) if token.type == "link_open" else error

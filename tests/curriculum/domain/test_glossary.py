@@ -30,7 +30,7 @@ def test_a_term_defined_twice_is_refused_naming_both_places(seeded):
     with pytest.raises(ChapterFileError) as refused:
         chapter_import(document=defining(defines=["Query"]))
     assert refused.value.errors == [
-        "strands.basics.items[0].defines[0]: the term Query is defined again at II.3 "
+        "strands.basics.items[0].defines[0]: the term Query is already defined at II.3 "
         "strands.basics.items[0].defines[0]"
     ]
     document = defining(defines=["temperature"])
@@ -40,9 +40,9 @@ def test_a_term_defined_twice_is_refused_naming_both_places(seeded):
     with pytest.raises(ChapterFileError) as refused:
         chapter_import(document=document)
     assert sorted(refused.value.errors) == [
-        "strands.basics.items[0].defines[0]: the term temperature is defined again at II.7 "
+        "strands.basics.items[0].defines[0]: the term temperature is already defined at II.7 "
         "strands.basics.items[1].defines[0]",
-        "strands.basics.items[1].defines[0]: the term Temperature is defined again at II.7 "
+        "strands.basics.items[1].defines[0]: the term Temperature is already defined at II.7 "
         "strands.basics.items[0].defines[0]",
     ]
     assert not Chapter.objects.filter(code="II.7").exists()

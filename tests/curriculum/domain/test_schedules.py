@@ -37,6 +37,11 @@ def test_only_a_signed_in_editor_schedules_and_only_for_later(ready, alice, erin
         schedule(ready, alice)
     with pytest.raises(ReviewRefused, match="publish at: must be later than now"):
         SchedulePublish(chapter=ready, user=erin, publish_at=timezone.now() - HOUR).execute()
+    with pytest.raises(
+        ReviewRefused, match=r"at most 366 days ahead \(SCHEDULE_PUBLISH_MAX_DAYS\)"
+    ):
+        far = timezone.now() + 367 * 24 * HOUR
+        SchedulePublish(chapter=ready, user=erin, publish_at=far).execute()
     with pytest.raises(ReviewRefused, match="set it signed in"):
         schedule(ready, None)
     assert not PublishSchedule.objects.exists()

@@ -17,6 +17,8 @@ from curriculum.domain.markup import construct_errors, media_names
         ("As $\\eqref{score}$ shows.", "`\\eqref{score}` is not supported: write @eq:score"),
         ("As \\ref{score} shows.", "write @eq:score"),
         ("Get [it](ftp://example.org/x).", "link `ftp://example.org/x` would lose its address"),
+        ("Run [x](javascript:alert(1)).", "link `javascript:alert(1)` would show as typed"),
+        ("See [x](data:text/html,hi).", "link `data:text/html,hi` would show as typed"),
     ],
 )
 def test_each_construct_the_page_would_drop_is_refused_with_what_to_write(text, said):
