@@ -31,12 +31,14 @@ class Terms:
     defined: dict[str, list[Definition]] = field(default_factory=dict)  # by slug
 
 
-def _own(document: Mapping[str, Any], code: str, draft: bool) -> Iterator[tuple[str, Definition]]:
+def _own(document: Mapping[str, Any], code: str) -> Iterator[tuple[str, Definition]]:
+    """The document's own definitions: shown wherever its published items are (a draft's
+    uses are as unseen as its definitions, and publishing shows both at once)."""
     for kind, strand in (document.get("strands") or {}).items():
         for i, item in enumerate(strand.get("items") or [] if isinstance(strand, dict) else []):
             for j, term in enumerate(item.get("defines") or []):
                 path = f"strands.{kind}.items[{i}].defines[{j}]"
-                shown = bool(item.get("published")) and not draft
+                shown = bool(item.get("published"))
                 yield term_slug(term), Definition(term, code, path, shown)
 
 
@@ -64,9 +66,8 @@ def terms_for(document: Mapping[str, Any]) -> Terms:
     """Every term the document's book defines, the document's own definitions in place of what
     is stored of it."""
     numeral, code = document.get("book") or "", document.get("code") or ""
-    draft = document.get("state") == Chapter.State.DRAFT
     terms = Terms(numeral, reverse("site:glossary", args=[numeral]) if numeral else "")
-    for slug, definition in [*_own(document, code, draft), *_stored(numeral, code)]:
+    for slug, definition in [*_own(document, code), *_stored(numeral, code)]:
         terms.defined.setdefault(slug, []).append(definition)
     return terms
 

@@ -5,9 +5,11 @@ import pytest
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import
 from curriculum.domain.chapter_files.importing import chapter_export
+from curriculum.domain.editing import ChapterWithdraw
+from curriculum.domain.gate import ChapterPublish, chapter_publish
 from curriculum.domain.reading import chapter_for_reader
 from curriculum.models import Chapter
-from tests.conftest import sketch
+from tests.conftest import sketch, verify_now
 
 
 def defining(body: str = "Means.", defines=("softmax temperature",), **item) -> dict:
@@ -75,3 +77,15 @@ def test_a_term_is_some_words_without_a_comma(books):
         "by commas)",
         "strands.basics.items[0].defines[1]: a term is some words, not blank",
     ]
+
+
+def test_a_withdrawn_chapter_using_its_own_terms_is_published_again(seeded):
+    """A draft's uses are as unseen as its definitions: its own terms never block its publish."""
+    chapter = Chapter.objects.get(code="II.3")
+    verify_now(chapter)
+    chapter_publish(chapter=chapter)
+    ChapterWithdraw(chapter=Chapter.objects.get(code="II.3")).execute()
+    assert ChapterPublish(chapter=Chapter.objects.get(code="II.3")).check() == []
+    publication = ChapterPublish(chapter=Chapter.objects.get(code="II.3")).execute()
+    assert publication.release.number == 1 and publication.shown_again
+    assert Chapter.objects.get(code="II.3").state == Chapter.State.PUBLISHED
