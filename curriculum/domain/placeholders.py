@@ -273,3 +273,14 @@ def _expanded(text: str, values: _Values, room: Room) -> str:
         return to_tex(value, min(max(int(digits), 1), MAX_DIGITS))
 
     return PLACEHOLDER.sub(replace, text)
+
+
+def answer_shown_errors(text: str) -> list[str]:
+    """An exercise's statement is printed for every reader before they answer: one that reads
+    its outputs (a placeholder or a claim) would print the answer."""
+    return [
+        f"`{' '.join(found.group().split())}` shows the answer: an exercise's statement may read "
+        "its inputs, never its outputs (they belong in its solution)"
+        for found in BRACES.finditer(text)
+        if "outputs" in found.group()
+    ]

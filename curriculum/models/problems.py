@@ -9,7 +9,12 @@ from curriculum.domain.claims.syntax import claim_name_errors, known_names
 from curriculum.domain.hints import feedback_errors, hints_errors
 from curriculum.domain.judging import tolerance_of
 from curriculum.domain.limits import nul_paths
-from curriculum.domain.placeholders import MAX_DIGITS, SHOWN_DIGITS, placeholder_errors
+from curriculum.domain.placeholders import (
+    MAX_DIGITS,
+    SHOWN_DIGITS,
+    answer_shown_errors,
+    placeholder_errors,
+)
 from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
 from curriculum.domain.work_budget import work_refusal
 
@@ -122,6 +127,7 @@ class Problem(models.Model):
             + claim_name_errors(
                 self.statement, self.names(), every_instance=attention.is_generated(self.inputs)
             )
+            + (answer_shown_errors(self.statement) if self.kind == self.Kind.EXERCISE else [])
         ):
             errors["statement"] = found
         answer = self.solution.answer if self.pk and hasattr(self, "solution") else None

@@ -12,7 +12,7 @@ from ..answers import answer_figures, answer_lint, default_digits
 from ..claims.syntax import known_names
 from ..hints import feedback_errors, hints_errors
 from ..judging import tolerance_of
-from ..placeholders import placeholder_errors
+from ..placeholders import answer_shown_errors, placeholder_errors
 from ..tolerances import tolerance_problems
 from ..work_budget import work_refusal
 from .checker import Checker
@@ -52,6 +52,9 @@ def problems_checked(c: Checker, raws: list) -> list:
         for name, message in tolerance_problems(**tolerance, answer=answer).items():
             c.error(f"{path}.tolerance.{name}", message)
         c.filled(prob.statement, f"{path}.statement")
+        if prob.kind == "exercise":
+            for message in answer_shown_errors(prob.statement):
+                c.error(f"{path}.statement", message)
         generated = attention.is_generated(prob.inputs)
         c.markdown(prob.statement, f"{path}.statement", names, every_instance=generated)
         clean = prob.model_dump(exclude={"tolerance", "solution", "inputs", "ask"})

@@ -15,7 +15,7 @@ from django.test import Client
 
 import attention
 from curriculum.domain.answer_tables import number
-from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.chapter_files import ChapterFileError, chapter_import
 from curriculum.domain.gate import chapter_publish
 from curriculum.domain.placeholders import SHOWN_DIGITS
 from curriculum.models import Chapter
@@ -364,13 +364,17 @@ def test_the_api_refuses_a_bad_instance_and_an_unknown_problem(client, practice)
 
 def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(client, seeded):
     placed = {"statement": "Softmax of ${{ inputs.scores | digits 3 }}$ is ${{ outputs.out }}$."}
+    exercise = problem("p3", scores=SCORES, answer=engine(0)) | placed
+    with pytest.raises(ChapterFileError, match="shows the answer: an exercise's statement"):
+        chapter_import(document=sketch("II.7", problems=[problem("p1", "worked"), exercise]))
     chapter_import(
         document=sketch(
             "II.7",
             problems=[
                 problem("p1", "worked", "softmax-row"),
                 problem("p2"),
-                problem("p3", scores=SCORES, answer=engine(0)) | placed,
+                exercise | {"kind": "worked"},  # solved in the text: it may show its outputs
+                problem("p4"),
             ],
         )
     )

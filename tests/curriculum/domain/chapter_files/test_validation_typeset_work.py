@@ -104,6 +104,7 @@ def test_named_values_count_each_number_and_a_formula_they_overfill_is_refused(b
     document = sketch("II.7")
     problem = document["problems"][1]
     problem |= {
+        "kind": "worked",  # solved in the text: its statement may show its outputs
         "operation": "attention_cost",
         "inputs": {"seq_len": 4, "width": 8, "heads": 2},
         "ask": {"output": "flops"},
