@@ -82,10 +82,10 @@ def test_a_publish_by_the_generated_client_reaches_a_webhook_receiver_signed(
     generated_client, live_server, worker, books, erin
 ):
     from curriculum_api_client.api.writing_tokens import (
-        curriculum_api_writes_chapter_publish as publish,
+        chapter_publish as publish,
     )
     from curriculum_api_client.api.writing_tokens import (
-        curriculum_api_writes_chapter_put as put,
+        chapter_put as put,
     )
     from curriculum_api_client.models import ChapterDocument
 

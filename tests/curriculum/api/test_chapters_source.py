@@ -196,8 +196,9 @@ def test_a_put_citing_an_unknown_work_is_refused_with_its_path(client, books, al
     document["thesis"] = "As @cite:nobody2020 showed."
     response = put_source(client, alice_token, document)
     assert response.status_code == 422
-    assert (
-        "thesis: reference @cite:nobody2020: Book II's bibliography has no work nobody2020"
-        in json.dumps(response.json())
-    )
+    assert {
+        "pointer": "/thesis",
+        "code": "invalid",
+        "detail": "reference @cite:nobody2020: Book II's bibliography has no work nobody2020",
+    } in response.json()["errors"]
     assert not Chapter.objects.filter(code="II.7").exists()
