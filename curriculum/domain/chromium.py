@@ -20,7 +20,7 @@ UNAVAILABLE = (
     "(scripts/install-browser.sh installs it; PDF_CHROMIUM names another)"
 )
 
-FLAGS = (
+HEADLESS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -29,6 +29,10 @@ FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+)
+"""Chromium run headless on a machine with no network beyond loopback (the browser tests too)."""
+FLAGS = (
+    *HEADLESS,
     "--disable-extensions",
     "--no-pdf-header-footer",
     "--generate-pdf-document-outline",

@@ -8,22 +8,14 @@ from pathlib import Path
 import pytest
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import, load_yaml
+from curriculum.domain.chromium import HEADLESS
 from tests.conftest import stored_as_before, without_terms
 from tests.curriculum.conftest import SEED_PAGE, release_ii3
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+ARGS = list(HEADLESS)
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
 WATCH = """
 window.__cspViolations = [];
