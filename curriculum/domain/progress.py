@@ -26,7 +26,7 @@ from curriculum.models import Attempt
 from .markup import RENDER_FORMAT
 from .practice import practisable
 from .problem_labels import problem_labels
-from .reading import books_for_reader, chapter_for_reader, chapter_freshness
+from .reading import books_contents, chapter_for_reader, chapter_freshness
 from .snapshots import SNAPSHOT_FORMAT
 
 SHOWN_CACHE_SECONDS = 7 * 24 * 3600
@@ -181,15 +181,16 @@ def books_progress(
     """Every book the reader may see (or the one named), each chapter the reader has tried
     counted against what its page lists; a chapter not tried lists nothing, so a page costs
     the contents' queries and two for the attempts, however large the course."""
-    books = books_for_reader(staff=staff, numeral=numeral)
-    codes = [chapter.code for _, chapters in books for chapter in chapters]
+    books = books_contents(staff=staff, numeral=numeral)
+    codes = [code for _, chapters in books for code, _ in chapters]
     counts, solved = _attempts(reader, codes)
     tried = {code for code, _ in counts}
 
-    def shown(chapter: Any) -> ChapterShown:
-        if chapter.code in tried:
-            return chapter_shown(code=chapter.code, staff=staff)
-        return ChapterShown(chapter.code, chapter.title, ())
+    def shown(chapter: tuple[str, str]) -> ChapterShown:
+        code, title = chapter
+        if code in tried:
+            return chapter_shown(code=code, staff=staff)
+        return ChapterShown(code, title, ())
 
     return [
         BookProgress(

@@ -337,6 +337,22 @@ def books_for_reader(
     return list(books_listing(staff=staff, numeral=numeral))
 
 
+def books_contents(
+    *, staff: bool = False, numeral: str | None = None
+) -> list[tuple[Book, list[tuple[str, str]]]]:
+    """Every book (or the one named) with its chapters' codes and titles as readers see them:
+    the contents without counting a working copy's parts (two queries, whatever the course)."""
+    found = Book.objects.all() if numeral is None else Book.objects.filter(numeral=numeral)
+    books = list(found.order_by("position"))
+    by_book: dict[int, list[tuple[str, str]]] = {}
+    listed = _chapters(staff=staff, numeral=numeral, maturity=None, state=None)
+    chapter: Any  # annotated with its latest release's overview (`released`)
+    for chapter in listed.filter(book__in=books):
+        title = chapter.released["title"] if chapter.released else chapter.title
+        by_book.setdefault(chapter.book_id, []).append((chapter.code, title))
+    return [(book, by_book.get(book.pk, [])) for book in books]
+
+
 def _joined(*fields: Any) -> Concat:
     """Fields as text, each followed by "|", in groups of four (one long Concat nests too deep
     for SQLite's parser)."""

@@ -4,12 +4,14 @@ whoever signed in before, and no reader ever gets another's progress."""
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from curriculum.domain.chapter_files import chapter_export, chapter_import, load_yaml
 from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter
-from tests.conftest import stored_as_before, verify_now
+from tests.conftest import sketch, stored_as_before, verify_now
 from tests.curriculum.domain.test_progress import attempt, practised_chapter
 from tests.curriculum.site.test_views_accessibility import Outline, assert_headings_in_order
 from tests.curriculum.site.test_views_chapter_page import visible_text
@@ -105,6 +107,25 @@ def test_a_signed_in_reader_sees_the_books_sum_on_the_book_page(course):
     after = anonymous.get("/books/II/")
     assert after.content == before.content and b'id="reader-progress"' not in after.content
     assert not after.has_header("Cache-Control")
+
+
+def test_a_staff_readers_progress_costs_the_same_beside_a_working_copy(course):
+    """Progress lists the contents' codes and titles; it never counts a working copy's parts
+    again (the listing, kept apart, already did)."""
+    erin = Client()
+    erin.force_login(User.objects.create_user("erin-staff", is_staff=True))
+    attempt(user("erin-staff"), "p3", right=True)
+
+    def progress_queries() -> int:
+        erin.get("/books/II/")  # the shared listing, kept for the next read
+        with CaptureQueriesContext(connection) as queries:
+            assert erin.get("/books/II/").status_code == 200
+        return len(queries)
+
+    released_only = progress_queries()
+    chapter_import(document=sketch("II.9", title="Still a working copy"))
+    assert "Still a working copy" in shown(erin.get("/books/II/"))
+    assert progress_queries() == released_only
 
 
 def test_author_text_cannot_place_the_progress(books):
