@@ -188,6 +188,7 @@ def _compare_arrays(
     digits: int | None,
     zero: object,
     shown: int | None = None,
+    explain: bool = True,
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
@@ -219,7 +220,7 @@ def _compare_arrays(
         bad = ~(diff <= _allowed(got, expected, rtol, atol, digits, bounds, shown))
         rule = partial(_rule_words, rtol=rtol, atol=atol, digits=digits, shown=shown)
     ok = not bad.any()
-    message = "" if ok else _refusal(prefix, bad, got, expected, rule, bounds)
+    message = "" if ok or not explain else _refusal(prefix, bad, got, expected, rule, bounds)
     return Comparison(ok, float(diff.max()), rel, message)
 
 
@@ -231,6 +232,7 @@ def compare(
     digits: int | None = None,
     zero: object = None,
     shown: int | None = None,
+    explain: bool = True,
 ) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
@@ -244,7 +246,8 @@ def compare(
     (counts) exactly. Mappings are compared key by key and a missing or extra key is a
     mismatch. The message names the first entry refused and the rule that refused it. The
     relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when
-    there are none).
+    there are none). ``explain=False`` leaves a refused entry's message unwritten, for callers
+    that only ask whether (misconceptions told from the right value, eight to a verdict).
     """
     if isinstance(expected, Mapping):
         wanted = {str(k): _numeric(v, f"answer.{k}") for k, v in expected.items()}
@@ -269,7 +272,9 @@ def compare(
         worst_rel = math.inf if not ok else 0.0
         for key in sorted(set(wanted) & set(got)):
             bound = zero.get(key) if isinstance(zero, Mapping) else None
-            part = _compare_arrays(got[key], wanted[key], rtol, atol, key, digits, bound, shown)
+            part = _compare_arrays(
+                got[key], wanted[key], rtol, atol, key, digits, bound, shown, explain
+            )
             ok &= part.ok
             worst_abs = max(worst_abs, part.max_abs_error)
             worst_rel = max(worst_rel, part.max_rel_error)
@@ -284,7 +289,8 @@ def compare(
             "the answer is a number or array but the engine's value names values "
             f"({_names(value)})",
         )
-    return _compare_arrays(value, _numeric(expected, "answer"), rtol, atol, "", digits, zero, shown)
+    expected_array = _numeric(expected, "answer")
+    return _compare_arrays(value, expected_array, rtol, atol, "", digits, zero, shown, explain)
 
 
 NAMES_SHOWN = 5

@@ -37,16 +37,20 @@ def tolerance_of(source: Any) -> dict[str, Any]:
     return {"digits": digits} if digits is not None else {"rtol": rtol, "atol": atol}
 
 
-def reader_compare(value: Any, answer: Any, tolerance: Mapping[str, Any], zero: Any = None) -> Any:
+def reader_compare(
+    value: Any, answer: Any, tolerance: Mapping[str, Any], zero: Any = None, explain: bool = True
+) -> Any:
     """``answer`` against ``value`` by the reader's rule (`attention.Comparison`); ``zero``:
     the engine's noise bounds, as for a verdict. Raises as `attention.compare` does."""
-    return attention.compare(value, answer, **tolerance, zero=zero, shown=SHOWN_DIGITS)
+    return attention.compare(
+        value, answer, **tolerance, zero=zero, shown=SHOWN_DIGITS, explain=explain
+    )
 
 
 def reader_right(value: Any, answer: Any, tolerance: Mapping[str, Any]) -> bool:
     """Whether ``answer`` is ``value`` by the reader's rule; False for anything not numbers."""
     try:
-        return bool(reader_compare(value, answer, tolerance).ok)
+        return bool(reader_compare(value, answer, tolerance, explain=False).ok)
     except (TypeError, ValueError):  # EngineInputError is a ValueError
         return False
 

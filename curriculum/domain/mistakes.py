@@ -47,7 +47,7 @@ def _offered(problem: dict[str, Any], instance: int, right: Any) -> list[tuple[s
     return [
         (m.name, m.says, _listed(value))
         for m, value in found
-        if not reader_right(right, _listed(value), tolerance)
+        if not reader_right(right, value, tolerance)
     ]
 
 
@@ -107,7 +107,7 @@ def mistake_warnings(problem: dict[str, Any], values: dict[int, Any]) -> list[st
                 f"LIMIT_MISTAKE_WORK ({settings.LIMIT_MISTAKE_WORK:.2g}) of engine work"
             ]
         for m, value in attention.misconception_values(operation, inputs, ask, instance):
-            if reader_right(right, _listed(value), tolerance):
+            if reader_right(right, value, tolerance):
                 warnings.append(
                     f"instance {instance}: the misconception {m.name!r} ({m.says}) gives the "
                     f"right answer at this tolerance, or to the {SHOWN_DIGITS} significant "

@@ -239,3 +239,22 @@ def test_shown_figures_take_an_entry_rounded_as_printed_and_keep_zeros_and_count
     loose = compare(np.asarray(1.0), 1.0006, rtol=5e-4, atol=0.0, shown=6)  # the looser rule
     assert not loose.ok and loose.message.endswith("within rtol=0.0005, atol=0")
     assert compare(np.asarray(1.0), 1.0004, rtol=5e-4, atol=0.0, shown=6).ok
+
+
+@pytest.mark.parametrize(
+    "value, answer",
+    [
+        (np.array([0.5, 2.0]), [0.5, 2.1]),
+        ({"out": np.array([1.0]), "n": np.array(3)}, {"out": [1.0], "n": 4}),
+    ],
+)
+def test_a_comparison_not_asked_to_explain_decides_alike_and_writes_no_message(value, answer):
+    explained = compare(value, answer, digits=3)
+    quiet = compare(value, answer, digits=3, explain=False)
+    assert not explained.ok and explained.message
+    assert (quiet.ok, quiet.max_abs_error, quiet.max_rel_error) == (
+        explained.ok,
+        explained.max_abs_error,
+        explained.max_rel_error,
+    )
+    assert quiet.message == ""
