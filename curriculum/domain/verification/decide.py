@@ -129,9 +129,20 @@ def _decide_together(due: list[tuple[Solution, str]], run: Slice) -> dict[int, s
     return written
 
 
+def _unflushed() -> None:
+    """This transaction's commit does not wait for the disk (PostgreSQL's synchronous_commit,
+    for this transaction only): a verdict or an attempt count lost to a database crash in the
+    next fraction of a second leaves its check pending, which the sweep sends again. Each
+    decision's two commits were most of an idle save-to-verdict (about 5 ms each here)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+
 def _attempts_add(chapter_of: dict[int, int], step: int) -> None:
     """Count (1) or take back (-1) a run of these pending checks, their chapters locked first."""
     with transaction.atomic():
+        _unflushed()
         chapters_lock(chapter_ids=chapter_of.values())
         Verdict.objects.filter(solution_id__in=chapter_of, status=Status.PENDING).update(
             attempts=F("attempts") + step
@@ -158,6 +169,7 @@ def _verdicts_write(
         return {}
     now = timezone.now()
     with transaction.atomic():
+        _unflushed()
         # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
         chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})

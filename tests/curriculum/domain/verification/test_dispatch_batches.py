@@ -41,8 +41,10 @@ def test_a_batch_reads_in_bulk_and_writes_each_verdict_by_compare_and_set(books)
     [writes] = [q for q in queries if 'UPDATE "curriculum_verdict" AS v SET' in q["sql"]]
     assert "jsonb_to_recordset" in writes["sql"]
     # savepoints included, the chapters' search entries moving with their revision, and the
-    # webhook endpoints that want `verdict.changed` (one query a batch)
-    assert len(queries) <= 13, [q["sql"][:80] for q in queries]
+    # webhook endpoints that want `verdict.changed` (one query a batch), and each of the two
+    # transactions' commit told not to wait for the disk
+    assert sum("synchronous_commit" in q["sql"] for q in queries) == 2
+    assert len(queries) <= 15, [q["sql"][:80] for q in queries]
     assert Chapter.objects.get(code="II.9").updated_at > before
     assert verdicts_decide(checks=checks) == {}  # run twice (redelivered): nothing changes
 
