@@ -270,14 +270,20 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("SCHEDULE_PUBLISH_EVERY_SECONDS", 60.0),
     },
 }
-# Webhooks (curriculum/domain/webhooks.py), sent by the worker: how long one attempt may wait
-# for an answer, the attempts before giving up, the first retry's delay (doubling each time, up
-# to the longest), and how much of an answer the delivery log keeps.
-WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", 5.0)
+# Webhooks (curriculum/domain/webhooks.py), sent by the worker: how long one attempt may take to
+# resolve the host and connect, then to send and have the whole answer (a server that trickles it
+# is cut off), the attempts before giving up, the first retry's delay (doubling each time, up to
+# the longest), and how much of an answer the delivery log keeps.
+WEBHOOK_CONNECT_TIMEOUT_SECONDS = env.float("WEBHOOK_CONNECT_TIMEOUT_SECONDS", 3.0)
+WEBHOOK_READ_TIMEOUT_SECONDS = env.float("WEBHOOK_READ_TIMEOUT_SECONDS", 10.0)
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", 8)
 WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", 30.0)
 WEBHOOK_BACKOFF_MAX_SECONDS = env.float("WEBHOOK_BACKOFF_MAX_SECONDS", 3600.0)
 WEBHOOK_RESPONSE_EXCERPT_CHARS = env.int("WEBHOOK_RESPONSE_EXCERPT_CHARS", 1000)
+# Hosts, as written in an endpoint's URL, that may resolve to loopback, private, link-local or
+# other addresses that are not public: a developer's or a test's local receiver. Any other host
+# must resolve to public addresses only, at registration and at each delivery.
+WEBHOOK_ALLOWED_PRIVATE_HOSTS: list[str] = env.list("WEBHOOK_ALLOWED_PRIVATE_HOSTS", [])
 
 # Throttles and cached bodies must be shared by every web process. In production that is Django's
 # Redis cache: CACHE_URL, else the Redis the broker is (keys apart under their prefix), where a

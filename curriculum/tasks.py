@@ -19,7 +19,7 @@ from curriculum.domain.verification import (
     verdicts_decide,
     verdicts_sweep,
 )
-from curriculum.domain.webhooks import webhook_deliver, webhooks_sweep
+from curriculum.domain.webhooks import webhook_deliver_apart, webhooks_sweep
 from curriculum.site.printing import pdf_page
 
 
@@ -89,14 +89,12 @@ def sweep_pending_verdicts() -> int:
     return verdicts_sweep(older_than=older_than) + claims_sweep(older_than=older_than)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task
 def deliver_webhook(delivery_id: int) -> bool:
-    """One attempt at a webhook delivery; a failed one is sent again after its backoff (and
-    found by `sweep_webhooks` if that send is lost). Whether another attempt was scheduled."""
-    retry_in = webhook_deliver(delivery_id=delivery_id)
-    if retry_in is not None:
-        deliver_webhook.apply_async((delivery_id,), countdown=retry_in)
-    return retry_in is not None
+    """Put a webhook delivery on its endpoint's line in this worker, which attempts it and
+    sends the retry after a failure's backoff (`sweep_webhooks` finds one whose attempt was
+    lost). Whether it joined a line."""
+    return webhook_deliver_apart(delivery_id=delivery_id)
 
 
 @shared_task

@@ -1,6 +1,6 @@
 """A webhook receiver as a user would write one: an HTTP server on 127.0.0.1 (a free port) in a
 thread, verifying each delivery's signature as README says, and answering as told: 204, 500,
-or not at all for a while (`hang`)."""
+not at all for a while (`hang`), or a byte at a time (`trickle`: seconds between bytes)."""
 
 import hashlib
 import hmac
@@ -12,9 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 TOLERANCE_SECONDS = 300  # a signed timestamp older than this is a replay
 
 
-def verified(*, secret: str, headers, body: bytes) -> bool:
+def verified(*, secret: str, headers, body: bytes, now: float | None = None) -> bool:
+    """Whether a delivery is signed with `secret` and was signed within the tolerance of `now`
+    (this machine's clock): neither forged nor replayed later."""
     timestamp = headers.get("X-Webhook-Timestamp", "")
-    if not timestamp.isdigit() or abs(time.time() - int(timestamp)) > TOLERANCE_SECONDS:
+    now = time.time() if now is None else now
+    if not timestamp.isdigit() or abs(now - int(timestamp)) > TOLERANCE_SECONDS:
         return False
     expected = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
     given = headers.get("X-Webhook-Signature", "")
@@ -26,6 +29,7 @@ class Receiver:
     secret: str = ""
     answer: int = 204
     hang: float = 0.0
+    trickle: float = 0.0
     received: list[tuple[dict, bytes, bool]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -38,9 +42,20 @@ class Receiver:
                 receiver.received.append((dict(self.headers), body, good))
                 if receiver.hang:
                     time.sleep(receiver.hang)
+                if receiver.trickle:
+                    self.trickle(b"HTTP/1.1 204 No Content\r\nX-Slowly: " + b"." * 100)
+                    return
                 self.send_response(receiver.answer if good else 401)
                 self.end_headers()
                 self.wfile.write(b"ok" if good else b"bad signature")
+
+            def trickle(self, answer: bytes) -> None:
+                try:
+                    for byte in answer:
+                        self.wfile.write(bytes([byte]))
+                        time.sleep(receiver.trickle)
+                except OSError:  # the sender stopped listening
+                    self.close_connection = True
 
             def log_message(self, *args):
                 pass

@@ -202,6 +202,14 @@ class Verdict(models.Model):
 
     solution = models.OneToOneField(Solution, on_delete=models.CASCADE, related_name="verdict")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_status = models.CharField(
+        max_length=10,
+        choices=Status.choices,
+        blank=True,
+        db_default="",  # the bulk writers' own SQL leaves it out
+        help_text="The status the last decision wrote, kept while a new check is pending: a "
+        "decision that writes another one is a `verdict.changed` webhook.",
+    )
     fingerprint = models.CharField(max_length=64)
     requested_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)

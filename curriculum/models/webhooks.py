@@ -9,7 +9,7 @@ from django.db import models
 EVENTS = (
     ("chapter.published", "chapter.published: a release was made, or shown again"),
     ("chapter.withdrawn", "chapter.withdrawn: readers no longer see the chapter"),
-    ("verdict.changed", "verdict.changed: the engine decided a solution's verdict"),
+    ("verdict.changed", "verdict.changed: a decision changed a solution's verdict status"),
 )
 
 

@@ -21,11 +21,14 @@ from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter, Solution, Verdict
 from tests.conftest import sketch, verify_now
 from tests.processes import RedisServer, Worker, manage, wait_for
+from tests.receiver import Receiver
 
 # Short enough that a lost task comes back within a test: visibility timeout and sweep.
 WORKER_ENV = {
     "WEBHOOK_BACKOFF_SECONDS": "1",
-    "WEBHOOK_TIMEOUT_SECONDS": "1",
+    "WEBHOOK_CONNECT_TIMEOUT_SECONDS": "1",
+    "WEBHOOK_READ_TIMEOUT_SECONDS": "1",
+    "WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",  # tests/receiver.py's
     "VISIBILITY_TIMEOUT": "3",
     "VERIFY_SWEEP_AFTER_SECONDS": "4",
     "VERIFY_SWEEP_EVERY_SECONDS": "1",
@@ -70,6 +73,27 @@ def worker(verifier_worker, transactional_db):
     if verifier_worker.process.poll() is not None:
         verifier_worker.start()
     return verifier_worker
+
+
+@pytest.fixture
+def receivers(settings):
+    """Make local webhook receivers (tests/receiver.py) on 127.0.0.1, a host allowed here as
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS allows it in the worker (WORKER_ENV); closed afterwards."""
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+    made: list[Receiver] = []
+
+    def receiver(**answering) -> Receiver:
+        made.append(Receiver(**answering))
+        return made[-1]
+
+    yield receiver
+    for each in made:
+        each.close()
+
+
+@pytest.fixture
+def receiver(receivers) -> Receiver:
+    return receivers()
 
 
 @pytest.fixture

@@ -173,41 +173,38 @@ def _verdicts_write(
         # the chapter rows before the verdict rows, in the order every writer takes them, so a
         # decision never deadlocks with a save, an import or a re-verification of the chapter
         chapters_lock(chapter_ids={chapter_of[solution_id] for solution_id in fields})
-        written = _compare_and_set(checked, {sid: DECIDED | v for sid, v in fields.items()}, now)
-        chapters_moved({chapter_of[solution_id] for solution_id in written}, searched=False)
-        verdicts_changed(written)
-    return written
+        changes = _compare_and_set(checked, {sid: DECIDED | v for sid, v in fields.items()}, now)
+        chapters_moved({chapter_of[solution_id] for solution_id in changes}, searched=False)
+        verdicts_changed(changes)
+    return {solution_id: status for solution_id, (_, status) in changes.items()}
 
 
 def _compare_and_set(
     checked: dict[int, tuple[str, str]], fields: dict[int, dict], now
-) -> dict[int, str]:
+) -> dict[int, tuple[str, str]]:
     """Write each verdict, with the fingerprint of what was checked, only while the one
     requested is still pending and what was checked is what the solution stores now (a write
     meanwhile leaves it pending for its own check): one UPDATE for the whole batch; returns
-    the statuses written."""
+    the status the last decision had written ("" for none) and the one written now."""
     if not one_statement():
         return {
-            sid: values["status"]
+            sid: changed
             for sid, values in fields.items()
-            if Verdict.objects.filter(
-                solution_id=sid,
-                status=Status.PENDING,
-                fingerprint=checked[sid][0],
-                solution__fingerprint=checked[sid][1],
-            ).update(**values | {"fingerprint": checked[sid][1], "decided_at": now})
+            if (changed := _set(sid, checked[sid], values, now))
         }
     names = [name for name in DECIDED if name != "decided_at"]
     q = connection.ops.quote_name
     columns = ", ".join(f"{q(name)} = d.{name}" for name in ("fingerprint", *names))
     record = ", ".join(f"{name} {column_type(name)}" for name in names)
+    table = q(Verdict._meta.db_table)
     sql = (
-        f"UPDATE {q(Verdict._meta.db_table)} AS v SET {q('decided_at')} = %s, {columns} "
+        f"UPDATE {table} AS v SET {q('decided_at')} = %s, {q('decided_status')} = d.status, "
+        f"{columns} "
         f"FROM {ROWS} AS d(solution_id integer, requested varchar, fingerprint varchar, {record}), "
-        f"{q(Solution._meta.db_table)} AS s "
+        f"{q(Solution._meta.db_table)} AS s, {table} AS was "  # `was`: the row before
         "WHERE v.solution_id = d.solution_id AND v.status = %s AND v.fingerprint = d.requested "
-        "AND s.id = v.solution_id AND s.fingerprint = d.fingerprint "
-        "RETURNING v.solution_id, v.status"
+        "AND s.id = v.solution_id AND s.fingerprint = d.fingerprint AND was.id = v.id "
+        "RETURNING v.solution_id, was.decided_status, v.status"
     )
     rows = [
         {"solution_id": sid, "requested": checked[sid][0], "fingerprint": checked[sid][1]}
@@ -216,7 +213,22 @@ def _compare_and_set(
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, [now, json.dumps(rows), Status.PENDING])
-        return dict(cursor.fetchall())
+        return {sid: (before, status) for sid, before, status in cursor.fetchall()}
+
+
+def _set(sid: int, checked: tuple[str, str], values: dict, now) -> tuple[str, str] | None:
+    """`_compare_and_set` for one verdict, where the batch is not one statement (SQLite)."""
+    rows = Verdict.objects.filter(
+        solution_id=sid,
+        status=Status.PENDING,
+        fingerprint=checked[0],
+        solution__fingerprint=checked[1],
+    )
+    before = rows.values_list("decided_status", flat=True).first()
+    changed = {"fingerprint": checked[1], "decided_at": now, "decided_status": values["status"]}
+    if before is None or not rows.update(**values | changed):
+        return None
+    return before, values["status"]
 
 
 def _engine_verdict(

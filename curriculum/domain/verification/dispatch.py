@@ -77,14 +77,27 @@ VERIFY_SOLUTION = "curriculum.tasks.verify_solution"
 VERIFY_BATCH = "curriculum.tasks.verify_batch"
 
 
-def _task(name: str, args: tuple, kwargs: dict | None = None, *, level: int) -> Callable[[], Any]:
-    """Sending the task called `name` at `level`, as its own `apply_async` would send it."""
-    return app.signature(name, args, kwargs or {}, priority=_priority(level)).apply_async
+def _task(
+    name: str, args: tuple, kwargs: dict | None = None, *, level: int, countdown: float = 0
+) -> Callable[[], Any]:
+    """Sending the task called `name` at `level` (run no sooner than `countdown` seconds from
+    now), as its own `apply_async` would send it."""
+    options = {"priority": _priority(level)} | ({"countdown": countdown} if countdown else {})
+    return app.signature(name, args, kwargs or {}, **options).apply_async
 
 
-def task_send(name: str, args: tuple, kwargs: dict | None = None, *, level: int, what: str) -> bool:
-    """Send the task called `name` at `level`; whether it was sent (else the sweep resends)."""
-    return _send(_task(name, args, kwargs, level=level), what)
+def task_send(
+    name: str,
+    args: tuple,
+    kwargs: dict | None = None,
+    *,
+    level: int,
+    what: str,
+    countdown: float = 0,
+) -> bool:
+    """Send the task called `name` at `level`, to run after `countdown` seconds; whether it was
+    sent (else the sweep resends)."""
+    return _send(_task(name, args, kwargs, level=level, countdown=countdown), what)
 
 
 def verdict_enqueue(*, solution_id: int, checked: str) -> None:

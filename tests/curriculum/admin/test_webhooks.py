@@ -1,5 +1,5 @@
-"""Webhooks in admin: an endpoint registered shows its secret once; a bad URL is refused with
-its field; the delivery log lists a test event."""
+"""Webhooks in admin: an endpoint registered shows its secret once; a bad URL, or one that
+reaches inside, is refused with its field; the delivery log lists a test event."""
 
 from django.test import Client
 
@@ -11,7 +11,7 @@ def test_staff_register_an_endpoint_see_its_secret_once_and_ping_it(
 ):
     added = admin_client.post(
         "/admin/curriculum/webhookendpoint/add/",
-        {"url": "https://mirror.example.org/hook", "events": ["chapter.published"], "active": "on"},
+        {"url": "https://93.184.215.14/hook", "events": ["chapter.published"], "active": "on"},
     )
     endpoint = WebhookEndpoint.objects.get()
     assert endpoint.secret in added.content.decode() and "not shown again" in added.content.decode()
@@ -34,3 +34,13 @@ def test_an_endpoint_that_is_not_http_is_refused_with_its_field(admin_client: Cl
     )
     assert refused.status_code == 200 and not WebhookEndpoint.objects.exists()
     assert "Enter a valid URL" in refused.content.decode() or "url:" in refused.content.decode()
+
+
+def test_an_endpoint_on_an_internal_address_is_refused_unless_allowed(admin_client, settings):
+    form = {"url": "http://169.254.169.254/latest/meta-data/", "events": ["chapter.published"]}
+    refused = admin_client.post("/admin/curriculum/webhookendpoint/add/", form)
+    assert refused.status_code == 200 and not WebhookEndpoint.objects.exists()
+    assert "169.254.169.254 (link-local)" in refused.content.decode()
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["169.254.169.254"]
+    admin_client.post("/admin/curriculum/webhookendpoint/add/", form)
+    assert WebhookEndpoint.objects.get().url == form["url"]

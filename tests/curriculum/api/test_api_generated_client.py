@@ -16,7 +16,6 @@ from curriculum.domain.webhooks import webhook_endpoint_create
 from curriculum.models import Chapter
 from tests.conftest import sketch, verify_now
 from tests.processes import wait_for
-from tests.receiver import Receiver
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 
@@ -79,7 +78,7 @@ def test_a_generated_client_round_trips_the_source_and_publishes(
 
 
 def test_a_publish_by_the_generated_client_reaches_a_webhook_receiver_signed(
-    generated_client, live_server, worker, books, erin
+    generated_client, live_server, worker, books, erin, receiver
 ):
     from curriculum_api_client.api.writing_tokens import (
         chapter_publish as publish,
@@ -89,18 +88,14 @@ def test_a_publish_by_the_generated_client_reaches_a_webhook_receiver_signed(
     )
     from curriculum_api_client.models import ChapterDocument
 
-    receiver = Receiver()
-    try:
-        receiver.secret = webhook_endpoint_create(url=receiver.url, events=["chapter.published"])[1]
-        token = token_issue(user=erin, name="generated client")[1]
-        client = generated_client.AuthenticatedClient(base_url=live_server.url, token=token)
-        body = ChapterDocument.from_dict(sketch())
-        assert put.sync_detailed("II.7", client=client, body=body).status_code == 201
-        verify_now(Chapter.objects.get(code="II.7"))
-        assert publish.sync_detailed("II.7", client=client).status_code == 201
-        wait_for(lambda: receiver.received, timeout=30, what="the webhook delivery")
-        [(headers, sent, good)] = receiver.received
-        assert good and headers["X-Webhook-Event"] == "chapter.published"
-        assert json.loads(sent)["data"] == {"code": "II.7", "release": 1}
-    finally:
-        receiver.close()
+    receiver.secret = webhook_endpoint_create(url=receiver.url, events=["chapter.published"])[1]
+    token = token_issue(user=erin, name="generated client")[1]
+    client = generated_client.AuthenticatedClient(base_url=live_server.url, token=token)
+    body = ChapterDocument.from_dict(sketch())
+    assert put.sync_detailed("II.7", client=client, body=body).status_code == 201
+    verify_now(Chapter.objects.get(code="II.7"))
+    assert publish.sync_detailed("II.7", client=client).status_code == 201
+    wait_for(lambda: receiver.received, timeout=30, what="the webhook delivery")
+    [(headers, sent, good)] = receiver.received
+    assert good and headers["X-Webhook-Event"] == "chapter.published"
+    assert json.loads(sent)["data"] == {"code": "II.7", "release": 1}

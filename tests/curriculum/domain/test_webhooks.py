@@ -1,8 +1,10 @@
-"""Webhooks: registered endpoints hear of publishes, withdrawals and verdicts, signed; a
-hostile endpoint (forged secret, one that hangs, one answering 500) is recorded and retried
-with backoff, and never slows the writer."""
+"""Webhooks: registered endpoints hear of publishes, withdrawals and verdict changes, signed; a
+hostile endpoint (forged secret, one that hangs, trickles or answers 500) is recorded and
+retried with backoff, and never slows the writer nor another endpoint; a URL that reaches
+inside (loopback, private, link-local…) is refused at registration and at delivery."""
 
 import json
+import socket
 import time
 
 import pytest
@@ -10,23 +12,20 @@ from django.utils import timezone
 
 from curriculum.domain.editing import ChapterWithdraw
 from curriculum.domain.gate import chapter_publish
+from curriculum.domain.verification import verdicts_decide
+from curriculum.domain.verification.requests import verdicts_force
 from curriculum.domain.webhooks import (
     EndpointRefused,
     webhook_deliver,
     webhook_endpoint_create,
+    webhook_ping,
     webhook_resend,
 )
-from curriculum.models import Chapter, WebhookDelivery
+from curriculum.models import Chapter, Verdict, WebhookDelivery
 from tests.conftest import sketch, verify_now
+from tests.curriculum.conftest import import_chapter, uniform_problem
 from tests.processes import wait_for
-from tests.receiver import Receiver
-
-
-@pytest.fixture
-def receiver():
-    made = Receiver()
-    yield made
-    made.close()
+from tests.receiver import verified
 
 
 def subscribed(receiver, *events: str) -> None:
@@ -96,7 +95,7 @@ def test_an_endpoint_answering_500_is_retried_with_backoff_then_given_up(
 def test_a_hanging_endpoint_times_out_is_recorded_and_never_slows_the_writer(
     books, erin, receiver, settings, django_capture_on_commit_callbacks
 ):
-    settings.WEBHOOK_TIMEOUT_SECONDS = 0.5
+    settings.WEBHOOK_READ_TIMEOUT_SECONDS = 0.5
     subscribed(receiver, "chapter.published")
     receiver.hang = 3
     started = time.monotonic()
@@ -128,18 +127,131 @@ def test_withdrawing_and_deciding_verdicts_are_events_only_for_their_subscribers
     assert withdrawn.payload["data"] == {"code": "II.7"}
 
 
+def test_a_trickling_endpoint_is_cut_off_at_the_read_timeout(
+    books, erin, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_CONNECT_TIMEOUT_SECONDS = settings.WEBHOOK_READ_TIMEOUT_SECONDS = 0.5
+    subscribed(receiver, "chapter.published")
+    receiver.trickle = 0.1  # a byte each 0.1 s: never silent for a whole read timeout
+    publish_sketch(erin, django_capture_on_commit_callbacks)
+    delivery = WebhookDelivery.objects.get()
+    started = time.monotonic()
+    assert webhook_deliver(delivery_id=delivery.pk) == settings.WEBHOOK_BACKOFF_SECONDS
+    assert time.monotonic() - started < 3  # not the 10 s its answer takes
+    delivery.refresh_from_db()
+    assert delivery.status_code is None and "no whole answer within 1 s" in delivery.error
+
+
+def verdict_events() -> list[tuple[str, str | None, str]]:
+    return [
+        (d["problem"], d["previous_status"], d["status"])
+        for d in WebhookDelivery.objects.order_by("pk").values_list("payload__data", flat=True)
+    ]
+
+
+def test_a_verdict_changed_event_is_sent_only_when_the_stored_status_changes(books, receiver):
+    subscribed(receiver, "verdict.changed")
+    right = [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 3]])]
+    ids = import_chapter(right)
+    verdicts_decide(checks=[(sid, None) for sid in ids])
+    assert verdict_events() == [("p1", None, "verified"), ("p2", None, "verified")]
+
+    verdicts_force(solution_ids=ids)  # "Verify again": the same verdicts
+    verdicts_decide(checks=[(sid, None) for sid in ids])
+    import_chapter([right[0], uniform_problem("p2", [[2.0, 3.0], [2.0, 3.0]])])
+    assert Verdict.objects.filter(solution_id__in=ids, status="pending").count() == 1  # p2
+    verdicts_decide(checks=[(sid, None) for sid in ids])  # still verified
+    assert len(verdict_events()) == 2
+
+    import_chapter([right[0], uniform_problem("p2", [[2, 3], [9, 9]])])
+    verdicts_decide(checks=[(sid, None) for sid in ids])
+    assert verdict_events()[2:] == [("p2", "verified", "mismatch")]
+
+
+PUBLIC = "93.184.215.14"  # an address on the internet: no resolver needed
+
+
 @pytest.mark.parametrize(
     "url, events, refused",
     [
-        ("ftp://example.org/hook", ["chapter.published"], "url:"),
-        ("file:///etc/passwd", ["chapter.published"], "url:"),
-        ("https://example.org/hook", ["chapter.renamed"], "events: chapter.renamed"),
-        ("https://example.org/hook", [], "events: none chosen"),
+        ("ftp://example.org/hook", ["chapter.published"], "url: .* not an http or https URL"),
+        ("file:///etc/passwd", ["chapter.published"], "url: .* not an http or https URL"),
+        (f"https://{PUBLIC}/hook", ["chapter.renamed"], "events: chapter.renamed"),
+        (f"https://{PUBLIC}/hook", [], "events: none chosen"),
+        ("http://127.0.0.1:8000/admin/", ["ping"], "events: ping"),
+        ("http://127.0.0.1:8000/hook", ["chapter.published"], r"127.0.0.1 \(loopback\)"),
+        ("http://localhost/hook", ["chapter.published"], r"127.0.0.1 \(loopback\)"),
+        ("http://[::1]/hook", ["chapter.published"], r"::1 \(loopback\)"),
+        ("http://[::ffff:10.0.0.5]/", ["chapter.published"], r"\(private\)"),
+        ("http://10.1.2.3/hook", ["chapter.published"], r"10.1.2.3 \(private\)"),
+        ("http://192.168.1.1/hook", ["chapter.published"], r"\(private\)"),
+        (
+            "http://169.254.169.254/latest/meta-data/",
+            ["chapter.published"],
+            r"169.254.169.254 \(link-local\)",
+        ),
+        ("http://0.0.0.0:8000/hook", ["chapter.published"], r"0.0.0.0 \(unspecified\)"),
+        ("http://224.0.0.1/hook", ["chapter.published"], r"\(multicast\)"),
+        ("http://240.0.0.1/hook", ["chapter.published"], r"\(reserved\)"),
+        ("http://100.64.0.1/hook", ["chapter.published"], r"\(non-public\)"),
+        ("http://2130706433/hook", ["chapter.published"], r"127.0.0.1 \(loopback\)"),
     ],
 )
-def test_an_endpoint_must_be_http_and_name_known_events(db, url, events, refused):
+def test_an_endpoint_must_be_http_to_a_public_address_and_name_known_events(
+    db, url, events, refused
+):
     with pytest.raises(EndpointRefused, match=refused):
         webhook_endpoint_create(url=url, events=events)
+
+
+def test_hosts_allowed_in_settings_may_be_private(db, settings):
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1", "[::1]"]
+    for url in ("http://127.0.0.1:9000/hook", "http://[::1]:9000/hook"):
+        assert webhook_endpoint_create(url=url, events=["chapter.published"])
+    with pytest.raises(EndpointRefused, match="loopback"):  # the host as written, not its address
+        webhook_endpoint_create(url="http://localhost:9000/hook", events=["chapter.published"])
+
+
+def test_a_host_that_resolves_inside_at_delivery_is_refused_logged_and_not_retried(
+    db, receiver, monkeypatch
+):
+    """DNS rebinding: public when registered, the receiver's loopback when delivered."""
+    answers = iter([PUBLIC, "127.0.0.1"])
+    real = socket.getaddrinfo
+
+    def resolver(host, port, *args, **kwargs):
+        if host != "hooks.example.net":
+            return real(host, port, *args, **kwargs)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (next(answers), port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    port = receiver.server.server_address[1]
+    endpoint, receiver.secret = webhook_endpoint_create(
+        url=f"http://hooks.example.net:{port}/hook", events=["chapter.published"]
+    )
+    delivery = WebhookDelivery.objects.get(pk=webhook_ping(endpoint=endpoint))
+    assert webhook_deliver(delivery_id=delivery.pk) is None  # no retry
+    delivery.refresh_from_db()
+    assert delivery.error.startswith("refused: hooks.example.net resolves to 127.0.0.1 (loopback)")
+    assert (delivery.attempts, delivery.next_attempt_at, delivery.delivered_at) == (1, None, None)
+    assert receiver.received == []
+
+
+def test_a_forged_or_replayed_delivery_fails_the_receivers_check(
+    books, erin, receiver, django_capture_on_commit_callbacks
+):
+    """README's check, as tests/receiver.py makes it: a changed body or signature, or the same
+    delivery sent again past the tolerance, is refused."""
+    subscribed(receiver, "chapter.published")
+    publish_sketch(erin, django_capture_on_commit_callbacks)
+    webhook_deliver(delivery_id=WebhookDelivery.objects.get().pk)
+    [(headers, body, good)] = receiver.received
+    assert good
+    check = {"secret": receiver.secret, "headers": headers}
+    assert not verified(**check, body=body.replace(b"II.7", b"II.8"))
+    forged = headers | {"X-Webhook-Timestamp": str(int(headers["X-Webhook-Timestamp"]) + 600)}
+    assert not verified(secret=receiver.secret, headers=forged, body=body)
+    assert not verified(**check, body=body, now=time.time() + 301)
 
 
 def test_the_worker_delivers_a_publish_after_commit(worker, books, erin, receiver):
@@ -157,4 +269,24 @@ def test_the_worker_delivers_a_publish_after_commit(worker, books, erin, receive
         lambda: WebhookDelivery.objects.filter(delivered_at__isnull=False).exists(),
         timeout=10,
         what="the delivery logged",
+    )
+
+
+def test_an_endpoint_that_hangs_never_delays_another_endpoints_delivery(worker, receivers):
+    hanging, answering = receivers(hang=30), receivers()
+    slow, hanging.secret = webhook_endpoint_create(url=hanging.url, events=["chapter.published"])
+    quick, answering.secret = webhook_endpoint_create(
+        url=answering.url, events=["chapter.published"]
+    )
+    for _ in range(5):  # the worker's read timeout is 1 s: 5 s in one line
+        webhook_ping(endpoint=slow)
+    wait_for(lambda: hanging.received, timeout=30, what="the first hanging delivery")
+    started = time.monotonic()
+    webhook_ping(endpoint=quick)
+    wait_for(lambda: answering.received, timeout=30, what="the answering endpoint's delivery")
+    assert time.monotonic() - started < 2, "the answering endpoint waited for the hanging one"
+    wait_for(
+        lambda: WebhookDelivery.objects.filter(endpoint=quick, status_code=204).exists(),
+        timeout=10,
+        what="its delivery logged",
     )
