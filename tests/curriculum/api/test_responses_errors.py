@@ -74,6 +74,18 @@ def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings,
     assert answers[429]["RateLimit-Remaining"] == "0"
 
 
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])
+def test_an_unknown_api_path_is_404_whatever_the_method_before_csrf(db, erin, method):
+    """A script that mistypes a path learns so, whether signed in or not, not "CSRF failed"."""
+    anonymous, signed_in = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    signed_in.force_login(erin)
+    body = {} if method == "get" else {"data": b"{}", "content_type": "application/json"}
+    for client in (anonymous, signed_in):
+        for path in ("/api/v1/no-such-path", "/api/v1/chapters/II.4/nothing/here"):
+            response = getattr(client, method)(path, **body)
+            assert (response.status_code, shaped(response)) == (404, True), (method, path)
+
+
 @pytest.mark.parametrize(
     "path",
     [
