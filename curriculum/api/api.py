@@ -17,14 +17,22 @@ from curriculum.bodies import PROCESS_BODIES
 from curriculum.clients import ANONYMOUS_READS
 from curriculum.domain.chapter_files import ChapterFileError, SourceChanged
 from curriculum.domain.chapter_files.schema import ChapterDocument
-from curriculum.domain.gate import PublishOutdated, PublishRefused
+from curriculum.domain.gate import CHANGED_SINCE_REVIEW, PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden
 
 from . import chapters, claims, lists, operations, practice, search, writes  # noqa: F401  (writes, claims: on chapters.router)
-from .auth import BEARER_CHALLENGE, READ_AUTH, READ_SECURITY
+from .auth import BEARER_CHALLENGE, READ_AUTH, READ_SECURITY, TOKEN_REQUIRED, TokenRefused
+from .headers import headers_documented
 from .media import UnsupportedMediaType, json_body
-from .problems import PROBLEM_TYPE, limit_or, located, problem_response, validation_error
+from .problems import (
+    PROBLEM_TYPE,
+    limit_or,
+    located,
+    problem_response,
+    reason_item,
+    validation_error,
+)
 from .schemas import Error, Pong
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
 from .writes import BodyTooLarge
@@ -70,10 +78,11 @@ class CurriculumAPI(NinjaAPI):
 
 def _problems_documented(schema: dict) -> None:
     """Every error response is documented as what it is sent as (application/problem+json),
-    every operation summarized."""
+    with the headers it carries (headers.py); every operation summarized."""
     for methods in schema["paths"].values():
         for operation in methods.values():
             _summarized(operation)
+            headers_documented(operation)
             for status, response in operation.get("responses", {}).items():
                 content = response.get("content", {})
                 if int(status) >= 400 and "application/json" in content:
@@ -174,9 +183,23 @@ def http_error(request, exc: HttpError):
         refused_by = getattr(request, "refused_by", ANONYMOUS_READS)
         refusal = [{"code": "rate_limited", "detail": refused_by.refusal()}]
         return _error(request, 429, exc.message, refusal)
+    if isinstance(exc, TokenRefused):
+        return _refused(request, exc)
+    if exc.status_code == 401:  # a route that takes only tokens, called without one
+        errors = [TOKEN_REQUIRED]
     response = _error(request, exc.status_code, exc.message, errors)
     if exc.status_code == 401:  # RFC 9110: a 401 names the scheme that would be accepted
         response["WWW-Authenticate"] = BEARER_CHALLENGE
+    return response
+
+
+def _refused(request: HttpRequest, exc: TokenRefused) -> HttpResponse:
+    """A token or a session refused: the header at fault, and the bearer challenge (RFC 6750)
+    saying why (on a 401 always: RFC 9110)."""
+    response = _error(request, exc.status_code, exc.message, [exc.item()])
+    challenge = exc.challenge() or (BEARER_CHALLENGE if exc.status_code == 401 else None)
+    if challenge:
+        response["WWW-Authenticate"] = challenge
     return response
 
 
@@ -189,7 +212,7 @@ def body_too_large(request, exc):
 
 @api.exception_handler(UnsupportedMediaType)
 def unsupported_media_type(request, exc: UnsupportedMediaType):
-    refusal = {"code": "unsupported_media_type", "detail": exc.reason}
+    refusal = {"header": "Content-Type", "code": "unsupported_media_type", "detail": exc.reason}
     return _error(request, 415, "Unsupported Media Type", [refusal])
 
 
@@ -208,19 +231,24 @@ def document_refused(request, exc: ChapterFileError):
 
 @api.exception_handler(SourceChanged)
 def source_changed(request, exc: SourceChanged):
-    changed = [{"code": "source_changed", "detail": str(exc)}]
+    guard = "If-Match" if "If-Match" in request.headers else "If-None-Match"
+    changed = [{"header": guard, "code": "source_changed", "detail": str(exc)}]
     return _error(request, 412, "the working copy changed; nothing was written", changed)
 
 
 @api.exception_handler(PublishRefused)
 def publish_refused(request, exc: PublishRefused):
-    reasons = [located(reason, "not_publishable") for reason in exc.reasons]
+    reasons = [reason_item(reason, "not_publishable") for reason in exc.reasons]
     return _error(request, 409, "the chapter cannot be published yet", reasons)
 
 
 @api.exception_handler(PublishOutdated)
 def publish_outdated(request, exc: PublishOutdated):
-    reasons = [located(reason, "not_publishable") for reason in exc.reasons]
+    changed = {"header": "If-Match", "code": "source_changed", "detail": CHANGED_SINCE_REVIEW}
+    reasons = [
+        changed if reason == CHANGED_SINCE_REVIEW else reason_item(reason, "not_publishable")
+        for reason in exc.reasons
+    ]
     return _error(request, 412, "the working copy changed; nothing was published", reasons)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
-from ninja.errors import AuthenticationError, AuthorizationError, HttpError
+from ninja.errors import HttpError
 from ninja.security import HttpBearer
 from ninja.utils import check_csrf
 
@@ -37,7 +37,38 @@ class Caller:
 
     def require(self, permission: str) -> None:
         if self.user is None or not self.user.has_perm(permission):
-            raise AuthorizationError(message=f"this token lacks the permission {permission}")
+            raise TokenRefused(403, f"this token lacks the permission {permission}", "forbidden")
+
+
+class TokenRefused(HttpError):
+    """A refusal of the credentials sent, as an error item about the header that carries them
+    and, for a bearer, the challenge RFC 6750 asks of a 401 or a 403 (`challenge`)."""
+
+    def __init__(self, status: int, message: str, code: str, *, scope: str | None = None):
+        super().__init__(status, message)
+        self.code, self.scope = code, scope
+
+    def item(self) -> dict[str, str]:
+        return {"header": self.header, "code": self.code, "detail": self.message}
+
+    @property
+    def header(self) -> str:
+        return "X-CSRFToken" if self.code == "csrf_failed" else "Authorization"
+
+    def challenge(self) -> str | None:
+        """`invalid_token` for a token that names nothing usable, `insufficient_scope` with
+        the scope for one that may not do this; none for a session's refusal."""
+        if self.code == "invalid_token":
+            said = _quoted(self.message)
+            return f'{BEARER_CHALLENGE}, error="invalid_token", error_description="{said}"'
+        if self.code == "insufficient_scope":
+            return f'{BEARER_CHALLENGE}, error="insufficient_scope", scope="{self.scope}"'
+        return None
+
+
+def _quoted(text: str) -> str:
+    """RFC 6750's error_description: printable ASCII without `"` or `\\`."""
+    return "".join(c for c in text if " " <= c <= "~" and c not in '"\\')
 
 
 class BearerToken(HttpBearer):
@@ -51,9 +82,9 @@ class BearerToken(HttpBearer):
         try:
             user = token_user(secret=token, scope=self.scope)
         except TokenInvalid as invalid:
-            raise AuthenticationError(message=str(invalid)) from invalid
+            raise TokenRefused(401, str(invalid), "invalid_token") from invalid
         except TokenOutOfScope as beyond:
-            raise AuthorizationError(message=str(beyond)) from beyond
+            raise TokenRefused(403, str(beyond), "insufficient_scope", scope=self.scope) from beyond
         return Caller(user, "token")
 
 
@@ -72,7 +103,7 @@ def session_csrf(request: HttpRequest) -> None:
     if request.method not in SAFE_METHODS and request.user.is_authenticated:
         json_declared(request)
         if check_csrf(request) is not None:
-            raise HttpError(403, CSRF_REFUSAL)
+            raise TokenRefused(403, CSRF_REFUSAL, "csrf_failed")
 
 
 def staff_session(request: HttpRequest) -> Caller | None:
@@ -90,8 +121,15 @@ def caller(request: HttpRequest) -> Caller:
     return request.auth  # type: ignore[attr-defined]
 
 
-# What a 401 answers in WWW-Authenticate (RFC 9110, RFC 6750): the scheme that is accepted.
+# What a 401 answers in WWW-Authenticate (RFC 9110, RFC 6750): the scheme that is accepted;
+# a refused token adds why (`TokenRefused.challenge`).
 BEARER_CHALLENGE = 'Bearer realm="curriculum"'
+# A route that takes only tokens, called without one (ninja's bare 401).
+TOKEN_REQUIRED = {
+    "header": "Authorization",
+    "code": "token_required",
+    "detail": "send a bearer token: Authorization: Bearer <token>",
+}
 READ_AUTH = [BearerToken(), session_csrf, staff_session, anonymous]
 TOKEN_READ_AUTH = [BearerToken("read")]
 WRITE_AUTH = [BearerToken("write")]

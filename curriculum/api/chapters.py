@@ -22,7 +22,7 @@ from .responses import conditional_json, reader_body, uncached_json
 from .schemas import READ_ERRORS, ChapterOut, Error, ReleaseSummary
 
 router = Router(tags=["books and chapters"], auth=READ_AUTH)
-CONDITIONAL = {304: None, 412: None}
+CONDITIONAL = {304: None, 412: Error}  # 412: an If-Match that names no current version
 ERRORS = {**READ_ERRORS, 404: Error}
 
 

@@ -1,8 +1,10 @@
 """The claims and checked properties of a chapter's working copy, for tokens: each with its
 path, what it states, how it is checked and the engine's word (draft parts included, so only
-those who may read the source see them)."""
+those who may read the source see them), paged as every list is."""
 
 from dataclasses import asdict
+
+from ninja.pagination import paginate
 
 from curriculum.domain.claims.reports import claim_rows
 from curriculum.domain.reading import NotVisible
@@ -10,6 +12,7 @@ from curriculum.models import Chapter
 
 from .auth import caller
 from .chapters import router
+from .pages import Paged
 from .params import CODE
 from .schemas import ClaimOut, Error
 from .writes import AUTH_ERRORS, TOKEN_READ
@@ -21,6 +24,7 @@ from .writes import AUTH_ERRORS, TOKEN_READ
     operation_id="chapter_claims",  # a client method's name
     **TOKEN_READ,
 )
+@paginate(Paged)
 def chapter_claims(request, code: str = CODE):
     """Every claim (a number typed in a text, checked by the engine) and every proposition's
     property, in document order, with its verdict: a chapter is not published while one readers

@@ -1,14 +1,17 @@
-"""GET /operations: the operations reference, generated from the engine's registry."""
+"""GET /operations: the operations reference, generated from the engine's registry, paged as
+every API list is (pages.py)."""
 
 from dataclasses import asdict
 from typing import Any
 
 from ninja import Router, Schema
+from ninja.pagination import paginate
 from pydantic import Field
 
 from curriculum.domain.operations import operations_reference
 
 from .auth import READ_AUTH, READ_SECURITY
+from .pages import Paged
 from .schemas import READ_ERRORS
 
 router = Router(tags=["operations"], auth=READ_AUTH)
@@ -53,6 +56,9 @@ class OperationOut(Schema):
     response={200: list[OperationOut], **READ_ERRORS},
     openapi_extra=READ_SECURITY,
 )
+@paginate(Paged)
 def operation_list(request):
-    """Every operation a problem may name: inputs, shapes, outputs, selectors, a worked example."""
+    """Every operation a problem may name: inputs, shapes, outputs, selectors, a worked example;
+    paged as every list is (one shape for lists), though one page of the default size holds
+    them all today."""
     return [asdict(op) for op in operations_reference()]

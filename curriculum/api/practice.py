@@ -7,10 +7,11 @@ value the engine must still make, are throttled per client address (the site's p
 shares the count).
 """
 
-from typing import Any
+from typing import Annotated, Any
 
 from ninja import Field, Path, Query, Router, Schema
 from ninja.errors import Throttled, ValidationError
+from pydantic import WithJsonSchema
 
 from curriculum.clients import PRACTICE_CHECKS
 from curriculum.domain.instance_values import EngineThrottled
@@ -36,8 +37,11 @@ KEY = Path(..., max_length=KEY_CHARS, description="The problem's key within its 
 INSTANCE = Path(
     ...,
     description="Instance number: 0 (the numbers the chapter prints), or for a problem with "
-    "generated inputs up to PRACTICE_INSTANCES.",
+    "generated inputs up to PRACTICE_INSTANCES; written plainly (no sign, no leading zero: one "
+    "instance, one address), else 422.",
 )
+# An integer on the wire, read as text by `practice.instance_parse` (which refuses `01`, `+1`).
+InstanceNumber = Annotated[str, WithJsonSchema({"type": "integer", "minimum": 0})]
 
 
 HINTS = Query(
@@ -85,7 +89,10 @@ class InstanceOut(Schema):
 
 
 class AnswerIn(Schema):
-    answer: Any = None
+    answer: Any = Field(
+        description="A number, a list, a list of rows, named values, or a string typed as on "
+        "the site."
+    )
 
 
 class MistakeOut(Schema):
@@ -128,7 +135,7 @@ def instance_read(
     request,
     code: str = CODE,
     key: str = KEY,
-    n: str = INSTANCE,
+    n: InstanceNumber = INSTANCE,
     hints: int = HINTS,
     solution: bool = SOLUTION,
 ):
@@ -185,7 +192,9 @@ def _shown(request, practice, instance: int, *, hints: int, solution: bool) -> d
     openapi_extra=READ_SECURITY,
     throttle=[AnonymousReadThrottle(), PracticeCheckThrottle()],
 )
-def instance_check(request, body: AnswerIn, code: str = CODE, key: str = KEY, n: str = INSTANCE):
+def instance_check(
+    request, body: AnswerIn, code: str = CODE, key: str = KEY, n: InstanceNumber = INSTANCE
+):
     """Check an answer to instance n at the problem's tolerance. `answer` is JSON (a number, a
     list, a list of rows, or named values) or a string typed as on the site ("1 2; 3 4"), at
     most LIMIT_ANSWER_CHARS characters either way (JSON written compactly). An answer that is

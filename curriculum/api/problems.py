@@ -1,8 +1,10 @@
 """Every refusal below /api/ as an RFC 9457 problem (`application/problem+json`):
 `{"type": "about:blank", "title": <the status's phrase>, "status", "detail", "errors": [...]}`,
-each error `{"code", "detail"}` plus, where it is about one part of the request, a `pointer`
-(RFC 6901, into the body sent: `/problems/0/inputs/seq_len`; `""` is the whole body) or a
-`parameter` (a query or path parameter's name). Made here alone, for the API's handlers, its
+each error `{"code", "detail"}` plus the part of the request it is about: a `pointer` (RFC 6901,
+into the body sent: `/problems/0/inputs/seq_len`; `""` is the whole body; for a publish the gate
+refused, into the chapter file it reads), a `parameter` (a query or path parameter's name) or a
+`header` (`Content-Type`, `If-Match`, `Authorization`). Only a rate limit's refusal names none:
+it is about the client's count, not the request. Made here alone, for the API's handlers, its
 middleware (Django's own 404, 405, 500 and CSRF pages) and the throttle on the schema."""
 
 import json
@@ -13,6 +15,23 @@ from typing import Any
 from django.http import HttpResponse
 
 PROBLEM_TYPE = "application/problem+json"
+CODES = (
+    "invalid",  # a value the importer or a route refused
+    "limit",  # refused by a limit named in settings (LIMIT_...), named in its detail
+    "invalid_json",  # a body that does not parse
+    "unsupported_media_type",  # a body of a type the route does not read (415)
+    "not_publishable",  # a rule the publication gate holds (409, 412)
+    "source_changed",  # a write or publish guarded by a version no longer current (412)
+    "precondition_failed",  # a read's If-Match or If-Unmodified-Since that fails (412)
+    "token_required",  # a route for tokens, called without one (401)
+    "invalid_token",  # unknown, revoked or expired, or its holder gone (401)
+    "insufficient_scope",  # beyond the token's scopes or its holder's role (403)
+    "forbidden",  # the token's holder may not read this (403)
+    "csrf_failed",  # a session's change without its CSRF token (403)
+    "rate_limited",  # past a rate (429)
+)
+"""Every code an error item carries, besides pydantic's error types for a parameter or a body's
+field (`missing`, `int_parsing`, ...): the schema lists them all."""
 # A path as the importer writes it before ": ": `problems[0].inputs.seq_len`, `body`.
 PATH = re.compile(
     r"(?P<path>top level|[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (?P<detail>.*)", re.S
@@ -49,6 +68,15 @@ def located(message: str, code: str) -> dict[str, str]:
     return {"pointer": pointer(found["path"]), "code": code, "detail": found["detail"]}
 
 
+def reason_item(reason: str, code: str) -> dict[str, str]:
+    """A domain action's refusal (`actions.Reason`): at its place in the chapter file where it
+    names one (the path is not repeated in its words), else its words alone."""
+    path = getattr(reason, "path", None)
+    if path is None:
+        return {"code": code, "detail": str(reason)}
+    return {"pointer": pointer(path), "code": code, "detail": reason.removeprefix(f"{path}: ")}
+
+
 def limit_or(code: str, message: str) -> dict[str, str]:
     """A chapter-file error: `limit` where a limit named in settings refused it, else `code`."""
     return located(message, _limit_or(code, message))
@@ -66,6 +94,8 @@ def validation_error(error: dict[str, Any]) -> dict[str, str]:
     item = {"code": _limit_or("invalid", message), "detail": message}
     if "type" in error:  # pydantic's: `missing`, `int_parsing`, ...
         item["code"] = str(error["type"])
+    if where == "header" and rest:
+        return {"header": rest[-1]} | item
     if where in PARAMETERS and rest:
         return {"parameter": rest[-1]} | item
     # after the body parameter's own name, which the client never sends

@@ -24,6 +24,7 @@ from curriculum.domain.reading import Freshness, ReaderView
 from curriculum.domain.snapshots import exercises_held
 
 from .auth import Caller
+from .problems import problem_response
 
 
 def reader_body(view: ReaderView, *, whole: bool) -> dict:
@@ -49,6 +50,21 @@ def json_response(body: object, status: int = 200) -> HttpResponse:
     return HttpResponse(json_bytes(body), status=status, content_type="application/json")
 
 
+def conditional(request: HttpRequest, etag: str) -> HttpResponse | None:
+    """Django's answer to the request's conditions on `etag`: a 304, a 412 as a problem naming
+    the header whose condition failed, or None to serve the body."""
+    response = get_conditional_response(request, etag=etag)
+    if response is None or response.status_code != 412:
+        return response
+    header = "If-Match" if "If-Match" in request.headers else "If-Unmodified-Since"
+    failed = {
+        "header": header,
+        "code": "precondition_failed",
+        "detail": f"the current version is {etag}",
+    }
+    return problem_response(412, f"{header} does not hold for the current version", [failed])
+
+
 def _cache_headers(response: HttpResponse, who: Caller) -> HttpResponse:
     """Staff may see drafts: their responses stay out of shared caches."""
     scope = "public" if who.anonymous else "private"
@@ -68,7 +84,7 @@ def conditional_json(
         fresh = Freshness(f"{fresh.tag}:whole", fresh.last_modified)
     etag = quote_etag(fresh.tag)
     stamp = int(fresh.last_modified.timestamp())
-    response = get_conditional_response(request, etag=etag)
+    response = conditional(request, etag)
     if response is None:
         body = body_cached(
             kind="json",

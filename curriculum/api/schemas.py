@@ -10,10 +10,11 @@ together. `extra="allow"` keeps a field the domain adds later from being called 
 """
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ninja import Schema
 from pydantic import ConfigDict, Field
+from pydantic_core.core_schema import ErrorType
 
 from curriculum.domain.chapter_files.schema import (
     MathematicsStrandDocument,
@@ -29,6 +30,8 @@ from curriculum.domain.chapter_files.schema import (
     Tolerance,
 )
 
+from .problems import CODES
+
 
 class Open(Schema):
     model_config = ConfigDict(extra="allow")
@@ -36,20 +39,29 @@ class Open(Schema):
 
 class ErrorItem(Schema):
     code: str = Field(
-        description="What is wrong, for a program: `invalid`, `limit`, `not_publishable`, "
-        "`rate_limited`, `unsupported_media_type`, or pydantic's error type for a parameter."
+        description="What is wrong, for a program: one of this project's codes (`invalid`, "
+        "`limit`, `not_publishable`, `source_changed`, `invalid_token`, ...: README, API "
+        "errors) or pydantic's error type for a parameter or a field (`missing`, "
+        "`int_parsing`, ...).",
+        json_schema_extra={"enum": [*CODES, *get_args(ErrorType)]},
     )
     detail: str = Field(description="What is wrong, for a person.")
     pointer: str | None = Field(
         None,
         description="Where in the body sent (RFC 6901 JSON pointer, `/problems/0/inputs/x`; "
-        '`""` is the whole body); absent when the error is not about one part of it.',
+        '`""` is the whole body); for a publish the gate refused, where in the chapter file '
+        "(GET /chapters/{code}/source) the reason is.",
     )
     parameter: str | None = Field(None, description="The query or path parameter at fault.")
+    header: str | None = Field(
+        None, description="The request header at fault: Content-Type, If-Match, Authorization."
+    )
 
 
 class Error(Schema):
-    """RFC 9457 problem details, sent as `application/problem+json` for every error."""
+    """RFC 9457 problem details, sent as `application/problem+json` for every error. Each item
+    names the part of the request it is about (`pointer`, `parameter` or `header`), but for a
+    rate limit's, which is about the client's count."""
 
     type: str = Field("about:blank", description="Always `about:blank`: `status` says it all.")
     title: str = Field(description="The HTTP status's phrase.")

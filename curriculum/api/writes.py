@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
-from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.cache import patch_vary_headers
 from ninja import Header
 from ninja.responses import Status
 
@@ -33,7 +33,7 @@ from .auth import PUBLISH_AUTH, TOKEN_READ_AUTH, WRITE_AUTH, caller
 from .chapters import router
 from .media import json_body
 from .params import CODE
-from .responses import json_response, reader_body
+from .responses import conditional, json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported
 
 # The same router as the reads: Django routes a path to one router, whatever the method.
@@ -108,7 +108,7 @@ def _document(request) -> object:
 
 @router.get(
     "/chapters/{code}/source",
-    response={200: None, **AUTH_ERRORS, 404: Error, 422: Error},
+    response={200: None, 304: None, **AUTH_ERRORS, 404: Error, 412: Error, 422: Error},
     openapi_extra=SOURCE_RESPONSE,
     operation_id="chapter_source",  # a client method's name
     **TOKEN_READ,
@@ -124,7 +124,7 @@ def chapter_source_read(request, code: str = CODE):
     chapter = _chapter(code)
     document = chapter_source(code=chapter.code)  # read once: its tag and its body
     tag = source_tag(code=chapter.code, document=document)
-    response = get_conditional_response(request, etag=tag)
+    response = conditional(request, tag)
     if response is None and _is_yaml(request.headers.get("Accept", "")):
         text = source_text(document=document)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
@@ -218,8 +218,8 @@ REVIEWED = Header(
 def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED):
     """Publish through the gate: 201 with the new release, or 409 with every reason.
 
-    When nothing readers see changed since the latest release, no release is made: 200 with
-    that release (and `Release-Unchanged: N` naming it).
+    A release made is at `Location`. When nothing readers see changed since the latest release,
+    no release is made: 200 with that release (and `Release-Unchanged: N` naming it).
 
     Send `If-Match` with the ETag of `GET /chapters/{code}/source` to publish only the version
     you reviewed: after another writer's edit, 412 with that reason first (and every other), and
@@ -235,7 +235,9 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
         reader_body(reader_view(code, release.snapshot, release, release.number), whole=True),
         status=201 if publication.made else 200,
     )
-    if not publication.made:
+    if publication.made:  # where the release just made is read
+        response["Location"] = f"{request.path.removesuffix('/publish')}/releases/{release.number}"
+    else:
         response[UNCHANGED_HEADER] = str(release.number)
     return response
 

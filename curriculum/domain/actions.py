@@ -18,6 +18,19 @@ from .roles import Forbidden, refusals
 from .writers import writing
 
 
+class Reason(str):
+    """A refusal in words that knows the part of the chapter file it is about (`path`, as the
+    importer writes one: `problems[2].solution`), where it names one: the API points there;
+    everything else reads the words."""
+
+    path: str | None
+
+    def __new__(cls, text: str, path: str | None = None) -> "Reason":
+        reason = super().__new__(cls, text)
+        reason.path = path
+        return reason
+
+
 @dataclass(kw_only=True)
 class Action:
     user: Any = None

@@ -28,7 +28,7 @@ from django.conf import settings
 from curriculum.models import Chapter, PublishSchedule, Release, Review
 from curriculum.models.course import code_book_mismatch
 
-from .actions import Action
+from .actions import Action, Reason
 from .answers import tolerance_text
 from .claims.reasons import claim_reasons
 from .counting import chapter_counts
@@ -68,54 +68,79 @@ class PublishForbidden(Forbidden):
 
 
 def publish_reasons(chapter: Chapter) -> list[str]:
-    """Every rule the chapter breaks now; empty when it may be released."""
+    """Every rule the chapter breaks now, each with the part of the file it names (`Reason`);
+    empty when it may be released."""
     counts = chapter_counts(chapter)
     level = counts.level
-    reasons = [
-        f"{field.replace('_', ' ')}: empty (required at every maturity)"
+    document = chapter_document(chapter)
+    reasons: list[str] = [
+        Reason(f"{field.replace('_', ' ')}: empty (required at every maturity)", field)
         for field in PROSE_REQUIRED
         if not (getattr(chapter, field) or "").strip()
     ]
     if mismatch := code_book_mismatch(chapter.code, chapter.book.numeral):
-        reasons.append(f"code {chapter.code}: {mismatch}")  # its book was renamed
+        reasons.append(Reason(f"code {chapter.code}: {mismatch}", "code"))  # its book renamed
     if counts.worked < level.worked:
         reasons.append(
-            f"worked problems: {counts.worked} of {level.worked} required at {level.code} "
-            "are published and verified"
+            Reason(
+                f"worked problems: {counts.worked} of {level.worked} required at {level.code} "
+                "are published and verified",
+                "problems",
+            )
         )
     if counts.variants < level.variants:
         reasons.append(
-            f"variants: the verified worked problems cover {counts.variants} distinct "
-            f"variant{'s' * (counts.variants != 1)}, "
-            f"{level.code} requires {level.variants}"
+            Reason(
+                f"variants: the verified worked problems cover {counts.variants} distinct "
+                f"variant{'s' * (counts.variants != 1)}, "
+                f"{level.code} requires {level.variants}",
+                "problems",
+            )
         )
     if counts.exercises < level.exercises:
         reasons.append(
-            f"exercises: {counts.exercises} of {level.exercises} required at {level.code} "
-            "are published and verified"
+            Reason(
+                f"exercises: {counts.exercises} of {level.exercises} required at {level.code} "
+                "are published and verified",
+                "problems",
+            )
         )
     for strand in counts.strands:
         if not strand.met:
             reasons.append(
-                f"strand {strand.kind}: {strand.done} of {strand.target} done "
-                f"({strand.description})"
+                Reason(
+                    f"strand {strand.kind}: {strand.done} of {strand.target} done "
+                    f"({strand.description})",
+                    f"strands.{strand.kind}",
+                )
             )
-    for problem in chapter.problems.all():
+    reasons += _solution_reasons(chapter)
+    references = [Reason(f"{path}: {why}", path) for path, why in reference_errors(document)]
+    return reasons + references + claim_reasons(document)
+
+
+def _solution_reasons(chapter: Chapter) -> list[str]:
+    """Each problem without a published, verified solution, at its place in the file (the
+    file lists them in this order: `documents.chapter_document`)."""
+    reasons: list[str] = []
+    for index, problem in enumerate(chapter.problems.all()):
         solution = getattr(problem, "solution", None)
+        path = f"problems[{index}].solution"
         if solution is None:
-            reasons.append(f"problem {problem.key}: has no solution")
+            reasons.append(Reason(f"problem {problem.key}: has no solution", path))
         elif not solution.published:
-            reasons.append(f"problem {problem.key}: its solution is not published")
+            reasons.append(Reason(f"problem {problem.key}: its solution is not published", path))
         else:
             state = problem.verdict_state  # type: ignore[attr-defined]
             if state != "verified":
                 reasons.append(
-                    f"problem {problem.key}: its answer is not verified ({state}"
-                    f"{_detail(solution) if state in ('mismatch', 'error') else ''})"
+                    Reason(
+                        f"problem {problem.key}: its answer is not verified ({state}"
+                        f"{_detail(solution) if state in ('mismatch', 'error') else ''})",
+                        path,
+                    )
                 )
-    document = chapter_document(chapter)
-    references = [f"{path}: {why}" for path, why in reference_errors(document)]
-    return reasons + references + claim_reasons(document)
+    return reasons
 
 
 def notes_reasons(notes: str, *, name: str = "release notes") -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from curriculum.models import ClaimVerdict
 
+from ..actions import Reason
 from .found import Found, found_in
 
 
@@ -42,13 +43,14 @@ def checked_in(document: Mapping[str, Any]) -> list[Checked]:
 
 def claim_reasons(document: Mapping[str, Any]) -> list[str]:
     """A gate reason for each claim or property readers would see that is not verified."""
-    reasons = []
+    reasons: list[str] = []
     for each in checked_in(document):
         if each.found.visible and each.status != ClaimVerdict.Status.VERIFIED:
             detail = f": {each.message}" if each.message else ""
             what = "claim" if each.found.kind == "claim" else "property"
             said = f"{each.found.path}: {what} {each.found.said}"
-            reasons.append(f"{said} is not verified ({each.status}{detail})")
+            words = f"{said} is not verified ({each.status}{detail})"
+            reasons.append(Reason(words, each.found.path))
     return reasons
 
 

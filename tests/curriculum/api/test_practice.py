@@ -117,7 +117,8 @@ def test_a_json_answer_within_the_limit_is_still_judged(client, practice):
     ("body", "said"),
     [
         (b"", ("", "a JSON object is required; the request has no body")),
-        (b"{}", ("/answer", 'send the answer: {"answer": [[0.5, 0.5]]}')),
+        (b"{}", ("/answer", "Field required")),  # required in the schema too
+        (b'{"answer": null}', ("/answer", 'send the answer: {"answer": [[0.5, 0.5]]}')),
     ],
 )
 def test_a_check_without_an_answer_says_what_is_missing_in_the_client_s_terms(

@@ -68,10 +68,24 @@ def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings,
             "detail": f"at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)",
         }
     ]
-    assert answers[401]["WWW-Authenticate"] == 'Bearer realm="curriculum"'
+    assert answers[401]["WWW-Authenticate"].startswith(
+        'Bearer realm="curriculum", error="invalid_token"'
+    )
     assert answers[422].json()["errors"][0]["parameter"] == "limit"
     assert answers[429]["Retry-After"] == answers[429]["RateLimit-Reset"]
     assert answers[429]["RateLimit-Remaining"] == "0"
+
+
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])
+def test_an_unknown_api_path_is_404_whatever_the_method_before_csrf(db, erin, method):
+    """A script that mistypes a path learns so, whether signed in or not, not "CSRF failed"."""
+    anonymous, signed_in = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    signed_in.force_login(erin)
+    body = {} if method == "get" else {"data": b"{}", "content_type": "application/json"}
+    for client in (anonymous, signed_in):
+        for path in ("/api/v1/no-such-path", "/api/v1/chapters/II.4/nothing/here"):
+            response = getattr(client, method)(path, **body)
+            assert (response.status_code, shaped(response)) == (404, True), (method, path)
 
 
 @pytest.mark.parametrize(
@@ -171,3 +185,41 @@ def test_a_direct_client_forging_x_forwarded_for_is_not_believed(erin, settings)
     for n in range(5):
         Client(HTTP_X_FORWARDED_FOR=f"198.51.100.{n}").post(url, WRONG)
     assert Client(HTTP_X_FORWARDED_FOR="198.51.100.99").post(url, RIGHT).status_code == 429
+
+
+def test_each_error_item_names_the_header_at_fault(chapter, erin, alice_token):
+    """415, a write or a read guarded by a stale version (412), a session's missing CSRF
+    token (403): each item names the request header to fix."""
+    client = Client()
+    typed = client.put("/api/v1/chapters/II.7", b"x", content_type="text/plain", **alice_token)
+    stale = client.put(
+        "/api/v1/chapters/II.7",
+        json.dumps(sketch("II.7")),
+        content_type="application/json",
+        HTTP_IF_MATCH='"not-this-one"',
+        **alice_token,
+    )
+    read = client.get("/api/v1/chapters/II.7", HTTP_IF_MATCH='"not-this-one"')
+    session = Client(enforce_csrf_checks=True)
+    session.force_login(erin)
+    forged = session.post(
+        "/api/v1/chapters/II.7/problems/p1/instances/0/check",
+        b'{"answer": 1}',
+        content_type="application/json",
+    )
+    said = {
+        r.status_code: [(e.get("header"), e["code"]) for e in r.json()["errors"]]
+        for r in (typed, stale, read, forged)
+    }
+    assert (
+        said
+        == {
+            415: [("Content-Type", "unsupported_media_type")],
+            412: [("If-Match", "precondition_failed")],
+            403: [("X-CSRFToken", "csrf_failed")],
+        }
+        and stale.status_code == 412
+    )
+    assert [(e.get("header"), e["code"]) for e in stale.json()["errors"]] == [
+        ("If-Match", "source_changed")
+    ]

@@ -96,3 +96,35 @@ def test_a_write_token_cannot_publish_even_for_an_editor(client, books, erin):
     response = client.post("/api/v1/chapters/II.7/publish", **token)
     assert response.status_code == 403 and "lacks the scope publish" in response.json()["detail"]
     assert not Release.objects.exists()
+
+
+def test_each_refusal_of_a_token_says_why_in_its_bearer_challenge(client, books, alice):
+    """RFC 6750: no token, a plain challenge; a token that names nothing usable, invalid_token;
+    one that may not do this, 403 insufficient_scope with the scope it needs. Each error item
+    names the Authorization header."""
+    reader = bearer(token_issue(user=alice, name="reader", scopes=["read"])[1])
+    token, secret = token_issue(user=alice, name="old", days=1)
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    answers = {
+        "missing": put(client, {}),
+        "unknown": put(client, bearer("cur_nope")),
+        "expired": client.get("/api/v1/chapters/II.4", **bearer(secret)),
+        "scope": put(client, reader),
+    }
+    said = {name: (r.status_code, r.get("WWW-Authenticate")) for name, r in answers.items()}
+    realm = 'Bearer realm="curriculum"'
+    assert said["missing"] == (401, realm)
+    assert said["unknown"] == (
+        401,
+        f'{realm}, error="invalid_token", error_description="unknown or revoked token"',
+    )
+    assert said["expired"][0] == 401
+    assert said["expired"][1].startswith(f'{realm}, error="invalid_token", error_description=')
+    assert said["scope"] == (403, f'{realm}, error="insufficient_scope", scope="write"')
+    items = {name: r.json()["errors"] for name, r in answers.items()}
+    assert {name: [(e["header"], e["code"]) for e in got] for name, got in items.items()} == {
+        "missing": [("Authorization", "token_required")],
+        "unknown": [("Authorization", "invalid_token")],
+        "expired": [("Authorization", "invalid_token")],
+        "scope": [("Authorization", "insufficient_scope")],
+    }

@@ -135,6 +135,34 @@ def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, 
     assert not Release.objects.exists()
 
 
+def at(document, pointer: str):
+    """What an RFC 6901 pointer names in a document."""
+    for step in pointer.split("/")[1:]:
+        document = document[int(step)] if isinstance(document, list) else document[step]
+    return document
+
+
+def test_each_gate_reason_points_at_the_part_of_the_chapter_file_it_names(
+    client, books, erin_token
+):
+    document = sketch(thesis="  ")
+    document["strands"]["basics"]["items"] = []
+    put(client, "II.7", document, erin_token)
+    source = client.get("/api/v1/chapters/II.7/source", **erin_token).json()
+    response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
+    assert response.status_code == 409
+    reasons = response.json()["errors"]
+    pointers = {r["pointer"] for r in reasons}
+    assert {"/thesis", "/strands/basics", "/problems/0/solution"} <= pointers
+    assert all(at(source, pointer) is not None for pointer in pointers)
+    named = {  # each unverified answer's reason names the problem its pointer is at
+        r["detail"].split(":")[0]: at(source, r["pointer"].removesuffix("/solution"))["key"]
+        for r in reasons
+        if "not verified" in r["detail"]
+    }
+    assert named == {f"problem {p['key']}": p["key"] for p in source["problems"]}
+
+
 def test_an_author_token_cannot_publish(client, books, alice_token):
     put(client, "II.7", sketch(), alice_token)
     verify_now(Chapter.objects.get(code="II.7"))

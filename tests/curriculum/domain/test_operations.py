@@ -58,8 +58,10 @@ def test_the_footer_of_every_page_links_to_the_reference(db):
 def test_the_api_lists_the_same_reference(db):
     response = Client().get("/api/v1/operations")
     assert response.status_code == 200
-    body = response.json()
+    page = response.json()
+    body = page["items"]  # paged as every list is; one page holds them all
     assert [op["name"] for op in body] == list(attention.OPERATIONS)
+    assert (page["count"], page["next"]) == (len(attention.OPERATIONS), None)
     gqa = next(op for op in body if op["name"] == "grouped_query_attention")
     assert [p["name"] for p in gqa["inputs"]][:7] == [
         "x",
