@@ -95,17 +95,26 @@ def search(*, query: str, offset: int = 0, limit: int = PAGE) -> Results:
     entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT).filter(
         _tsquery(matchers) if connection.vendor == "postgresql" else _like(matchers, "words")
     )
-    rows = entries.annotate(
-        heading_first=Case(When(_like(matchers, "heading_words"), then=0), default=1),
-        total=Window(Count("pk")),  # counted in the same pass as the page
+    # the page's keys and the total in one pass over narrow rows (a window over the texts would
+    # carry every match's text through it), then the page's texts by key
+    ordered = entries.alias(
+        heading_first=Case(When(_like(matchers, "heading_words"), then=0), default=1)
     ).order_by("heading_first", "chapter__book__position", "chapter__number", "position")
-    fields = ("chapter__code", "kind", "heading", "anchor", "body", "title", "total")
+    keys = list(
+        ordered.annotate(total=Window(Count("pk"))).values_list("pk", "total")[
+            offset : offset + limit
+        ]
+    )
+    total = keys[0][1] if keys else entries.count()
+    fields = ("pk", "chapter__code", "kind", "heading", "anchor", "body", "title")
+    texts = {
+        row["pk"]: row
+        for row in SearchEntry.objects.filter(pk__in=[k for k, _ in keys]).values(*fields)
+    }
     found = {
         w for ms in matchers for groups, out in ms if not out for g in groups for s in g for w in s
     }
-    page = list(rows.values(*fields)[offset : offset + limit])
-    total = page[0]["total"] if page else entries.count()
-    hits = [_hit(row, found) for row in page]
+    hits = [_hit(texts[pk], found) for pk, _ in keys if pk in texts]
     return Results(total, offset, limit, hits, {k: v for k, v in read_as.items() if v != [k]})
 
 
