@@ -4,10 +4,12 @@ from django.db import migrations, models
 
 def revisions_move(apps, schema_editor):
     """Each indexed chapter's revision, from its entries to its own row."""
-    entries = apps.get_model("curriculum", "SearchEntry").objects
-    apps.get_model("curriculum", "SearchChapter").objects.bulk_create(
-        apps.get_model("curriculum", "SearchChapter")(chapter_id=chapter, revision=revision)
-        for chapter, revision in entries.values_list("chapter_id", "revision").distinct()
+    entries = apps.get_model("curriculum", "SearchEntry").objects.order_by("position")
+    SearchChapter = apps.get_model("curriculum", "SearchChapter")
+    revisions = dict(entries.values_list("chapter_id", "revision"))  # one per chapter
+    SearchChapter.objects.bulk_create(
+        SearchChapter(chapter_id=chapter, revision=revision)
+        for chapter, revision in revisions.items()
     )
 
 
