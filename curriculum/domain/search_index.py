@@ -29,15 +29,8 @@ from .search_words import tsvector_literal, words, words_line
 
 WORDS_KEPT = 16383  # of one part, on both databases: PostgreSQL's last tsvector position
 LONGEST_WORD = 40  # SearchWord.word: longer words are searched exactly, never guessed at
-COMPARED = (
-    "kind",
-    "anchor",
-    "heading",
-    "body",
-    "title",
-    "heading_words",
-    "words",
-)  # vector: words'
+# an entry is kept when these are as stored (the vector is written from the words)
+COMPARED = ("kind", "anchor", "heading", "body", "title", "heading_words", "words")
 
 
 def search_index_sync(*, chapter_ids: Iterable[int] | None = None) -> int:
