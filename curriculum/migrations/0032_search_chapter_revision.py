@@ -21,7 +21,7 @@ def entries_drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("curriculum", "0030_search_problem_labels"),
+        ("curriculum", "0031_verdict_decided_status"),
     ]
 
     operations = [
