@@ -48,6 +48,7 @@ from curriculum.models import (
     Notation,
     Problem,
     Proposition,
+    SearchChapter,
     SearchEntry,
     SearchWord,
     StrandItem,
@@ -381,7 +382,7 @@ class ChapterAdmin(
         return _without_derived(deleted), shown, perms, protected
 
 
-DERIVED_MODELS = (SearchEntry, SearchWord)
+DERIVED_MODELS = (SearchChapter, SearchEntry, SearchWord)
 
 
 def _without_derived(listed: list) -> list:

@@ -1,5 +1,6 @@
-"""The media library in admin: staff upload raster images (type, size and dimensions checked
-from the file's content by `domain.media`) that texts show as `![alt](media:name)`."""
+"""The media library in admin: Authors and Editors upload raster images (type, size and
+dimensions checked from the file's content by `domain.media`, who may by its actions) that texts
+show as `![alt](media:name)`."""
 
 from django import forms
 from django.conf import settings
@@ -7,7 +8,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from curriculum.domain.media import UploadRefused, stored
+from curriculum.domain.media import MediaDelete, MediaSave, UploadRefused, stored
 from curriculum.models import MediaFile
 
 
@@ -62,5 +63,11 @@ class MediaFileAdmin(admin.ModelAdmin):
         return format_html('<img src="{}" alt="{}" width="320">', src, obj.alt)
 
     def save_model(self, request, obj, form, change):
-        obj.uploaded_by = request.user
-        super().save_model(request, obj, form, change)
+        MediaSave(media=obj, user=request.user).execute()
+
+    def delete_model(self, request, obj):
+        MediaDelete(media=obj, user=request.user).execute()
+
+    def delete_queryset(self, request, queryset):
+        for media in queryset.order_by("pk"):
+            MediaDelete(media=media, user=request.user).execute()

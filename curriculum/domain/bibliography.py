@@ -2,8 +2,13 @@
 Bibliography field), whose works its chapters cite by key (`@cite:vaswani2017`, references.py).
 
 pybtex reads and formats it (its `plain` style, as HTML), so an entry reads as BibTeX users
-expect. A library that does not parse, holds a key twice, or holds an entry the style cannot
-format is refused whole, each error with its line or key; one past LIMIT_BIBLIOGRAPHY_BYTES or
+expect. Its text is read as LaTeX: pybtex decodes accents and dashes (`{\\"u}ber`: über, `--`: an
+en dash) and keeps braced words as written (`{BERT}`); the commands it leaves are read here
+(`_read`): `\\emph{…}` and its kin as emphasis, `\\LaTeX` as its name, any other command's name
+dropped and its argument kept, so readers never see TeX source.
+
+A library that does not parse, holds a key twice, or holds an entry the style cannot format is
+refused whole, each error with its line or key; one past LIMIT_BIBLIOGRAPHY_BYTES or
 LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library stored before a rule it breaks
 is read as far as it can be: its good entries are shown, and a citation of a bad one dangles (the
 gate says so).
@@ -19,6 +24,7 @@ from django.conf import settings
 from pybtex.backends.html import Backend
 from pybtex.database import BibliographyData, Entry, parse_string
 from pybtex.exceptions import PybtexError
+from pybtex.richtext import BaseMultipartText, BaseText, Protected, String, Tag, Text
 from pybtex.style.formatting.plain import Style
 
 CITE_KEY = r"[A-Za-z0-9_-]+(?:[.:][A-Za-z0-9_-]+)*"
@@ -26,6 +32,9 @@ CITE_KEY = r"[A-Za-z0-9_-]+(?:[.:][A-Za-z0-9_-]+)*"
 inside, so the full stop after `@cite:vaswani2017.` ends the sentence, not the key."""
 
 SHOWN_TAGS = {"em", "strong", "span", "a"}  # what pybtex's HTML uses; anything else is text
+COMMAND = re.compile(r"\\([A-Za-z]+)\s*")  # one latexcodec leaves: \emph, \url, \LaTeX
+STYLED = {"emph": "em", "textit": "em", "textsl": "em", "textbf": "strong"}  # its braced argument
+NAMED = {"latex": "LaTeX", "tex": "TeX", "bibtex": "BibTeX"}  # read as their name (any case)
 
 
 @dataclass(frozen=True)
@@ -54,9 +63,34 @@ def _parsed(text: str) -> tuple[BibliographyData | None, list[str]]:
     return data, [str(error) for error in said]
 
 
+def _read(text: BaseText) -> BaseText:
+    """pybtex's rich text with the TeX commands it leaves read (see the module's note)."""
+    if not isinstance(text, BaseMultipartText):
+        return text
+    parts: list[BaseText] = []
+    command = ""  # the one a string ended with: it applies to a braced part after it
+    for part in text.parts:
+        read = _read(part)
+        if isinstance(part, Protected) and command in STYLED:
+            read = Tag(STYLED[command], read)
+        command = ""
+        if isinstance(part, String):
+            found = list(COMMAND.finditer(part.value))
+            command = found[-1][1].lower() if found and found[-1].end() == len(part.value) else ""
+            read = String(COMMAND.sub(_command_read, part.value))
+        parts.append(read)
+    return text._create_similar(parts)
+
+
+def _command_read(found: re.Match[str]) -> str:
+    """A command left in a string: its name if NAMED (a space after it kept), else nothing."""
+    name = NAMED.get(found[1].lower())
+    return name + " " * (found[0][-1].isspace()) if name else ""
+
+
 def _short(entry: Entry) -> str:
     people = entry.persons.get("author") or entry.persons.get("editor") or []
-    names = [" ".join(person.last_names) for person in people]
+    names = [_read(Text.from_latex(" ".join(p.last_names))).render_as("text") for p in people]
     who = f"{names[0]} et al." if len(names) > 2 else " and ".join(names)
     return " ".join(part for part in (who, entry.fields.get("year", "")) if part)
 
@@ -64,7 +98,7 @@ def _short(entry: Entry) -> str:
 def _formatted(key: str, entry: Entry) -> Work:
     """One entry as the plain style writes it; PybtexError when the style cannot."""
     try:
-        text = Style().format_entry(key, entry).text.render(Backend())
+        text = _read(Style().format_entry(key, entry).text).render(Backend())
     except (KeyError, ValueError, TypeError) as error:  # pybtex's own, for a malformed entry
         raise PybtexError(f"cannot be formatted ({error})") from error
     html = nh3.clean(text, tags=SHOWN_TAGS, attributes={"a": {"href"}, "span": {"class"}})

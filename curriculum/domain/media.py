@@ -2,15 +2,20 @@
 its content, within LIMIT_MEDIA_BYTES and LIMIT_MEDIA_SIDE), and which names texts may use.
 
 Types are read from the file's own bytes, never from its name or the browser's word for it;
-SVG is refused (a drawing belongs in a figure, whose SVG is sanitised)."""
+SVG is refused (a drawing belongs in a figure, whose SVG is sanitised). Who may upload, change
+and delete is the roles' table (`roles.py`), decided by the actions here whoever calls them."""
 
 import hashlib
 import struct
 from dataclasses import dataclass
+from typing import ClassVar
 
 from django.conf import settings
 
 from curriculum.models.media import MediaFile
+
+from .actions import Action
+from .roles import MEDIA_DELETE_PERMISSION
 
 
 class UploadRefused(ValueError):
@@ -126,3 +131,29 @@ def media_digest(name: str) -> str | None:
 
 def media_file(name: str) -> MediaFile | None:
     return MediaFile.objects.filter(name=name).only("content_type", "data", "digest").first()
+
+
+@dataclass(kw_only=True)
+class MediaSave(Action):
+    """An upload, or a change of a file's name, alt text or image, recorded as its user's."""
+
+    media: MediaFile
+
+    def permissions(self) -> list[str]:
+        return [f"curriculum.{'change' if self.media.pk else 'add'}_mediafile"]
+
+    def run(self) -> MediaFile:
+        self.media.uploaded_by = self.user
+        self.media.full_clean()
+        self.media.save()
+        return self.media
+
+
+@dataclass(kw_only=True)
+class MediaDelete(Action):
+    media: MediaFile
+    needs: ClassVar[tuple[str, ...]] = (MEDIA_DELETE_PERMISSION,)
+    denied: ClassVar[str | None] = "only Editors delete media files: a text may still show it"
+
+    def run(self) -> None:
+        self.media.delete()

@@ -16,7 +16,7 @@ from django.db.models import F
 from django.dispatch import Signal
 from django.utils import timezone
 
-from curriculum.models import ApparatusLink, Chapter, SearchEntry
+from curriculum.models import ApparatusLink, Chapter, SearchChapter
 
 from .writers import writer_now
 
@@ -50,4 +50,4 @@ def chapters_moved(
             )
         )
     else:
-        SearchEntry.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)
+        SearchChapter.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)

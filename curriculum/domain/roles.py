@@ -6,6 +6,8 @@ the actions (`domain.actions`), nowhere else; admin shows only what a role may d
   add or delete them, never delete a chapter, and never publish, withdraw, schedule or return.
 - Editors do all of that, and edit books, delete unreleased chapters, publish (with release
   notes), schedule a publish, withdraw, and return a chapter to its author with comments.
+- Both upload images to the media library and change their name, alt text or image (texts show
+  them as `![alt](media:name)`); only Editors delete one, as a text may still show it.
 """
 
 from collections.abc import Iterable
@@ -33,6 +35,8 @@ TOKEN_ISSUE_PERMISSION = "curriculum.add_apitoken"  # staff issue and revoke the
 TOKEN_MANAGE_PERMISSION = "curriculum.manage_apitoken"  # see and revoke everyone's (Editors)
 TOKEN_ISSUE_ANY_PERMISSION = "curriculum.issue_any_apitoken"  # for others (no group: superusers)
 TOKEN_CODENAMES = ("add_apitoken", "change_apitoken", "view_apitoken")  # every role's own
+MEDIA_CODENAMES = ("add_mediafile", "change_mediafile", "view_mediafile")  # every role's
+MEDIA_DELETE_PERMISSION = "curriculum.delete_mediafile"  # Editors: a text may still show it
 
 
 def roles_ensure() -> None:
@@ -43,20 +47,23 @@ def roles_ensure() -> None:
         for action in ("add", "change", "delete", "view")
     ]
     codenames += [f"view_{model}" for model in READ_MODELS]
-    codenames += TOKEN_CODENAMES
+    codenames += TOKEN_CODENAMES + MEDIA_CODENAMES
     content = list(
         Permission.objects.filter(content_type__app_label="curriculum", codename__in=codenames)
     )
     publish = list(
         Permission.objects.filter(content_type__app_label="curriculum", codename="publish_chapter")
     )
-    every_token = list(
-        Permission.objects.filter(content_type__app_label="curriculum", codename="manage_apitoken")
+    editors_own = list(
+        Permission.objects.filter(
+            content_type__app_label="curriculum",
+            codename__in=["manage_apitoken", MEDIA_DELETE_PERMISSION.split(".")[-1]],
+        )
     )
     authors, _ = Group.objects.get_or_create(name="Authors")
     authors.permissions.set([p for p in content if p.codename not in EDITOR_ONLY])
     editors, _ = Group.objects.get_or_create(name="Editors")
-    editors.permissions.set(content + publish + every_token)
+    editors.permissions.set(content + publish + editors_own)
 
 
 class Forbidden(PermissionError):

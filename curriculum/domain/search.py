@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import BooleanField, Case, Count, Q, When, Window
+from django.db.models import BooleanField, Case, Count, Q, QuerySet, When, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 
@@ -32,6 +32,8 @@ from .search_words import TYPO_SHORTEST, WORD, alike, length_range, quoted, word
 __all__ = ["PAGE", "Hit", "Results", "SearchRefused", "search"]
 
 PAGE = 20  # results in an answer unless `limit` asks for another number
+ORDER = ("heading_first", "chapter__book__position", "chapter__number", "position")
+TEXTS = ("kind", "heading", "anchor", "body", "title")  # what a hit shows, with its code
 SNIPPET_WORDS = 30
 # Highlight marks are control characters no indexed text holds (they are stripped on indexing),
 # so the rest of the snippet can be escaped as text.
@@ -95,18 +97,36 @@ def search(*, query: str, offset: int = 0, limit: int = PAGE) -> Results:
     entries = SearchEntry.objects.exclude(chapter__state=Chapter.State.DRAFT).filter(
         _tsquery(matchers) if connection.vendor == "postgresql" else _like(matchers, "words")
     )
-    rows = entries.annotate(
-        heading_first=Case(When(_like(matchers, "heading_words"), then=0), default=1),
-        total=Window(Count("pk")),  # counted in the same pass as the page
-    ).order_by("heading_first", "chapter__book__position", "chapter__number", "position")
-    fields = ("chapter__code", "kind", "heading", "anchor", "body", "title", "total")
+    ordered = entries.annotate(
+        heading_first=Case(When(_like(matchers, "heading_words"), then=0), default=1)
+    ).order_by(*ORDER)
+    page = _page(ordered, offset, limit)
+    total = page[0]["total"] if page else entries.count()
     found = {
         w for ms in matchers for groups, out in ms if not out for g in groups for s in g for w in s
     }
-    page = list(rows.values(*fields)[offset : offset + limit])
-    total = page[0]["total"] if page else entries.count()
     hits = [_hit(row, found) for row in page]
     return Results(total, offset, limit, hits, {k: v for k, v in read_as.items() if v != [k]})
+
+
+def _page(ordered: QuerySet[SearchEntry], offset: int, limit: int) -> list[dict[str, Any]]:
+    """The window's rows with the total, in one statement whose count runs over narrow rows
+    (each match's key and order): only the window's rows are read whole. A window function over
+    the whole rows carried every match's text through it (QK, a third of the generated course:
+    20 ms against 8 in PostgreSQL)."""
+    keys = ordered.annotate(total=Window(Count("pk"))).values("pk", "total", *ORDER)
+    sql, params = keys[offset : offset + limit].query.sql_with_params()
+    name = connection.ops.quote_name
+    order = ", ".join(f"page.{name(key)}" for key in ORDER)
+    columns = ", ".join(f"e.{name(field)}" for field in TEXTS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT page.total, c.code, {columns} FROM ({sql}) page "
+            f"JOIN {name(SearchEntry._meta.db_table)} e ON e.id = page.{name('pk')} "
+            f"JOIN {name(Chapter._meta.db_table)} c ON c.id = e.chapter_id ORDER BY {order}",
+            params,
+        )
+        return [dict(zip(("total", "code", *TEXTS), row, strict=True)) for row in cursor]
 
 
 def _read_as(alternatives: list[list[Term]]) -> dict[str, list[str]]:
@@ -183,7 +203,7 @@ def _tsquery(matchers: list[list[Matcher]]) -> RawSQL:
 
 def _hit(row: dict[str, Any], found: set[str]) -> Hit:
     return Hit(
-        code=row["chapter__code"],
+        code=row["code"],
         chapter_title=row["title"],
         kind=row["kind"],
         heading=row["heading"],

@@ -1,13 +1,16 @@
 """The search index: one row per part of a chapter as a reader gets it (`reading.
-chapter_for_reader`: the latest release, else the published parts of the working copy), tagged
-with the revision it was built from, and the chapter's words (`SearchWord`) for typo tolerance.
+chapter_for_reader`: the latest release, else the published parts of the working copy), the
+chapter's words (`SearchWord`) for typo tolerance, and the revision they were built from
+(`SearchChapter`, one row per chapter).
 
 Each part keeps its text as the page shows it (`search_text.reader_text` of the HTML the page
 renders: words and typeset mathematics, never Markdown or TeX) and its words (`search_words`),
 from which PostgreSQL's tsvector is written as it is, unparsed, so both databases compare the
 same words. A chapter's rows are rebuilt once the transaction that moved its revision commits
 (`revisions.chapters_revised`, which every writer calls), and after migrate for any whose rows
-are of another revision; a search only reads. Drafts are never indexed.
+are of another revision; a search only reads. Drafts are never indexed. A rebuild rewrites only
+the entries whose text changed (and the words only if they did): every row rewritten leaves a
+dead one behind, and a broad search reads through the table's every page.
 """
 
 from collections.abc import Iterable, Iterator
@@ -16,7 +19,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery
 
-from curriculum.models import Chapter, SearchEntry, SearchWord
+from curriculum.models import Chapter, SearchChapter, SearchEntry, SearchWord
 
 from .problem_labels import problem_labels
 from .reading import chapter_for_reader
@@ -26,6 +29,8 @@ from .search_words import tsvector_literal, words, words_line
 
 WORDS_KEPT = 16383  # of one part, on both databases: PostgreSQL's last tsvector position
 LONGEST_WORD = 40  # SearchWord.word: longer words are searched exactly, never guessed at
+# an entry is kept when these are as stored (the vector is written from the words)
+COMPARED = ("kind", "anchor", "heading", "body", "title", "heading_words", "words")
 
 
 def search_index_sync(*, chapter_ids: Iterable[int] | None = None) -> int:
@@ -38,7 +43,7 @@ def search_index_sync(*, chapter_ids: Iterable[int] | None = None) -> int:
     )
     # one statement, so a decision committed meanwhile (which moves a chapter and its entry
     # together) is seen on both sides or on neither
-    entry = SearchEntry.objects.filter(chapter=OuterRef("pk")).values("revision")[:1]
+    entry = SearchChapter.objects.filter(chapter=OuterRef("pk")).values("revision")[:1]
     rows = chapters.annotate(indexed=Subquery(entry)).values_list(
         "pk", "state", "revision", "indexed"
     )
@@ -61,25 +66,38 @@ def _reindex(pk: int) -> None:
     """Under the chapter's row lock, so the revision read is the one the snapshot is of."""
     with transaction.atomic():
         chapter = Chapter.objects.select_for_update().filter(pk=pk).first()
-        SearchEntry.objects.filter(chapter_id=pk).delete()
-        SearchWord.objects.filter(chapter_id=pk).delete()
         if chapter is None or chapter.state == Chapter.State.DRAFT:
+            for model in (SearchEntry, SearchWord, SearchChapter):
+                model.objects.filter(chapter_id=pk).delete()
             return
         entries = [
-            _entry(pk, chapter.revision, n, part)
+            _entry(pk, n, part)
             for n, part in enumerate(_parts(chapter_for_reader(code=chapter.code).snapshot))
         ]
-        SearchEntry.objects.bulk_create(entries)
+        rows = SearchEntry.objects.filter(chapter_id=pk).values("position", *COMPARED)
+        stored = {row.pop("position"): row for row in rows}
+        kept = {
+            e.position
+            for e in entries
+            if stored.get(e.position) == {f: getattr(e, f) for f in COMPARED}
+        }
+        SearchEntry.objects.filter(chapter_id=pk).exclude(position__in=kept).delete()
+        SearchEntry.objects.bulk_create(e for e in entries if e.position not in kept)
         held = {w for e in entries for w in e.words.split() if len(w) <= LONGEST_WORD}
-        SearchWord.objects.bulk_create(SearchWord(chapter_id=pk, word=w) for w in sorted(held))
+        words = SearchWord.objects.filter(chapter_id=pk)
+        if set(words.values_list("word", flat=True)) != held:
+            words.delete()
+            SearchWord.objects.bulk_create(SearchWord(chapter_id=pk, word=w) for w in sorted(held))
+        SearchChapter.objects.update_or_create(
+            chapter_id=pk, defaults={"revision": chapter.revision}
+        )
 
 
-def _entry(pk: int, revision: int, position: int, part: dict[str, str]) -> SearchEntry:
+def _entry(pk: int, position: int, part: dict[str, str]) -> SearchEntry:
     heading = words(part["heading"])
     found = (heading + words(part["body"]))[:WORDS_KEPT]
     return SearchEntry(
         chapter_id=pk,
-        revision=revision,
         position=position,
         heading_words=words_line(heading),
         words=words_line(found),

@@ -10,7 +10,7 @@ from .prints import PrintedPdf
 from .problems import Problem, Solution, Verdict
 from .releases import Release
 from .reviews import PublishSchedule, Review
-from .search import SearchEntry, SearchWord
+from .search import SearchChapter, SearchEntry, SearchWord
 from .tokens import ApiToken
 from .webhooks import WebhookDelivery, WebhookEndpoint
 
@@ -33,6 +33,7 @@ __all__ = [
     "PublishSchedule",
     "Release",
     "Review",
+    "SearchChapter",
     "SearchEntry",
     "SearchWord",
     "Solution",

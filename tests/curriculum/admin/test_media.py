@@ -1,8 +1,13 @@
-"""Staff upload images to the media library in admin; a text in admin may show only those."""
+"""Staff upload images to the media library in admin; a text in admin may show only those.
+Authors and Editors upload and change them; only Editors delete one."""
 
+import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from curriculum.domain.media import MediaDelete, MediaSave, stored
+from curriculum.domain.roles import Forbidden
 from curriculum.models import Chapter, MediaFile
 from tests.conftest import png
 from tests.curriculum.admin.test_books_chapters import change_url, resubmitted, shown_errors
@@ -67,3 +72,36 @@ def test_a_chapter_text_with_an_outside_image_or_unknown_media_is_refused_in_adm
     data["summary"] = "See ![two heads](media:heads.png)."
     page = client.post(change_url(chapter), data)
     assert page.status_code == 302, shown_errors(page)
+
+
+def test_an_author_uploads_changes_and_picks_images_but_only_an_editor_deletes_one(
+    client, alice, erin
+):
+    client.force_login(alice)
+    assert client.get(reverse("admin:curriculum_mediafile_changelist")).status_code == 200
+    page = upload(client, "heads.png", png(3, 2))
+    assert page.status_code == 302, shown_errors(page)
+    media = MediaFile.objects.get(name="heads.png")
+    assert media.uploaded_by == alice
+    change = reverse("admin:curriculum_mediafile_change", args=[media.pk])
+    page = client.post(change, {"name": "heads.png", "alt": "", "upload": ""})
+    assert "This field is required" in shown_errors(page)  # alt text, as on upload
+    page = client.post(change, {"name": "heads.png", "alt": "two heads, side by side"})
+    assert page.status_code == 302, shown_errors(page)
+    assert "![two heads, side by side](media:heads.png)" in client.get(change).content.decode()
+    delete = reverse("admin:curriculum_mediafile_delete", args=[media.pk])
+    assert client.get(delete).status_code == 403
+    with pytest.raises(Forbidden, match="only Editors delete media files"):
+        MediaDelete(media=media, user=alice).execute()  # whoever calls it, not only admin
+    client.force_login(erin)
+    assert client.post(delete, {"post": "yes"}).status_code == 302
+    assert not MediaFile.objects.exists()
+
+
+def test_staff_without_a_role_may_not_upload(client, db):
+    nobody = User.objects.create_user("nobody", is_staff=True)
+    client.force_login(nobody)
+    assert upload(client, "heads.png", png()).status_code == 403
+    with pytest.raises(Forbidden, match="it needs add_mediafile"):
+        MediaSave(media=stored(MediaFile(name="heads.png", alt="x"), png()), user=nobody).execute()
+    assert not MediaFile.objects.exists()

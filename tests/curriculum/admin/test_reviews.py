@@ -112,5 +112,6 @@ def test_the_delete_confirmation_lists_no_search_rows(ready, client, erin):
     text = page.content.decode()
     assert "Problems: " in text
     assert "Search entr" not in text and "Search word" not in text
+    assert "Search chapter" not in text
     client.post(reverse("admin:curriculum_chapter_delete", args=[ready.pk]), {"post": "yes"})
     assert not Chapter.objects.filter(pk=ready.pk).exists()

@@ -3,6 +3,8 @@
 import re
 
 from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.editing import BookSave
+from curriculum.models import Book
 from tests.conftest import sketch
 
 
@@ -34,3 +36,34 @@ def test_the_glossary_lists_terms_readers_can_see_with_their_definition(client, 
 def test_an_unknown_book_has_neither_page(client, seeded):
     assert client.get("/books/XL/bibliography/").status_code == 404
     assert client.get("/books/XL/glossary/").status_code == 404
+
+
+TEX_WORK = r"""
+@article{mueller2020,
+  author = {M{\"u}ller, Jana and Roe, Richard},
+  title = {{\"U}ber \emph{Attention} in {BERT} -- a \LaTeX\ study of \url{heads}},
+  journal = {Journal of \textbf{Examples}},
+  year = {2020},
+  pages = {1--10}
+}
+"""
+
+
+def test_a_title_written_in_tex_reads_as_text_in_references_and_the_bibliography(client, seeded):
+    book = Book.objects.get(numeral="II")
+    book.bibliography += TEX_WORK
+    BookSave(book=book).execute()
+    document = sketch("II.7")
+    document["strands"]["basics"]["items"][0]["body"] = "As @cite:mueller2020 showed."
+    chapter_import(document=document)
+    chapter = client.get("/chapters/II.7/").content.decode()
+    references = chapter[chapter.index('id="references"') :]
+    bibliography = client.get("/books/II/bibliography/").content.decode()
+    for page in (references[: references.index("</ol>")], bibliography):
+        work = page[page.index('id="ref-mueller2020"') :]
+        work = re.sub(r"<span[^>]*>|</span>", "", work[: work.index("</li>")])
+        assert "Jana Müller and Richard Roe." in work
+        assert "Über <em>Attention</em> in BERT – a LaTeX study of heads." in work
+        assert "Journal of <strong>Examples</strong>" in work and "pages 1–10" in work
+        assert "\\" not in work and "{" not in work
+    assert 'title="Müller and Roe 2020"' in chapter  # the citation's hover

@@ -18,9 +18,10 @@ from hypothesis import settings as fuzzing
 from hypothesis import strategies as st
 
 from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.search import search
 from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify
-from curriculum.models import Chapter, SearchEntry, StrandItem
+from curriculum.models import Chapter, SearchChapter, SearchEntry, StrandItem
 from tests.conftest import sketch, stored_as_before
 from tests.curriculum.site.test_views_chapter_page import visible_text
 from tests.processes import ROOT
@@ -131,18 +132,29 @@ def test_a_released_chapter_is_searched_as_released_not_as_edited(client, releas
 def test_the_index_is_built_when_a_writer_commits_from_the_revision_it_moved(seeded):
     assert search_index_sync() == 0  # every import's commit built its chapter's entries
     chapter_import(document=sketch("II.7"))
-    revision = Chapter.objects.get(code="II.7").revision
-    entries = SearchEntry.objects.filter(chapter__code="II.7")
-    assert entries.exists() and set(entries.values_list("revision", flat=True)) == {revision}
+    chapter = Chapter.objects.get(code="II.7")
+    assert SearchEntry.objects.filter(chapter=chapter).exists()
+    assert SearchChapter.objects.get(chapter=chapter).revision == chapter.revision
     assert search_index_sync() == 0
 
 
+def test_an_edit_rewrites_only_the_entries_whose_text_changed(seeded):
+    """Every row rewritten leaves a dead one behind that a broad search reads through."""
+    chapter_import(document=sketch("II.7", thesis="Quokka claim."))
+    entries = SearchEntry.objects.filter(chapter__code="II.7")
+    before = dict(entries.values_list("position", "pk"))
+    chapter_import(document=sketch("II.7", thesis="Wombat claim."))
+    after = dict(entries.values_list("position", "pk"))
+    assert len(after) > 2 and {n for n, pk in after.items() if before.get(n) != pk} == {0}
+    assert [h.code for h in search(query="wombat").hits] == ["II.7"]
+    assert search(query="quokka").total == 0
+
+
 def test_an_index_of_another_revision_is_made_again_by_migrate(seeded):
-    SearchEntry.objects.filter(chapter__code="II.4").update(revision=0)
+    SearchChapter.objects.filter(chapter__code="II.4").update(revision=0)
     call_command("migrate", verbosity=0)
-    assert set(
-        SearchEntry.objects.filter(chapter__code="II.4").values_list("revision", flat=True)
-    ) == {Chapter.objects.get(code="II.4").revision}
+    chapter = Chapter.objects.get(code="II.4")
+    assert SearchChapter.objects.get(chapter=chapter).revision == chapter.revision
 
 
 def test_a_search_request_writes_nothing(client, seeded):
@@ -344,8 +356,9 @@ def test_the_sqlite_fallback_answers_any_query_too_and_the_documented_ones_alike
 
 
 def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded):
-    """A verdict changes no text a reader searches: its revision moves, its entries (the same
-    rows) move with it, and the index is as current as it was."""
+    """A verdict changes no text a reader searches: its revision moves, the index's revision
+    of it with it (its entries are the same rows, untouched), and the index is as current as it
+    was."""
     before = list(SearchEntry.objects.filter(chapter__code="II.3").values_list("pk", flat=True))
     revision = Chapter.objects.get(code="II.3").revision
     Reverify(code="II.3").execute()
@@ -353,14 +366,14 @@ def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded):
     assert moved > revision
     after = SearchEntry.objects.filter(chapter__code="II.3")
     assert before and sorted(after.values_list("pk", flat=True)) == sorted(before)
-    assert set(after.values_list("revision", flat=True)) == {moved}
+    assert SearchChapter.objects.get(chapter__code="II.3").revision == moved
     assert search_index_sync() == 0
 
 
 def test_migrate_makes_the_cache_table_its_search_rebuild_renders_through(seeded, settings):
     """The rebuild after migrate renders through the cache: migrate makes a database cache's
     table first (`make serve` relies on it)."""
-    SearchEntry.objects.update(revision=0)
+    SearchChapter.objects.update(revision=0)
     settings.CACHES = {
         **settings.CACHES,
         "default": {
@@ -369,7 +382,7 @@ def test_migrate_makes_the_cache_table_its_search_rebuild_renders_through(seeded
         },
     }
     call_command("migrate", verbosity=0)
-    assert not SearchEntry.objects.filter(revision=0).exists()
+    assert not SearchChapter.objects.filter(revision=0).exists()
     assert search_index_sync() == 0
     assert "cache_made_by_migrate" in connection.introspection.table_names()
     with connection.cursor() as cursor:
