@@ -12,6 +12,7 @@ together. `extra="allow"` keeps a field the domain adds later from being called 
 from datetime import datetime
 from typing import Any, Literal
 
+from django.conf import settings
 from ninja import Schema
 from pydantic import ConfigDict, Field
 
@@ -67,6 +68,19 @@ READ_ERRORS: dict[int, Any] = {401: Error, 422: Error, 429: Error}
 
 class Pong(Schema):
     ok: bool
+
+
+class PublishIn(Schema):
+    """What a publish may carry (the body is optional: none publishes without notes)."""
+
+    model_config = ConfigDict(extra="forbid")
+    notes: str = Field(
+        "",
+        max_length=settings.LIMIT_REVIEW_TEXT_CHARS,
+        description="Release notes (what changed, and why), shown to readers with the release "
+        "it makes on the chapter's releases page, as an Editor's from admin are; at most "
+        "LIMIT_REVIEW_TEXT_CHARS characters. Kept only when a release is made.",
+    )
 
 
 class Imported(Schema):
