@@ -34,18 +34,8 @@ from .verdicts import VerdictFilter, verdict_badge
 
 
 class SolutionForm(forms.ModelForm):
-    """No answer yet, and no steps either, is a draft problem (no solution row, as a file's
-    problem without `solution`); steps kept without their answer are refused, saying so."""
-
-    NO_ANSWER = (
-        "Give the answer, or leave the steps empty too to save the problem as a draft "
-        "(no answer yet: it counts for nothing)."
-    )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "answer" in self.fields:
-            self.fields["answer"].error_messages["required"] = self.NO_ANSWER
+    """Steps with the answer left empty save a draft (`domain.drafts`): it counts for nothing
+    and admin says so; with no steps either, no solution row is made at all."""
 
     def _post_clean(self):
         if "answer" in self.errors:  # the model's check would only say it again

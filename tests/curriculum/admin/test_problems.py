@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from curriculum.domain.answers import default_digits
-from curriculum.domain.counting import DRAFT_PROBLEM
+from curriculum.domain.drafts import DRAFT_PROBLEM
 from curriculum.models import Chapter, Problem, Solution, Verdict
 from tests.conftest import verify_now
 from tests.curriculum.admin.test_books_chapters import resubmitted, shown_errors
