@@ -51,7 +51,8 @@ def _pending_fields(current: str, now) -> dict[str, Any]:
 def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     fingerprint_store(solution)
     if solution.answer is None:  # a draft: nothing to check, and no verdict of an old answer
-        return bool(Verdict.objects.filter(solution=solution).delete()[0])
+        Verdict.objects.filter(solution=solution).delete()
+        return False
     current = solution.fingerprint
     verdict = Verdict.objects.filter(solution=solution).first()
     unchanged = verdict is not None and verdict.fingerprint == current
