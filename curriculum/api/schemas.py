@@ -71,7 +71,8 @@ class Pong(Schema):
 
 
 class PublishIn(Schema):
-    """What a publish may carry (the body is optional: none publishes without notes)."""
+    """What a publish may carry, as JSON (optional: no body, or a form, publishes without
+    notes)."""
 
     model_config = ConfigDict(extra="forbid")
     notes: str = Field(

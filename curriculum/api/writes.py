@@ -262,11 +262,10 @@ FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
 def _publish_notes(request) -> str:
-    """The release notes of an optional JSON body (`PublishIn`): no body (or an empty form, as
-    some clients send with a bare POST), no notes. Read here, not by ninja, whose parser
-    (`api.StrictJSON`) refuses a request without one."""
-    form = media_type(request.headers.get("Content-Type")) in FORM_TYPES
-    if not request.body or (form and not request.POST and not request.FILES):
+    """The release notes of an optional JSON body (`PublishIn`). No body, no notes; nor a form,
+    which some clients send with a bare POST: it is never parsed (the notes come as JSON). Read
+    here, not by ninja, whose parser (`api.StrictJSON`) refuses a request without a body."""
+    if not request.body or media_type(request.headers.get("Content-Type")) in FORM_TYPES:
         return ""
     try:
         return PublishIn.model_validate(json_body(request)).notes

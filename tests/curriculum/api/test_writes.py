@@ -119,6 +119,8 @@ def test_a_publish_may_carry_release_notes_readers_are_shown(client, books, erin
     assert response.status_code == 201
     assert response.json()["release_notes"] == notes["notes"]
     assert Release.objects.get().notes == notes["notes"]
+    no_boundary = client.post(publish, "notes=x", "multipart/form-data", **erin_token)
+    assert no_boundary.status_code == 200  # a form is never read: an unchanged publish
     page = client.get("/chapters/II.7/releases/").content.decode()
     assert "Exercise 3 is new.<br>The softmax row is explained again." in page
     schema = client.get("/api/v1/openapi.json").json()
