@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0030_search_problem_labels'),
+        ('curriculum', '0032_search_chapter_revision'),
     ]
 
     operations = [
