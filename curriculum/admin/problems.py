@@ -19,7 +19,11 @@ from curriculum.domain.editing import (
     problem_unchanged_require,
 )
 from curriculum.domain.operations import ask_help
-from curriculum.domain.previews import problem_preview
+from curriculum.domain.previews import (
+    PRACTICE_FIELDS,
+    practice_reference_errors,
+    problem_preview,
+)
 from curriculum.domain.problem_keys import next_problem
 from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.verification import Reverify, verdict_state, with_verdict_state
@@ -34,18 +38,8 @@ from .verdicts import VerdictFilter, verdict_badge
 
 
 class SolutionForm(forms.ModelForm):
-    """No answer yet, and no steps either, is a draft problem (no solution row, as a file's
-    problem without `solution`); steps kept without their answer are refused, saying so."""
-
-    NO_ANSWER = (
-        "Give the answer, or leave the steps empty too to save the problem as a draft "
-        "(no answer yet: it counts for nothing)."
-    )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "answer" in self.fields:
-            self.fields["answer"].error_messages["required"] = self.NO_ANSWER
+    """Steps with the answer left empty save a draft (`domain.drafts`): it counts for nothing
+    and admin says so; with no steps either, no solution row is made at all."""
 
     def _post_clean(self):
         if "answer" in self.errors:  # the model's check would only say it again
@@ -119,6 +113,14 @@ class ProblemForm(ProblemAddsAPart, OpenedTagForm):
                 else:
                     cleaned[name] = Problem._meta.get_field(name).default
         return cleaned
+
+    def _post_clean(self):
+        """A hint or feedback that refers to nothing readers can see is refused on its field
+        before anything is saved, by the rule a file's import applies."""
+        super()._post_clean()
+        if not any(name in self.errors for name in ("chapter", "key", *PRACTICE_FIELDS)):
+            for name, found in practice_reference_errors(problem=self.instance).items():
+                self.add_error(name, found)
 
     @staticmethod
     def version_of(instance) -> str:
@@ -261,8 +263,9 @@ class ProblemAdmin(Previewed, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, Cho
         solution = Solution.objects.filter(problem=form.instance).first()
         for warning in solution_lint(solution=solution) if solution else ():
             self.message_user(request, f"Answer: {warning}.", messages.WARNING)
-        # saved anyway, as a chapter is: its statement, steps, hints or feedback (or another
-        # part's, through this problem's key) may name nothing; the gate refuses to publish it
+        # saved anyway, as a chapter is: its statement or steps (or another part's, through
+        # this problem's key) may name nothing; the gate refuses to publish it. Its hints and
+        # feedback were refused before the save (ProblemForm).
         for error in chapter_reference_errors(form.instance.chapter):
             self.message_user(request, error, messages.ERROR)
 

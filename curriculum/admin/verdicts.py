@@ -2,15 +2,17 @@
 domain's `verdict_state` expression, so a stale verdict is never shown or listed as verified."""
 
 from django.contrib import admin
+from django.db.models import Q
 from django.utils.html import format_html
 
-from curriculum.domain.counting import DRAFT_PROBLEM
+from curriculum.domain.drafts import DRAFT_PROBLEM
 from curriculum.domain.verification import verdict_state
 
 
 def verdict_badge(solution, state: str) -> str:
-    """`state` as the queryset's `verdict_state` annotation gives it."""
-    if solution is None:
+    """`state` as the queryset's `verdict_state` annotation gives it; a draft (no solution, or
+    no answer yet) has none."""
+    if solution is None or solution.answer is None:
         return format_html('<span class="verdict verdict-{}">{}</span>', "none", DRAFT_PROBLEM)
     return format_html(
         '<strong class="verdict verdict-{}">{}</strong>{}{}',
@@ -43,10 +45,13 @@ class VerdictFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         """The badge's state (`verdict_state`), so a stale verdict is never listed as verified."""
+        draft = Q(solution__isnull=True) | Q(solution__answer__isnull=True)
         if self.value() == "none":
-            return queryset.filter(solution__isnull=True)
+            return queryset.filter(draft)
         if self.value():
-            return queryset.alias(state=verdict_state("solution__")).filter(
-                solution__isnull=False, state=self.value()
+            return (
+                queryset.exclude(draft)
+                .alias(state=verdict_state("solution__"))
+                .filter(state=self.value())
             )
         return queryset

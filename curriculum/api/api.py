@@ -33,7 +33,7 @@ from .problems import (
     reason_item,
     validation_error,
 )
-from .schemas import Error, Pong
+from .schemas import Error, Pong, PublishIn
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
 from .writes import BodyTooLarge
 
@@ -59,7 +59,8 @@ class CurriculumAPI(NinjaAPI):
     def get_openapi_schema(self, *, path_prefix=None, path_params=None):
         """Built once per process and prefix (a build costs about a fifth of a second of CPU,
         and the routes never change once loaded); callers must not change what they get. The
-        chapter document is parsed by the importer, not by ninja; it is documented anyway."""
+        chapter document is parsed by the importer, and a publish's optional body by its view
+        (`writes.PUBLISH_BODY`), not by ninja; they are documented anyway."""
         if path_prefix is None:
             path_prefix = self.get_root_path(path_params or {})
         schemas = self.__dict__.setdefault("_schemas", {})
@@ -71,6 +72,7 @@ class CurriculumAPI(NinjaAPI):
             components = schema["components"]["schemas"]
             components.update(described.pop("$defs", {}))
             components["ChapterDocument"] = described
+            components["PublishIn"] = PublishIn.model_json_schema()
             _problems_documented(schema)
             schemas[path_prefix] = schema
         return schemas[path_prefix]

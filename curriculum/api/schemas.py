@@ -12,6 +12,7 @@ together. `extra="allow"` keeps a field the domain adds later from being called 
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from django.conf import settings
 from ninja import Schema
 from pydantic import ConfigDict, Field
 from pydantic_core.core_schema import ErrorType
@@ -79,6 +80,20 @@ READ_ERRORS: dict[int, Any] = {401: Error, 422: Error, 429: Error}
 
 class Pong(Schema):
     ok: bool
+
+
+class PublishIn(Schema):
+    """What a publish may carry, as JSON (optional: no body, or a form, publishes without
+    notes)."""
+
+    model_config = ConfigDict(extra="forbid")
+    notes: str = Field(
+        "",
+        max_length=settings.LIMIT_REVIEW_TEXT_CHARS,
+        description="Release notes (what changed, and why), shown to readers with the release "
+        "it makes on the chapter's releases page, as an Editor's from admin are; at most "
+        "LIMIT_REVIEW_TEXT_CHARS characters. Kept only when a release is made.",
+    )
 
 
 class Imported(Schema):

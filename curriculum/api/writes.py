@@ -9,10 +9,12 @@ publication gate (every reason), and re-verifying. Each route names the token sc
 import re
 from typing import Any
 
+import pydantic
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
 from ninja import Header
+from ninja.errors import ValidationError
 from ninja.responses import Status
 
 from curriculum.domain.chapter_files import (
@@ -31,10 +33,10 @@ from curriculum.models import Chapter
 
 from .auth import PUBLISH_AUTH, TOKEN_READ_AUTH, WRITE_AUTH, caller
 from .chapters import router
-from .media import json_body
+from .media import json_body, media_type
 from .params import CODE
 from .responses import conditional, json_response, reader_body
-from .schemas import ChapterOut, Enqueued, Error, Imported
+from .schemas import ChapterOut, Enqueued, Error, Imported, PublishIn
 
 # The same router as the reads: Django routes a path to one router, whatever the method.
 # Each route names the token scope it needs (domain/tokens.py): read, write or publish.
@@ -56,6 +58,13 @@ DOCUMENT_BODY = {
         "application/json), or as the YAML export_chapter writes (application/yaml); any other "
         "type is 415. The importer checks it whole: a refusal lists every error with its path, "
         "and writes nothing.",
+    }
+}
+PUBLISH_BODY = {
+    "requestBody": {
+        "required": False,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PublishIn"}}},
+        "description": "Optional: release notes for the release the publish makes.",
     }
 }
 SOURCE_RESPONSE = {
@@ -213,6 +222,7 @@ REVIEWED = Header(
         422: Error,
     },
     operation_id="chapter_publish",  # a client method's name
+    openapi_extra=PUBLISH_BODY,
     **PUBLISH,
 )
 def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED):
@@ -225,9 +235,14 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     you reviewed: after another writer's edit, 412 with that reason first (and every other), and
     nothing is released; read again, review, send again. Without it, the working copy as it is
     when the request lands is published (scripts that publish what they just wrote keep working).
+
+    The body is optional: `{"notes": "..."}` records release notes with the release made.
     """
     action = ChapterPublish(
-        chapter=_chapter(code), user=caller(request).user, reviewed=_tags(if_match)
+        chapter=_chapter(code),
+        user=caller(request).user,
+        reviewed=_tags(if_match),
+        notes=_publish_notes(request),
     )
     publication = action.execute()
     release = publication.release
@@ -243,6 +258,24 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
 
 
 UNCHANGED_HEADER = "Release-Unchanged"  # a publish that made no release names the latest
+
+
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def _publish_notes(request) -> str:
+    """The release notes of an optional JSON body (`PublishIn`). No body, no notes; nor a form,
+    which some clients send with a bare POST: it is never parsed (the notes come as JSON). Read
+    here, not by ninja, whose parser (`api.StrictJSON`) refuses a request without a body."""
+    if not request.body or media_type(request.headers.get("Content-Type")) in FORM_TYPES:
+        return ""
+    try:
+        return PublishIn.model_validate(json_body(request)).notes
+    except ChapterFileError as error:  # not JSON: said as it is of any body
+        raise ValidationError([{"loc": ("body",), "msg": e} for e in error.errors]) from None
+    except pydantic.ValidationError as error:
+        errors = [{**e, "loc": ("body", "body", *e["loc"])} for e in error.errors()]
+        raise ValidationError(errors) from None
 
 
 @router.post(

@@ -57,16 +57,6 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-DRAFT_PROBLEM = "Draft: no answer yet, so it counts for nothing (no quota, no publish)."
-"""What admin and the chapter preview say of a problem saved without a solution: a draft, as a
-file's problem without `solution` is. Only a verified, published answer counts (below)."""
-
-
-def is_draft(problem: Problem) -> bool:
-    """A problem with no solution (no answer) yet."""
-    return getattr(problem, "solution", None) is None
-
-
 def counted_problems(chapter: Chapter) -> list[Problem]:
     """Problems whose published solution the engine has verified for exactly what they say."""
     return [p for p in chapter.problems.all() if p.counted]  # type: ignore[attr-defined]  # with_verdict_state

@@ -86,12 +86,15 @@ def _problem(problem) -> dict[str, Any]:
             document[key] = getattr(problem, key)
     solution = getattr(problem, "solution", None)
     if solution is not None:
-        document["solution"] = {
-            "steps": solution.steps,
-            "answer": solution.answer,
-            "published": solution.published,
-        }
+        document["solution"] = solution_document(
+            {"steps": solution.steps, "answer": solution.answer, "published": solution.published}
+        )
     return document
+
+
+def solution_document(solution: dict[str, Any]) -> dict[str, Any]:
+    """A solution as a file writes it: a draft's (no answer yet) has no `answer` key."""
+    return {k: v for k, v in solution.items() if k != "answer" or v is not None}
 
 
 def tolerance_document(*, rtol: float, atol: float, digits: int | None) -> dict[str, Any]:
@@ -112,6 +115,8 @@ def exported_form(clean: dict[str, Any]) -> dict[str, Any]:
         exported["tolerance"] = tolerance_document(**problem["tolerance"])
         if exported["solution"] is None:
             del exported["solution"]
+        else:
+            exported["solution"] = solution_document(exported["solution"])
         problems.append(exported)
     propositions = [
         {key: value for key, value in p.items() if key not in ("check", "label") or value}

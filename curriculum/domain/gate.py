@@ -33,6 +33,7 @@ from .answers import tolerance_text
 from .claims.reasons import claim_reasons
 from .counting import chapter_counts
 from .documents import chapter_document
+from .drafts import is_draft
 from .locks import book_lock, chapter_lock
 from .printing import pdfs_ask_for_release
 from .publications import Publication, release_maker, release_unchanged
@@ -128,6 +129,8 @@ def _solution_reasons(chapter: Chapter) -> list[str]:
         path = f"problems[{index}].solution"
         if solution is None:
             reasons.append(Reason(f"problem {problem.key}: has no solution", path))
+        elif is_draft(problem):
+            reasons.append(Reason(f"problem {problem.key}: has no answer yet (a draft)", path))
         elif not solution.published:
             reasons.append(Reason(f"problem {problem.key}: its solution is not published", path))
         else:

@@ -16,7 +16,9 @@ import attention
 from attention.generated import is_generator
 from curriculum.models import Chapter, Problem, Solution
 
+from .documents import chapter_document
 from .reading import ReaderView, reader_view
+from .references import reference_errors
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
 
@@ -69,9 +71,35 @@ def problem_preview(*, problem: Problem, solution: Solution | None) -> ReaderVie
     if solution is not None:
         solution.problem = problem
     problem.verdict_state, problem.counted = "pending", False  # type: ignore[attr-defined]
+    chapter, problems = _problems_as_edited(problem)
+    return chapter_preview(chapter=chapter, parts={"problems": problems})
+
+
+def _problems_as_edited(problem: Problem) -> tuple[Chapter, list[Model]]:
+    """The problem's chapter as stored, and its problems with ``problem`` as edited."""
     chapter = _stored(problem.chapter) or problem.chapter
     others = [p for p in chapter.problems.all() if p.pk != problem.pk or problem.pk is None]
-    return chapter_preview(chapter=chapter, parts={"problems": [*others, problem]})
+    return chapter, [*others, problem]
+
+
+PRACTICE_FIELDS = ("hints", "feedback")
+
+
+def practice_reference_errors(*, problem: Problem) -> dict[str, list[str]]:
+    """By field, each reference in ``problem``'s hints and feedback, as edited, that names
+    nothing readers can see (`references.reference_errors`, in its chapter as stored with this
+    problem in place): what admin refuses before a save, as a file's import refuses it."""
+    chapter, problems = _problems_as_edited(problem)
+    _parts_set(chapter, "problems", problems)
+    document = chapter_document(chapter)
+    keys = [p["key"] for p in document["problems"]]
+    prefix = f"problems[{keys.index(problem.key)}]."
+    found: dict[str, list[str]] = {}
+    for path, why in reference_errors(document):
+        where = path.removeprefix(prefix)
+        if where != path and (name := where.split("[")[0]) in PRACTICE_FIELDS:
+            found.setdefault(name, []).append(f"{where}: {why}")
+    return found
 
 
 def drawn_inputs(*, inputs: Any, instance: int) -> tuple[dict[str, Any], str]:

@@ -40,6 +40,7 @@ def chapter_snapshot(chapter: Chapter, *, include_unpublished: bool = False) -> 
     problems = {p.key: p for p in chapter.problems.all()}
     checked = checked_in(document)  # one query: the verdicts of its claims and properties
     _properties_said(document, checked)
+    _drop_drafts(document)
     if not include_unpublished:
         _drop_unpublished(document)
     for problem in document["problems"]:
@@ -111,6 +112,14 @@ def _with_words(problem: dict[str, Any]) -> dict[str, Any]:
 def _entry_title(link: Any) -> str:
     """A released entry is known by its release's title; its working copy stays private."""
     return link.entry_released_title or link.entry.title
+
+
+def _drop_drafts(document: dict[str, Any]) -> None:
+    """A solution with no answer yet is a draft's, shown to no one: the preview says so."""
+    for problem in document["problems"]:
+        solution = problem.get("solution")
+        if solution is not None and "answer" not in solution:
+            del problem["solution"]
 
 
 def _drop_unpublished(document: dict[str, Any]) -> None:

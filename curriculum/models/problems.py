@@ -6,6 +6,7 @@ from django.db import models
 import attention
 from attention.answers import answer_problems
 from curriculum.domain.claims.syntax import claim_name_errors, known_names
+from curriculum.domain.drafts import draft_errors
 from curriculum.domain.hints import feedback_errors, hints_errors
 from curriculum.domain.judging import tolerance_of
 from curriculum.domain.limits import nul_paths
@@ -153,7 +154,12 @@ class Problem(models.Model):
 class Solution(models.Model):
     problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="solution")
     steps = LFTextField(blank=True, validators=[validate_markdown])
-    answer = models.JSONField(help_text="Scalar, list, nested lists, or a mapping (JSON).")
+    answer = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Scalar, list, nested lists, or a mapping (JSON). Empty: no answer yet, a "
+        "draft that counts for nothing (`domain.drafts`).",
+    )
     published = models.BooleanField(default=False)
     fingerprint = models.CharField(
         max_length=64,
@@ -168,7 +174,11 @@ class Solution(models.Model):
         if nul_paths(self.answer):
             raise ValidationError({"answer": "contains a NUL character (\\0)"})
         errors: dict[str, list[str]] = {}
-        if found := answer_problems(self.answer):
+        if found := draft_errors(answer=self.answer, published=self.published):
+            errors["published"] = found
+        if self.answer is None:  # a draft: no answer to check
+            pass
+        elif found := answer_problems(self.answer):
             errors["answer"] = found
         elif self.problem.digits is None:
             loose = tolerance_problems(

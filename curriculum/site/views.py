@@ -13,7 +13,7 @@ from django.utils.http import http_date, quote_etag
 
 from curriculum.bodies import body_cached, listing_cached
 from curriculum.domain.claims.examples import CLAIMS, LANGUAGE, PROPERTIES
-from curriculum.domain.counting import DRAFT_PROBLEM
+from curriculum.domain.drafts import DRAFT_PROBLEM
 from curriculum.domain.markup import RENDER_FORMAT
 from curriculum.domain.operations import SELECTORS, operations_reference
 from curriculum.domain.printing import book_printed, printed_releases

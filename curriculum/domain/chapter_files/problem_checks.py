@@ -10,6 +10,7 @@ from curriculum.models import Problem
 
 from ..answers import answer_figures, answer_lint, default_digits
 from ..claims.syntax import known_names
+from ..drafts import draft_errors
 from ..hints import feedback_errors, hints_errors
 from ..judging import tolerance_of
 from ..placeholders import answer_shown_errors, placeholder_errors
@@ -41,8 +42,10 @@ def problems_checked(c: Checker, raws: list) -> list:
         solution = dict(prob.solution) if prob.solution else None  # the answer as given
         answer = solution["answer"] if solution else None
         if solution:
-            for problem in answer_problems(answer):
+            for problem in answer_problems(answer) if answer is not None else ():
                 c.error(f"{path}.solution.answer", problem)
+            for message in draft_errors(answer=answer, published=solution["published"]):
+                c.error(f"{path}.solution.published", message)
             generated_steps = attention.is_generated(prob.inputs)  # shown beside every instance
             c.markdown(
                 solution["steps"], f"{path}.solution.steps", names, every_instance=generated_steps

@@ -224,9 +224,13 @@ class SolutionDocument(Keys):
     steps: str = rule("Markdown", "the worked steps; may hold placeholders", "")
     answer: Any = rule(
         "number, list, nested lists, or mapping",
-        "required; the asked output at instance 0: a number, a vector `[..]`, a matrix "
+        "the asked output at instance 0: a number, a vector `[..]`, a matrix "
         "`[[..], [..]]`, or named numbers (`{flops: 120, params: 64}` for `terms`). Must have "
-        "the output's shape: a wrong shape is a mismatch naming both shapes",
+        "the output's shape: a wrong shape is a mismatch naming both shapes. Left out (or "
+        "`null`): no answer yet, a draft: the steps are kept but never verified or shown to "
+        "readers, the problem counts for nothing, `published` must stay false, and the "
+        "chapter is not published while it has one",
+        None,
     )
     published: bool = rule(
         "true/false", "default false; only a published solution is shown and counts", False

@@ -146,7 +146,11 @@ def _rendered_size(c: Checker, clean: dict) -> None:
     size = rendered_size(
         texts=[t for t in all_texts(clean) if t not in svgs],
         figures=figures,
-        answers=[p["solution"]["answer"] for p in clean["problems"] if p["solution"]],
+        answers=[  # a draft's solution, with no answer yet, is shown nowhere
+            p["solution"]["answer"]
+            for p in clean["problems"]
+            if p["solution"] and p["solution"]["answer"] is not None
+        ],
         markup=page_markup(clean),
     )
     limit = settings.LIMIT_CHAPTER_HTML_BYTES

@@ -8,6 +8,7 @@ from typing import Any
 
 from curriculum.models import Problem, Verdict
 
+from ..drafts import is_draft
 from .decide import verdict_decide
 from .requests import Reverify
 from .state import STALE, Status, with_verdict_state
@@ -33,8 +34,8 @@ class VerdictRow:
 def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
     """Each problem, in chapter order, with its verdict for the current content.
 
-    A problem with no solution has nothing to verify; it gets a row saying so, and never counts
-    as verified.
+    A problem with no solution, or no answer yet (a draft), has nothing to verify; it gets a row
+    saying so, and never counts as verified.
     """
     problems = with_verdict_state(Problem.objects.filter(chapter__code=code)).order_by(
         "position", "id"
@@ -44,6 +45,9 @@ def chapter_verdict_rows(*, code: str) -> list[VerdictRow]:
         solution = getattr(problem, "solution", None)
         if solution is None:
             rows.append(VerdictRow(problem.key, "unsolved", None, None, "it has no solution"))
+            continue
+        if is_draft(problem):
+            rows.append(VerdictRow(problem.key, "unsolved", None, None, "it has no answer yet"))
             continue
         state = problem.verdict_state  # type: ignore[attr-defined]
         verdict = getattr(solution, "verdict", None) if state != STALE else None

@@ -22,7 +22,7 @@ from ..roles import REVERIFY_PERMISSION
 from ..rows import one_statement, rows_upsert
 from .dispatch import backlog_level, verdict_enqueue, verdicts_enqueue_now
 from .fingerprints import fingerprint_store
-from .state import DECIDED, STALE, Status, db_value, verdict_state
+from .state import DECIDED, DRAFT, STALE, Status, db_value, verdict_state
 
 
 def verdict_request(*, solution: Solution, force: bool = False) -> bool:
@@ -50,6 +50,9 @@ def _pending_fields(current: str, now) -> dict[str, Any]:
 
 def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     fingerprint_store(solution)
+    if solution.answer is None:  # a draft: nothing to check, and no verdict of an old answer
+        Verdict.objects.filter(solution=solution).delete()
+        return False
     current = solution.fingerprint
     verdict = Verdict.objects.filter(solution=solution).first()
     unchanged = verdict is not None and verdict.fingerprint == current
@@ -65,7 +68,8 @@ def _verdict_pending(*, solution: Solution, force: bool) -> bool:
 
 def verdicts_request(*, chapter_ids: set[int]) -> list[int]:
     """Mark pending every verdict of these chapters not decided for the fingerprint stored on
-    its solution; their checks go in batches after commit.
+    its solution; their checks go in batches after commit. A draft's solution (no answer) is
+    never checked: a verdict of an answer it no longer has is deleted.
 
     One read and one write for all the verdicts, each chapter locked (in primary-key order)
     and touched once. Same rule as `verdict_request` per solution. Returns the ids of the
@@ -76,10 +80,13 @@ def verdicts_request(*, chapter_ids: set[int]) -> list[int]:
     with transaction.atomic():
         chapters_lock(chapter_ids=chapter_ids)
         waiting = _waiting(chapter_ids)
+        solutions = Solution.objects.filter(problem__chapter_id__in=chapter_ids)
+        Verdict.objects.filter(solution__in=solutions.filter(DRAFT)).delete()
         due = (
-            Solution.objects.filter(problem__chapter_id__in=chapter_ids)
+            solutions.exclude(DRAFT)
             .alias(state=verdict_state())
             .filter(state__in=[Status.PENDING, STALE])
+            .order_by("problem__position", "problem_id")  # sent in the chapter's order
         )
         found = list(due.values_list("pk", "problem__chapter_id", "fingerprint"))
         checks = [(solution_id, current) for solution_id, _, current in found]
@@ -101,9 +108,9 @@ def verdicts_force(*, solution_ids: Iterable[int], level: int = 0) -> list[int]:
     by an edit meanwhile is still decided for the content the worker finds.
     """
     found = list(
-        Solution.objects.filter(pk__in=list(solution_ids)).values_list(
-            "pk", "problem__chapter_id", "verdict"
-        )
+        Solution.objects.filter(pk__in=list(solution_ids))
+        .exclude(DRAFT)
+        .values_list("pk", "problem__chapter_id", "verdict")
     )
     if not found:
         return []

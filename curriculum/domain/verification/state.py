@@ -22,6 +22,9 @@ from curriculum.models import Problem, Verdict
 Status = Verdict.Status
 
 
+DRAFT = Q(answer__isnull=True)
+"""A solution with no answer yet (`domain.drafts`): never checked, so it has no verdict."""
+
 STALE = "stale"
 """A verdict for content the solution no longer has: it never counts."""
 

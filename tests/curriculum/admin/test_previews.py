@@ -1,6 +1,7 @@
 """Admin's preview beside the form: the page as readers will see it, made from the unsaved form
 (a new problem's drawn numbers before any answer), refused plainly when the form is wrong, and
-writing nothing; and a problem saved without an answer is a draft that says so."""
+writing nothing; and a problem saved without an answer (steps or none) is a draft that says so
+and counts for nothing."""
 
 import json
 
@@ -9,8 +10,13 @@ from django.test import Client
 from django.urls import reverse
 
 import attention
-from curriculum.domain.counting import DRAFT_PROBLEM
+from curriculum.domain.counting import chapter_counts
+from curriculum.domain.drafts import DRAFT_PROBLEM, DRAFT_UNPUBLISHED
+from curriculum.domain.gate import publish_reasons
+from curriculum.domain.ladder import MATHEMATICS
+from curriculum.domain.selectors import chapters_with_parts
 from curriculum.models import Chapter, Problem, Solution, Verdict
+from tests.conftest import verify_now
 from tests.curriculum.admin.test_books_chapters import resubmitted, shown_errors
 from tests.curriculum.admin.test_problems import IDENTITY, add_url, change_url, new_problem
 
@@ -135,10 +141,49 @@ def test_a_problem_saved_without_an_answer_is_a_draft_that_says_so(seeded, autho
     assert DRAFT_PROBLEM in chapter_page.content.decode()
 
 
-def test_steps_without_an_answer_are_refused_saying_how_to_save_a_draft(seeded, author):
+def test_steps_without_an_answer_save_a_draft_that_counts_for_nothing(seeded, author):
+    """Half-written steps are kept with no answer: a draft, said so in admin and the staff
+    preview, never sent to the verifier, never shown to readers, and the gate names it."""
     chapter = Chapter.objects.get(code="II.4")
     data = generated_draft(author, chapter, **{"solution-0-steps": "Half-written steps."})
     page = author.post(add_url(chapter), data)
+    assert page.status_code == 302, shown_errors(page)
+    solution = Solution.objects.get(problem__chapter=chapter, problem__key="p1")
+    assert (solution.steps, solution.answer) == ("Half-written steps.", None)
+    assert not Verdict.objects.filter(solution=solution).exists()
+    assert DRAFT_PROBLEM in author.get(change_url(solution.problem)).content.decode()
+    chapter_page = author.get(reverse("admin:curriculum_chapter_change", args=[chapter.pk]))
+    assert DRAFT_PROBLEM in chapter_page.content.decode()
+    staff_view = author.get("/chapters/II.4/?preview=1").content.decode()
+    assert DRAFT_PROBLEM in staff_view and "Half-written steps." not in staff_view
+    assert "Half-written steps." not in Client().get("/chapters/II.4/").content.decode()
+    loaded = chapters_with_parts().get(pk=chapter.pk)
+    assert "problem p1: has no answer yet (a draft)" in publish_reasons(loaded)
+
+
+def test_a_solution_with_no_answer_cannot_be_published(seeded, author):
+    chapter = Chapter.objects.get(code="II.4")
+    data = generated_draft(author, chapter, **{"solution-0-steps": "Half-written steps."})
+    page = author.post(add_url(chapter), data | {"solution-0-published": "on"})
     assert page.status_code == 200
-    assert "leave the steps empty too to save the problem as a draft" in shown_errors(page)
+    assert DRAFT_UNPUBLISHED in shown_errors(page)
     assert not Problem.objects.filter(chapter=chapter).exists()
+
+
+def test_clearing_a_verified_answer_makes_a_draft_that_stops_counting(seeded, author):
+    chapter = Chapter.objects.get(code="II.3")
+    verify_now(chapter)
+    done = mathematics_done(chapter)
+    problem = chapter.problems.get(key="p1")
+    data = resubmitted(author.get(change_url(problem)))
+    data.pop("solution-0-published", None)
+    page = author.post(change_url(problem), data | {"solution-0-answer": ""})
+    assert page.status_code == 302, shown_errors(page)
+    assert Solution.objects.get(problem=problem).answer is None
+    assert not Verdict.objects.filter(solution__problem=problem).exists()
+    assert mathematics_done(chapter) == done - 1
+
+
+def mathematics_done(chapter: Chapter) -> int:
+    counts = chapter_counts(chapters_with_parts().get(pk=chapter.pk))
+    return next(s.done for s in counts.strands if s.kind == MATHEMATICS)

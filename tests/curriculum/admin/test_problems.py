@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from curriculum.domain.answers import default_digits
-from curriculum.domain.counting import DRAFT_PROBLEM
+from curriculum.domain.drafts import DRAFT_PROBLEM
 from curriculum.models import Chapter, Problem, Solution, Verdict
 from tests.conftest import verify_now
 from tests.curriculum.admin.test_books_chapters import resubmitted, shown_errors
@@ -343,14 +343,33 @@ def test_feedback_and_hints_are_refused_as_a_file_s_are(seeded, author, field, g
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_a_hint_naming_nothing_is_saved_and_the_author_told_where(seeded, author):
+def test_a_hint_or_feedback_naming_nothing_is_refused_on_its_field_before_saving(seeded, author):
+    """The rule a file's import applies (`references`), on the form: nothing is saved."""
     chapter = Chapter.objects.get(code="II.4")
     hints = json.dumps(["Split as @prop:nope says.", "Attend within the slice."])
-    page = author.post(add_url(chapter), new_problem(author, chapter, hints=hints), follow=True)
+    feedback = json.dumps([{"answer": WRONG, "says": "See @problem:p9."}])
+    page = author.post(
+        add_url(chapter), new_problem(author, chapter, hints=hints, feedback=feedback)
+    )
     assert page.status_code == 200
-    said = [str(m) for m in page.context["messages"]]
-    assert any(
-        m.startswith("problems[0].hints[0]: reference @prop:nope: II.4 has no proposition nope")
-        for m in said
-    ), said
-    assert Problem.objects.get(chapter=chapter, key="p1").hints[0].startswith("Split")
+    errors = page.context["adminform"].form.errors
+    assert errors["hints"] == [
+        "hints[0]: reference @prop:nope: II.4 has no proposition nope (it has: 1)"
+    ]
+    assert errors["feedback"][0].startswith("feedback[0].says: reference @problem:p9: II.4 has")
+    assert not Problem.objects.filter(chapter=chapter).exists()
+
+    fixed = json.dumps(["Split as @II.3 says.", "Attend within the slice."])
+    saved = author.post(add_url(chapter), new_problem(author, chapter, hints=fixed))
+    assert saved.status_code == 302, shown_errors(saved)
+
+
+def test_an_edit_whose_hint_names_nothing_is_refused_and_the_stored_hint_kept(seeded, author):
+    problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
+    before = problem.hints
+    data = resubmitted(author.get(change_url(problem)))
+    page = author.post(change_url(problem), data | {"hints": json.dumps(["See @fig:nowhere."])})
+    assert page.status_code == 200
+    assert "hints[0]: reference @fig:nowhere: II.3 has no figure nowhere" in shown_errors(page)
+    problem.refresh_from_db()
+    assert problem.hints == before

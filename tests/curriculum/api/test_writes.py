@@ -97,6 +97,39 @@ def test_an_editor_token_publishes_and_gets_the_release(client, books, erin_toke
     assert Release.objects.get().created_by.username == "erin"
 
 
+def test_a_publish_may_carry_release_notes_readers_are_shown(client, books, erin_token, settings):
+    put(client, "II.7", sketch(), erin_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    publish = "/api/v1/chapters/II.7/publish"
+    limit = settings.LIMIT_REVIEW_TEXT_CHARS
+    too_long = client.post(
+        publish, json.dumps({"notes": "x" * (limit + 1)}), "application/json", **erin_token
+    )
+    assert too_long.status_code == 422
+    assert [e["pointer"] for e in too_long.json()["errors"]] == ["/notes"]
+    unknown = client.post(publish, json.dumps({"note": "x"}), "application/json", **erin_token)
+    assert unknown.status_code == 422
+    broken = client.post(publish, '{"notes": ', "application/json", **erin_token)
+    assert broken.status_code == 422 and "not valid JSON" in broken.json()["errors"][0]["detail"]
+    assert client.post(publish, "notes", "text/plain", **erin_token).status_code == 415
+    assert not Release.objects.exists()
+
+    notes = {"notes": "Exercise 3 is new.\nThe softmax row is explained again."}
+    response = client.post(publish, json.dumps(notes), "application/json", **erin_token)
+    assert response.status_code == 201
+    assert response.json()["release_notes"] == notes["notes"]
+    assert Release.objects.get().notes == notes["notes"]
+    no_boundary = client.post(publish, "notes=x", "multipart/form-data", **erin_token)
+    assert no_boundary.status_code == 200  # a form is never read: an unchanged publish
+    page = client.get("/chapters/II.7/releases/").content.decode()
+    assert "Exercise 3 is new.<br>The softmax row is explained again." in page
+    schema = client.get("/api/v1/openapi.json").json()
+    body = schema["paths"]["/api/v1/chapters/{code}/publish"]["post"]["requestBody"]
+    assert not body.get("required")
+    described = schema["components"]["schemas"]["PublishIn"]["properties"]["notes"]
+    assert described["maxLength"] == limit
+
+
 def test_a_publish_naming_the_version_reviewed_is_refused_after_another_edit(
     client, books, erin_token, alice_token
 ):
