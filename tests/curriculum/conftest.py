@@ -124,7 +124,8 @@ def decided(solution_ids: list[int], *, timeout: float = 30) -> dict[str, Verdic
 
 
 def import_chapter(problems: list[dict], code: str = "II.9") -> list[int]:
-    """A small chapter of Book II holding these problems; the ids of their solutions."""
+    """A small chapter of Book II holding these problems; the ids of their solutions, in the
+    problems' order."""
     chapter_import(
         document={
             "code": code,
@@ -136,7 +137,8 @@ def import_chapter(problems: list[dict], code: str = "II.9") -> list[int]:
             "problems": problems,
         }
     )
-    return list(Solution.objects.filter(problem__chapter__code=code).values_list("pk", flat=True))
+    solutions = Solution.objects.filter(problem__chapter__code=code).order_by("problem__position")
+    return list(solutions.values_list("pk", flat=True))
 
 
 def uniform_problem(key: str, answer, **changes) -> dict:
