@@ -9,7 +9,6 @@ publication gate (every reason), and re-verifying. Each route names the token sc
 import re
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
 from ninja import Header
@@ -27,11 +26,12 @@ from curriculum.domain.claims.reports import claim_rows
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, reader_view
 from curriculum.domain.verification import Reverify
+from curriculum.domain.working_copy import yaml_tag
 from curriculum.models import Chapter
 
 from .auth import PUBLISH_AUTH, TOKEN_READ_AUTH, WRITE_AUTH, caller
 from .chapters import router
-from .media import json_body
+from .media import body_bytes, json_body, media_type
 from .params import CODE
 from .responses import conditional, json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported
@@ -75,33 +75,16 @@ def _chapter(code: str) -> Chapter:
     return chapter
 
 
-def _is_yaml(media_type: str) -> bool:
-    return any(kind in media_type for kind in YAML_TYPES)
-
-
-class BodyTooLarge(Exception):
-    """413: refused from its Content-Length, before the body is read."""
-
-    @staticmethod
-    def limit() -> int:
-        return settings.LIMIT_API_BODY_BYTES
+def _is_yaml(header: str) -> bool:
+    return any(kind in header for kind in YAML_TYPES)
 
 
 def _document(request) -> object:
     """The body as YAML when its Content-Type says so, as JSON when it says that (415 else)."""
-    try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    if length > BodyTooLarge.limit():
-        raise BodyTooLarge
-    body = request.body
-    if len(body) > BodyTooLarge.limit():
-        raise BodyTooLarge
-    if not _is_yaml(request.headers.get("Content-Type", "")):
+    if media_type(request.headers.get("Content-Type")) not in YAML_TYPES:
         return json_body(request, accepted="application/json or application/yaml")
     try:
-        return load_yaml(body.decode("utf-8"))
+        return load_yaml(body_bytes(request).decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ChapterFileError([f"body: not UTF-8 text: {error}"]) from error
 
@@ -123,9 +106,11 @@ def chapter_source_read(request, code: str = CODE):
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
     document = chapter_source(code=chapter.code)  # read once: its tag and its body
+    as_yaml = _is_yaml(request.headers.get("Accept", ""))
     tag = source_tag(code=chapter.code, document=document)
+    tag = yaml_tag(tag) if as_yaml else tag
     response = conditional(request, tag)
-    if response is None and _is_yaml(request.headers.get("Accept", "")):
+    if response is None and as_yaml:
         text = source_text(document=document)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     elif response is None:
