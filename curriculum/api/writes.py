@@ -53,9 +53,10 @@ DOCUMENT_BODY = {
         "required": True,
         "content": DOCUMENT_CONTENT,
         "description": "A chapter file (/api/v1/content-format.md) as JSON (Content-Type: "
-        "application/json), or as the YAML export_chapter writes (application/yaml); any other "
-        "type is 415. The importer checks it whole: a refusal lists every error with its path, "
-        "and writes nothing.",
+        "application/json; 400 when it does not parse), or as the YAML export_chapter writes "
+        "(application/yaml, or application/x-yaml, text/yaml, text/x-yaml); any other type is "
+        "415. The importer checks it whole: a refusal lists every error with its path, and "
+        "writes nothing.",
     }
 }
 SOURCE_RESPONSE = {
@@ -126,6 +127,7 @@ def chapter_source_read(request, code: str = CODE):
     response={
         200: Imported,
         201: Imported,
+        400: Error,
         **AUTH_ERRORS,
         412: Error,
         413: Error,
@@ -195,6 +197,7 @@ REVIEWED = Header(
         404: Error,
         409: Error,
         412: Error,
+        413: Error,
         422: Error,
     },
     operation_id="chapter_publish",  # a client method's name
@@ -210,6 +213,7 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     you reviewed: after another writer's edit, 412 with that reason first (and every other), and
     nothing is released; read again, review, send again. Without it, the working copy as it is
     when the request lands is published (scripts that publish what they just wrote keep working).
+    It reads no body: one sent is ignored (413 past LIMIT_API_BODY_BYTES, as on every route).
     """
     action = ChapterPublish(
         chapter=_chapter(code), user=caller(request).user, reviewed=_tags(if_match)
@@ -232,12 +236,15 @@ UNCHANGED_HEADER = "Release-Unchanged"  # a publish that made no release names t
 
 @router.post(
     "/chapters/{code}/verify",
-    response={202: Enqueued, **AUTH_ERRORS, 404: Error, 422: Error},
+    response={202: Enqueued, **AUTH_ERRORS, 404: Error, 413: Error, 422: Error},
     operation_id="chapter_verify",  # a client method's name
     **WRITE,
 )
 def verify_endpoint(request, code: str = CODE):
-    """Re-check every solution of the chapter with the engine (queued; verdicts follow)."""
+    """Re-check every solution of the chapter with the engine (queued; verdicts follow).
+
+    It reads no body: one sent is ignored (413 past LIMIT_API_BODY_BYTES, as on every route).
+    """
     try:
         enqueued = Reverify(code=code, user=caller(request).user).execute()
     except Chapter.DoesNotExist:
