@@ -445,6 +445,7 @@ PRACTICE_REPORT_RATE = env.str("PRACTICE_REPORT_RATE", "5/h")
 # Every API list (curriculum/api/pages.py): items in one page by default, and at most (`limit`).
 LIMIT_API_PAGE_DEFAULT = env.int("LIMIT_API_PAGE_DEFAULT", 50)
 LIMIT_API_PAGE = env.int("LIMIT_API_PAGE", 100)
+LIMIT_API_OFFSET = env.int("LIMIT_API_OFFSET", 100000)  # items skipped (`offset`): 422 beyond
 NINJA_PAGINATION_PER_PAGE = LIMIT_API_PAGE_DEFAULT
 NINJA_PAGINATION_MAX_LIMIT = LIMIT_API_PAGE
 # CORS (django-cors-headers): a page on another origin may read the public API, never with the

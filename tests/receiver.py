@@ -1,6 +1,7 @@
 """A webhook receiver as a user would write one: an HTTP server on 127.0.0.1 (a free port) in a
 thread, verifying each delivery's signature as README says, and answering as told: 204, 500,
-not at all for a while (`hang`), or a byte at a time (`trickle`: seconds between bytes)."""
+not at all for a while (`hang`), or a byte at a time (`trickle`: seconds between bytes;
+`trickle_body`: a 200's status and headers at once, then its body a byte at a time)."""
 
 import hashlib
 import hmac
@@ -30,6 +31,7 @@ class Receiver:
     answer: int = 204
     hang: float = 0.0
     trickle: float = 0.0
+    trickle_body: float = 0.0
     received: list[tuple[dict, bytes, bool]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -45,15 +47,20 @@ class Receiver:
                 if receiver.trickle:
                     self.trickle(b"HTTP/1.1 204 No Content\r\nX-Slowly: " + b"." * 100)
                     return
+                if receiver.trickle_body:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
+                    self.wfile.flush()
+                    self.trickle(b"." * 100, receiver.trickle_body)
+                    return
                 self.send_response(receiver.answer if good else 401)
                 self.end_headers()
                 self.wfile.write(b"ok" if good else b"bad signature")
 
-            def trickle(self, answer: bytes) -> None:
+            def trickle(self, answer: bytes, seconds: float = 0.0) -> None:
                 try:
                     for byte in answer:
                         self.wfile.write(bytes([byte]))
-                        time.sleep(receiver.trickle)
+                        time.sleep(seconds or receiver.trickle)
                 except OSError:  # the sender stopped listening
                     self.close_connection = True
 

@@ -75,7 +75,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "prefix",
         "name",
         "user",
-        "scopes",
+        "scopes_shown",
         "created_at",
         "expires_at",
         "last_used_at",
@@ -84,7 +84,12 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ("revoked_at",)
     search_fields = ("name", "prefix", "user__username")
     actions = ["revoke"]
-    READ_ONLY = ("user", "prefix", "scopes", "created_at", "expires_at", "last_used_at")
+    READ_ONLY = ("user", "prefix", "scopes_shown", "created_at", "expires_at", "last_used_at")
+
+    @admin.display(description="scopes")
+    def scopes_shown(self, token: ApiToken) -> str:
+        """`read, write`, not the stored JSON `["read", "write"]`."""
+        return ", ".join(token.scopes)
 
     def get_queryset(self, request):
         return tokens_visible(user=request.user).select_related("user")

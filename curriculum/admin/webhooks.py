@@ -37,8 +37,13 @@ class EndpointForm(forms.ModelForm):
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
     form = EndpointForm
-    list_display = ("url", "events", "active", "created_at")
+    list_display = ("url", "events_shown", "active", "created_at")
     actions = ["send_test_event"]
+
+    @admin.display(description="events")
+    def events_shown(self, endpoint: WebhookEndpoint) -> str:
+        """`chapter.published, chapter.withdrawn`, not the stored JSON list."""
+        return ", ".join(endpoint.events)
 
     def save_model(self, request, obj, form, change):
         if change:

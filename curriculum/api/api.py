@@ -19,23 +19,22 @@ from curriculum.domain.chapter_files import ChapterFileError, SourceChanged
 from curriculum.domain.chapter_files.schema import ChapterDocument
 from curriculum.domain.gate import CHANGED_SINCE_REVIEW, PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
-from curriculum.domain.roles import Forbidden
+from curriculum.domain.roles import Forbidden, TokenOutOfScope
 
 from . import chapters, claims, lists, operations, practice, search, writes  # noqa: F401  (writes, claims: on chapters.router)
 from .auth import BEARER_CHALLENGE, READ_AUTH, READ_SECURITY, TOKEN_REQUIRED, TokenRefused
 from .headers import headers_documented
-from .media import UnsupportedMediaType, json_body
+from .media import BodyTooLarge, JsonRefused, UnsupportedMediaType, json_body, too_large
 from .problems import (
     PROBLEM_TYPE,
     limit_or,
-    located,
+    pointer,
     problem_response,
     reason_item,
     validation_error,
 )
 from .schemas import Error, Pong, PublishIn
 from .throttling import AnonymousReadThrottle, throttled_as_anonymous_reads
-from .writes import BodyTooLarge
 
 logger = logging.getLogger(__name__)
 
@@ -164,8 +163,15 @@ def _invalid_said(request: HttpRequest, error: dict) -> dict[str, str]:
 
 
 @api.exception_handler(NotVisible)
+def not_visible(request, exc: NotVisible):
+    """At the path parameter that found nothing (a draft's code included: drafts stay secret)."""
+    missing = {"parameter": exc.parameter, "code": "not_found", "detail": str(exc)}
+    return _error(request, 404, "Not Found", [missing])
+
+
 @api.exception_handler(Http404)
-def not_visible(request, exc):
+def no_such_path(request, exc):
+    """No route: no parameter of the request found nothing, the path itself is unknown."""
     return _error(request, 404, "Not Found", [])
 
 
@@ -174,13 +180,9 @@ def http_error(request, exc: HttpError):
     """400, 401, 403 and 429 (ninja's own refusals) in the same shape as every other error; a
     body that could not be read says why."""
     cause = exc.__cause__
-    if isinstance(cause, UnsupportedMediaType):  # ninja calls any body it cannot parse a 400
-        return unsupported_media_type(request, cause)
-    errors = (
-        [limit_or("invalid_json", e) for e in cause.errors]
-        if isinstance(cause, ChapterFileError)
-        else []
-    )
+    if isinstance(cause, BODY_REFUSALS):  # ninja calls any body it cannot parse a 400
+        return api.on_exception(request, cause)
+    errors: list[dict[str, str]] = []
     if exc.status_code == 429:  # the throttle that refused says which rate, and when to retry
         refused_by = getattr(request, "refused_by", ANONYMOUS_READS)
         refusal = [{"code": "rate_limited", "detail": refused_by.refusal()}]
@@ -208,8 +210,18 @@ def _refused(request: HttpRequest, exc: TokenRefused) -> HttpResponse:
 @api.exception_handler(BodyTooLarge)
 @api.exception_handler(RequestDataTooBig)
 def body_too_large(request, exc):
-    limit = f"body: at most {BodyTooLarge.limit():,} bytes (LIMIT_API_BODY_BYTES)"
-    return _error(request, 413, "the body is too large", [located(limit, "limit")])
+    return too_large()
+
+
+@api.exception_handler(JsonRefused)
+def json_refused(request, exc: JsonRefused):
+    """A JSON body that does not parse, on every route: 400 `invalid_json` (`limit` where a
+    LIMIT_ setting refused it), at the whole body."""
+    errors = [limit_or("invalid_json", e) for e in exc.errors]
+    return _error(request, 400, "the body is not valid JSON", errors)
+
+
+BODY_REFUSALS = (UnsupportedMediaType, BodyTooLarge, JsonRefused)
 
 
 @api.exception_handler(UnsupportedMediaType)
@@ -256,4 +268,23 @@ def publish_outdated(request, exc: PublishOutdated):
 
 @api.exception_handler(Forbidden)
 def forbidden(request, exc: Forbidden):
-    return _error(request, 403, str(exc), [])
+    """A role's refusal: at the part of the document that asked for it (`/state` for a
+    withdrawal), else at the credentials whose holder it is."""
+    return _error(request, 403, str(exc), [_forbidden_item(exc, "forbidden")])
+
+
+@api.exception_handler(TokenOutOfScope)
+def out_of_scope(request, exc: TokenOutOfScope):
+    """An action a request asked for beyond its token's scopes (a PUT that withdraws, with a
+    token without `publish`): as a route beyond them is, with the scope in the challenge."""
+    refused = TokenRefused(403, str(exc), "insufficient_scope", scope=exc.scope)
+    response = _error(request, 403, str(exc), [_forbidden_item(exc, refused.code)])
+    if challenge := refused.challenge():
+        response["WWW-Authenticate"] = challenge
+    return response
+
+
+def _forbidden_item(exc: Forbidden, code: str) -> dict[str, str]:
+    if exc.path is None:
+        return {"header": "Authorization", "code": code, "detail": str(exc)}
+    return {"pointer": pointer(exc.path), "code": code, "detail": str(exc)}

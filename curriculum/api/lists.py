@@ -89,7 +89,7 @@ def book_read(
     """One book and its chapters in order."""
     books = _books(request, numeral, maturity, state)[:1]
     if not books:
-        raise NotVisible
+        raise NotVisible("numeral")
     return books[0]
 
 

@@ -6,9 +6,12 @@ cannot be made to check an answer from another site."""
 
 from typing import Any
 
-from django.http import HttpRequest
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 
-from curriculum.domain.chapter_files import json_document
+from curriculum.domain.chapter_files import ChapterFileError, json_document
+
+from .problems import problem_response
 
 JSON_TYPE = "application/json"
 
@@ -17,8 +20,48 @@ class UnsupportedMediaType(Exception):
     """415: the body's Content-Type is not one the route reads."""
 
     def __init__(self, sent: str, accepted: str = JSON_TYPE) -> None:
-        self.reason = f"the Content-Type is {sent or 'missing'!r}; send it as {accepted}"
+        said = f"the Content-Type is {sent!r}" if sent else "no Content-Type was sent"
+        self.reason = f"{said}; send it as {accepted}"
         super().__init__(f"body: {self.reason}")
+
+
+class BodyTooLarge(Exception):
+    """413: a body past LIMIT_API_BODY_BYTES, on any route (`too_large`)."""
+
+
+class JsonRefused(Exception):
+    """400: a body that does not parse as JSON (or nests or holds too much: its limit named),
+    on every route that reads one; `errors` are `json_document`'s reasons."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def too_large() -> HttpResponse:
+    """The 413 for a body past LIMIT_API_BODY_BYTES, whatever the route (its middleware, from
+    the Content-Length, before anything reads it; a route, for one sent without it)."""
+    limit = settings.LIMIT_API_BODY_BYTES
+    said = f"at most {limit:,} bytes (LIMIT_API_BODY_BYTES)"
+    item = {"pointer": "", "code": "limit", "detail": said}
+    return problem_response(413, "the body is too large", [item])
+
+
+def declared_length(request: HttpRequest) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+def body_bytes(request: HttpRequest) -> bytes:
+    """The body, once it is known to be within LIMIT_API_BODY_BYTES (BodyTooLarge)."""
+    if declared_length(request) > settings.LIMIT_API_BODY_BYTES:
+        raise BodyTooLarge
+    body = request.body
+    if len(body) > settings.LIMIT_API_BODY_BYTES:
+        raise BodyTooLarge
+    return body
 
 
 def media_type(header: str | None) -> str:
@@ -40,7 +83,12 @@ def json_declared(request: HttpRequest, accepted: str = JSON_TYPE) -> None:
 
 
 def json_body(request: HttpRequest, accepted: str = JSON_TYPE) -> Any:
-    """The body as JSON (`json_document`: every refusal with its reason), once its
-    Content-Type says it is JSON; UnsupportedMediaType otherwise."""
+    """The body as JSON (`json_document`: every refusal with its reason, as JsonRefused), once
+    its Content-Type says it is JSON (UnsupportedMediaType otherwise) and its size is within
+    bounds (BodyTooLarge)."""
     json_declared(request, accepted)
-    return json_document(request.body)
+    body = body_bytes(request)
+    try:
+        return json_document(body)
+    except ChapterFileError as refused:
+        raise JsonRefused(refused.errors) from refused

@@ -1,7 +1,8 @@
 """One page shape for every API list, as search has it: `items`, `count` (the whole list's
 length), the window asked for (`offset`, `limit`) and `next`/`previous` links to the windows
-beside it (null at either end). `limit` is bounded by LIMIT_API_PAGE; an offset past the end is
-an empty page, not an error."""
+beside it (null at either end; from past the end, `previous` is the last window with items:
+`domain.windows`, as search's). `limit` is bounded by LIMIT_API_PAGE and `offset` by
+LIMIT_API_OFFSET (422 beyond); an offset past the end is an empty page, not an error."""
 
 from typing import Any
 
@@ -9,6 +10,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Schema
 from ninja.pagination import LimitOffsetPagination
+
+from curriculum.domain.windows import window_neighbours
 
 
 def window_url(request: HttpRequest, *, offset: int, limit: int) -> str:
@@ -22,11 +25,13 @@ def neighbours(
     request: HttpRequest, *, offset: int, limit: int, count: int
 ) -> tuple[str | None, str | None]:
     """The next and previous windows' links around [offset, offset + limit) in `count` items."""
-    after = offset + limit
-    following = window_url(request, offset=after, limit=limit) if after < count else None
-    preceding = None
-    if offset > 0:
-        preceding = window_url(request, offset=max(0, min(offset, count) - limit), limit=limit)
+    starts = window_neighbours(
+        offset=offset, limit=limit, count=count, most=settings.LIMIT_API_OFFSET
+    )
+    following, preceding = (
+        None if start is None else window_url(request, offset=start, limit=limit)
+        for start in starts
+    )
     return following, preceding
 
 
@@ -40,7 +45,13 @@ class Paged(LimitOffsetPagination):
             le=settings.LIMIT_API_PAGE,
             description=f"1 to {settings.LIMIT_API_PAGE} (LIMIT_API_PAGE)",
         )
-        offset: int = Field(0, ge=0, description="items skipped; past the end: an empty page")
+        offset: int = Field(
+            0,
+            ge=0,
+            le=settings.LIMIT_API_OFFSET,
+            description=f"items skipped, 0 to {settings.LIMIT_API_OFFSET} (LIMIT_API_OFFSET); "
+            "past the end: an empty page",
+        )
 
     class Output(Schema):
         items: list[Any]

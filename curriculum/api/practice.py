@@ -188,7 +188,7 @@ def _shown(request, practice, instance: int, *, hints: int, solution: bool) -> d
 
 @router.post(
     "/chapters/{code}/problems/{key}/instances/{n}/check",
-    response={200: CheckOut, **ERRORS, 400: Error, 403: Error, 415: Error},
+    response={200: CheckOut, **ERRORS, 400: Error, 403: Error, 413: Error, 415: Error},
     openapi_extra=READ_SECURITY,
     throttle=[AnonymousReadThrottle(), PracticeCheckThrottle()],
 )
@@ -200,7 +200,8 @@ def instance_check(
     most LIMIT_ANSWER_CHARS characters either way (JSON written compactly). An answer that is
     not numbers, or too long, is refused (422) and one of another shape is not right, both
     before the engine runs; nothing of the engine's value is said. The body is JSON
-    (Content-Type: application/json, else 415; 400 when it does not parse); a signed-in
+    (Content-Type: application/json, else 415; 400 when it does not parse; 413 past
+    LIMIT_API_BODY_BYTES); a signed-in
     reader's check, kept as an attempt, needs the session's CSRF token (403 without it)."""
     practice, instance = _instance(request, code, key, n)
     try:

@@ -23,6 +23,7 @@ CODES = (
     "not_publishable",  # a rule the publication gate holds (409, 412)
     "source_changed",  # a write or publish guarded by a version no longer current (412)
     "precondition_failed",  # a read's If-Match or If-Unmodified-Since that fails (412)
+    "not_found",  # a path parameter that names nothing this caller may see (404)
     "token_required",  # a route for tokens, called without one (401)
     "invalid_token",  # unknown, revoked or expired, or its holder gone (401)
     "insufficient_scope",  # beyond the token's scopes or its holder's role (403)
@@ -61,19 +62,21 @@ def _joined(steps: list[str]) -> str:
 
 
 def located(message: str, code: str) -> dict[str, str]:
-    """An error written `path: message` as an error object: its pointer and its words."""
+    """An error written `path: message` as an error object: its pointer and its words; one
+    that names no key (a YAML error's `line 3, column 5: ...`) is about the whole body (`""`),
+    its words kept whole."""
     found = PATH.fullmatch(message)
     if found is None:
-        return {"code": code, "detail": message}
+        return {"pointer": "", "code": code, "detail": message}
     return {"pointer": pointer(found["path"]), "code": code, "detail": found["detail"]}
 
 
 def reason_item(reason: str, code: str) -> dict[str, str]:
     """A domain action's refusal (`actions.Reason`): at its place in the chapter file where it
-    names one (the path is not repeated in its words), else its words alone."""
+    names one (the path is not repeated in its words), else at the whole file."""
     path = getattr(reason, "path", None)
     if path is None:
-        return {"code": code, "detail": str(reason)}
+        return {"pointer": "", "code": code, "detail": str(reason)}
     return {"pointer": pointer(path), "code": code, "detail": reason.removeprefix(f"{path}: ")}
 
 

@@ -10,7 +10,6 @@ import re
 from typing import Any
 
 import pydantic
-from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
 from ninja import Header
@@ -29,11 +28,12 @@ from curriculum.domain.claims.reports import claim_rows
 from curriculum.domain.gate import ChapterPublish
 from curriculum.domain.reading import NotVisible, reader_view
 from curriculum.domain.verification import Reverify
+from curriculum.domain.working_copy import yaml_tag
 from curriculum.models import Chapter
 
 from .auth import PUBLISH_AUTH, TOKEN_READ_AUTH, WRITE_AUTH, caller
 from .chapters import router
-from .media import json_body, media_type
+from .media import body_bytes, json_body, media_type
 from .params import CODE
 from .responses import conditional, json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported, PublishIn
@@ -55,9 +55,10 @@ DOCUMENT_BODY = {
         "required": True,
         "content": DOCUMENT_CONTENT,
         "description": "A chapter file (/api/v1/content-format.md) as JSON (Content-Type: "
-        "application/json), or as the YAML export_chapter writes (application/yaml); any other "
-        "type is 415. The importer checks it whole: a refusal lists every error with its path, "
-        "and writes nothing.",
+        "application/json; 400 when it does not parse), or as the YAML export_chapter writes "
+        "(application/yaml, or application/x-yaml, text/yaml, text/x-yaml); any other type is "
+        "415. The importer checks it whole: a refusal lists every error with its path, and "
+        "writes nothing.",
     }
 }
 PUBLISH_BODY = {
@@ -84,33 +85,16 @@ def _chapter(code: str) -> Chapter:
     return chapter
 
 
-def _is_yaml(media_type: str) -> bool:
-    return any(kind in media_type for kind in YAML_TYPES)
-
-
-class BodyTooLarge(Exception):
-    """413: refused from its Content-Length, before the body is read."""
-
-    @staticmethod
-    def limit() -> int:
-        return settings.LIMIT_API_BODY_BYTES
+def _is_yaml(header: str) -> bool:
+    return any(kind in header for kind in YAML_TYPES)
 
 
 def _document(request) -> object:
     """The body as YAML when its Content-Type says so, as JSON when it says that (415 else)."""
-    try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    if length > BodyTooLarge.limit():
-        raise BodyTooLarge
-    body = request.body
-    if len(body) > BodyTooLarge.limit():
-        raise BodyTooLarge
-    if not _is_yaml(request.headers.get("Content-Type", "")):
+    if media_type(request.headers.get("Content-Type")) not in YAML_TYPES:
         return json_body(request, accepted="application/json or application/yaml")
     try:
-        return load_yaml(body.decode("utf-8"))
+        return load_yaml(body_bytes(request).decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ChapterFileError([f"body: not UTF-8 text: {error}"]) from error
 
@@ -132,9 +116,11 @@ def chapter_source_read(request, code: str = CODE):
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
     document = chapter_source(code=chapter.code)  # read once: its tag and its body
+    as_yaml = _is_yaml(request.headers.get("Accept", ""))
     tag = source_tag(code=chapter.code, document=document)
+    tag = yaml_tag(tag) if as_yaml else tag
     response = conditional(request, tag)
-    if response is None and _is_yaml(request.headers.get("Accept", "")):
+    if response is None and as_yaml:
         text = source_text(document=document)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     elif response is None:
@@ -150,6 +136,7 @@ def chapter_source_read(request, code: str = CODE):
     response={
         200: Imported,
         201: Imported,
+        400: Error,
         **AUTH_ERRORS,
         412: Error,
         413: Error,
@@ -219,6 +206,7 @@ REVIEWED = Header(
         404: Error,
         409: Error,
         412: Error,
+        413: Error,
         422: Error,
     },
     operation_id="chapter_publish",  # a client method's name
@@ -236,7 +224,8 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     nothing is released; read again, review, send again. Without it, the working copy as it is
     when the request lands is published (scripts that publish what they just wrote keep working).
 
-    The body is optional: `{"notes": "..."}` records release notes with the release made.
+    The body is optional: `{"notes": "..."}` records release notes with the release made (a
+    body over LIMIT_API_BODY_BYTES is 413, as on every route).
     """
     action = ChapterPublish(
         chapter=_chapter(code),
@@ -271,8 +260,6 @@ def _publish_notes(request) -> str:
         return ""
     try:
         return PublishIn.model_validate(json_body(request)).notes
-    except ChapterFileError as error:  # not JSON: said as it is of any body
-        raise ValidationError([{"loc": ("body",), "msg": e} for e in error.errors]) from None
     except pydantic.ValidationError as error:
         errors = [{**e, "loc": ("body", "body", *e["loc"])} for e in error.errors()]
         raise ValidationError(errors) from None
@@ -280,12 +267,15 @@ def _publish_notes(request) -> str:
 
 @router.post(
     "/chapters/{code}/verify",
-    response={202: Enqueued, **AUTH_ERRORS, 404: Error, 422: Error},
+    response={202: Enqueued, **AUTH_ERRORS, 404: Error, 413: Error, 422: Error},
     operation_id="chapter_verify",  # a client method's name
     **WRITE,
 )
 def verify_endpoint(request, code: str = CODE):
-    """Re-check every solution of the chapter with the engine (queued; verdicts follow)."""
+    """Re-check every solution of the chapter with the engine (queued; verdicts follow).
+
+    It reads no body: one sent is ignored (413 past LIMIT_API_BODY_BYTES, as on every route).
+    """
     try:
         enqueued = Reverify(code=code, user=caller(request).user).execute()
     except Chapter.DoesNotExist:

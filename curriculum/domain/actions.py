@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from django.db import transaction
 
-from .roles import Forbidden, refusals
+from .roles import Forbidden, Withheld, refusals, scope_refusal
 from .writers import writing
 
 
@@ -43,7 +43,9 @@ class Action:
 
     def check(self) -> list[str]:
         refused = refusals(user=self.user, permissions=self.permissions())
-        return [self.denied] if refused and self.denied else refused
+        if refused and self.denied:  # a token's missing scope is said as such
+            return [r for r in refused if isinstance(r, Withheld)] or [self.denied]
+        return refused
 
     def lock(self) -> None:
         """Take the row locks that `check()` must hold under (nothing by default)."""
@@ -58,5 +60,5 @@ class Action:
         with transaction.atomic(), writing(user=self.user):
             self.lock()
             if reasons := self.check():
-                raise self.refuse(reasons)
+                raise scope_refusal(reasons) or self.refuse(reasons)
             return self.run()

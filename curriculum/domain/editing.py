@@ -22,7 +22,7 @@ from .gate import PublishForbidden
 from .locks import book_lock, chapter_lock
 from .problem_keys import next_problem
 from .revisions import chapters_moved
-from .roles import PUBLISH_PERMISSION, Forbidden, refusals
+from .roles import PUBLISH_PERMISSION, Forbidden, Withheld, refusals
 from .rows import rows_upsert
 from .verification import (
     PROBLEM_FINGERPRINTED,
@@ -30,7 +30,7 @@ from .verification import (
     verdict_request,
     verdicts_request,
 )
-from .webhooks import chapter_withdrawn
+from .webhooks import chapter_visibility_told
 from .working_copy import SourceChanged
 
 PROBLEMS_REPLACE = [
@@ -82,10 +82,12 @@ class ChapterSave(Action):
 
     def check(self) -> list[str]:
         reasons = super().check()
-        if self._shows_or_hides_a_release() and refusals(
-            user=self.user, permissions=[PUBLISH_PERMISSION]
-        ):
-            reasons.append(WITHDRAW_FOR_EDITORS)
+        if self._shows_or_hides_a_release():
+            for refused in refusals(user=self.user, permissions=[PUBLISH_PERMISSION]):
+                if isinstance(refused, Withheld):  # by the token, not the role
+                    reasons.append(Withheld(refused.scope, "state"))
+                else:
+                    reasons.append(WITHDRAW_FOR_EDITORS)
         return list(dict.fromkeys(reasons))
 
     def _shows_or_hides_a_release(self) -> bool:
@@ -96,7 +98,7 @@ class ChapterSave(Action):
 
     def refuse(self, reasons: list[str]) -> Exception:
         if WITHDRAW_FOR_EDITORS in reasons:
-            return PublishForbidden(WITHDRAW_FOR_EDITORS)
+            return PublishForbidden(WITHDRAW_FOR_EDITORS, path="state")
         return super().refuse(reasons)
 
     def run(self) -> Chapter:
@@ -104,11 +106,11 @@ class ChapterSave(Action):
         stored = Chapter.objects.filter(pk=chapter.pk).first() if chapter.pk else None
         chapter.full_clean()
         chapter.save()
-        hidden = stored is not None and _shown_changes(stored, chapter)
-        hidden = hidden and chapter.state == Chapter.State.DRAFT
+        moved = stored is not None and _shown_changes(stored, chapter)
+        hidden = moved and chapter.state == Chapter.State.DRAFT
         chapters_moved({chapter.pk}, withdrawn=[chapter.pk] if hidden else [])
-        if hidden:
-            chapter_withdrawn(code=chapter.code)
+        if moved:
+            chapter_visibility_told(chapter=chapter, shown=not hidden)
         return chapter
 
 
@@ -234,7 +236,7 @@ def problems_replace(*, chapter: Chapter, problems: list[dict], user: Any = None
     ChapterImport, which checks every other permission it needs."""
     kept = {p["key"] for p in problems}
     if _gone(chapter, kept) and (refused := refusals(user=user, permissions=[PROBLEM_DROP])):
-        raise Forbidden(refused[0])
+        raise Forbidden(refused[0], path="problems")
     with transaction.atomic():
         chapter_lock(chapter_id=chapter.pk)
         Problem.objects.filter(pk__in=_gone(chapter, kept)).delete()

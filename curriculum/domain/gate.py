@@ -42,7 +42,7 @@ from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
-from .webhooks import chapter_published
+from .webhooks import chapter_published, chapter_visibility_told
 from .working_copy import source_tag, tag_named
 
 NOT_AN_EDITOR = "only Editors publish chapters"
@@ -218,7 +218,7 @@ class ChapterPublish(Action):
             chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
         if latest is not None and not made:
             if shown_again:
-                chapter_published(code=loaded.code, release=latest.number)
+                chapter_visibility_told(chapter=loaded, shown=True)
             return Publication(release=latest, made=False, shown_again=shown_again)
         release = Release.objects.create(
             chapter=loaded,

@@ -126,7 +126,7 @@ def practice_for_reader(*, code: str, key: str, staff: bool = False) -> Practice
             return Practice(
                 code, view.snapshot["title"], problem, drawn, number, view.snapshot, label
             )
-    raise NotPractisable
+    raise NotPractisable("key")
 
 
 def practisable(problem: dict[str, Any]) -> bool:

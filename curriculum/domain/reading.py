@@ -39,7 +39,16 @@ WORKING_COPY_CACHE_SECONDS = 24 * 3600
 
 
 class NotVisible(Exception):
-    """No such chapter or release for this reader (a 404, never a 403: drafts stay secret)."""
+    """No such chapter or release for this reader (a 404, never a 403: drafts stay secret);
+    `parameter` names what found nothing: the chapter's `code` (the default), a release's
+    `number`, a problem's `key`, a book's `numeral`."""
+
+    def __init__(self, parameter: str = "code") -> None:
+        super().__init__(f"no {MISSING.get(parameter, parameter)} with this {parameter}")
+        self.parameter = parameter
+
+
+MISSING = {"code": "chapter", "number": "release", "key": "problem to practise", "numeral": "book"}
 
 
 @dataclass(frozen=True)
@@ -85,7 +94,7 @@ def release_freshness(*, code: str, number: int, staff: bool = False) -> Freshne
         .first()
     )
     if created is None:
-        raise NotVisible
+        raise NotVisible("number")
     return _release_freshness(code, row, f"r{number}:of{row['latest']}", created)
 
 
@@ -184,7 +193,7 @@ def release_for_reader(*, code: str, number: int, staff: bool = False) -> Reader
     chapter_freshness(code=code, staff=staff)  # a withdrawn (draft) chapter hides its history
     release = Release.objects.filter(chapter__code=code, number=number).first()
     if release is None:
-        raise NotVisible
+        raise NotVisible("number")
     latest = Release.objects.filter(chapter__code=code).aggregate(n=Max("number"))["n"]
     return reader_view(code, _links_open(release.snapshot), release, latest)
 

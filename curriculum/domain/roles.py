@@ -67,15 +67,64 @@ def roles_ensure() -> None:
 
 
 class Forbidden(PermissionError):
-    """The user's role does not allow this change (403 in the API, a message in admin)."""
+    """The user's role does not allow this change (403 in the API, a message in admin); `path`
+    names the part of the chapter file that asked for it, where one did."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class TokenOutOfScope(Forbidden):
+    """A usable token asked for more than its scopes, or its holder's role now, allow (403):
+    `scope` is the one it needs."""
+
+    def __init__(self, message: str, *, scope: str, path: str | None = None) -> None:
+        super().__init__(message, path=path)
+        self.scope = scope
+
+
+class Withheld(str):
+    """A refusal of a permission the request's API token withholds (`permissions_withhold`),
+    whatever the holder's role: `scope` would grant it, `path` is what asked for it."""
+
+    scope: str
+    path: str | None
+
+    def __new__(cls, scope: str, path: str | None = None) -> "Withheld":
+        reason = super().__new__(cls, f"this token lacks the scope {scope}")
+        reason.scope, reason.path = scope, path
+        return reason
+
+
+WITHHELD = "withheld_by_token"  # the attribute on a user a token brought: {permission: scope}
+
+
+def permissions_withhold(user, withheld: dict[str, str]) -> None:
+    """For this request, refuse `user` each permission named (with the scope that would grant
+    it), whatever their role: a token does no more than its scopes (`domain.tokens` says which
+    scope grants which permission), for every action that asks, by whatever path."""
+    setattr(user, WITHHELD, withheld)
 
 
 def refusals(*, user, permissions: Iterable[str]) -> list[str]:
-    """What the user's role does not allow, one reason each; no user is the system."""
+    """What the user's role, or else the token they came with, does not allow, one reason
+    each; no user is the system."""
     if user is None:
         return []
-    return [
-        f"your role may not do this (it needs {permission.split('.')[-1]})"
-        for permission in permissions
-        if not user.has_perm(permission)
-    ]
+    withheld = getattr(user, WITHHELD, {})
+    reasons: list[str] = []
+    for permission in permissions:
+        if not user.has_perm(permission):  # the role first: no token could grant it
+            reasons.append(f"your role may not do this (it needs {permission.split('.')[-1]})")
+        elif permission in withheld:
+            reasons.append(Withheld(withheld[permission]))
+    return reasons
+
+
+def scope_refusal(reasons: list[str]) -> TokenOutOfScope | None:
+    """The refusal for the first reason a token's scopes gave, if any did."""
+    for reason in reasons:
+        if isinstance(reason, Withheld):
+            return TokenOutOfScope(str(reason), scope=reason.scope, path=reason.path)
+    return None

@@ -28,6 +28,7 @@ from curriculum.models import Chapter, SearchEntry, SearchWord
 
 from .search_terms import SearchRefused, Term, query_terms
 from .search_words import TYPO_SHORTEST, WORD, alike, length_range, quoted, words, words_line
+from .windows import window_neighbours
 
 __all__ = ["PAGE", "Hit", "Results", "SearchRefused", "search"]
 
@@ -69,12 +70,19 @@ class Results:
 
     @property
     def next_offset(self) -> int | None:
-        after = self.offset + self.limit
-        return after if after < self.total and after <= settings.LIMIT_SEARCH_OFFSET else None
+        return self._neighbours()[0]
 
     @property
     def previous_offset(self) -> int | None:
-        return max(0, self.offset - self.limit) if self.offset else None
+        return self._neighbours()[1]
+
+    def _neighbours(self) -> tuple[int | None, int | None]:
+        return window_neighbours(
+            offset=self.offset,
+            limit=self.limit,
+            count=self.total,
+            most=settings.LIMIT_SEARCH_OFFSET,
+        )
 
 
 def search(*, query: str, offset: int = 0, limit: int = PAGE) -> Results:

@@ -4,7 +4,9 @@ A token has scopes and an expiry. Every token reads; `write` (import, re-verify)
 add what they name, and a scope is granted only if the holder's role allows it, when the token
 is issued and again on every request: a token never does more than its holder may do now. A
 revoked or expired token, or one whose user is inactive or no longer staff, is refused (401);
-a request beyond the token's scopes, or its holder's role today, is refused too (403).
+a request beyond the token's scopes, or its holder's role today, is refused too (403): by the
+route's scope, and by every action the request goes on to ask for, whose permissions a missing
+scope withholds (`roles.permissions_withhold`: a write token's PUT may not withdraw).
 """
 
 import hashlib
@@ -26,6 +28,8 @@ from .roles import (
     TOKEN_ISSUE_PERMISSION,
     TOKEN_MANAGE_PERMISSION,
     Forbidden,
+    TokenOutOfScope,
+    permissions_withhold,
 )
 
 TOKEN_PREFIX = "cur_"
@@ -50,10 +54,6 @@ class TokenRefused(ValueError):
 
 class TokenInvalid(Exception):
     """A bearer that names no usable token: unknown, revoked, expired, or its holder gone (401)."""
-
-
-class TokenOutOfScope(PermissionError):
-    """A usable token asked for more than its scopes, or its holder's role now, allow (403)."""
 
 
 def token_holder(user) -> bool:
@@ -181,13 +181,20 @@ def token_user(*, secret: str, scope: str = "read"):
     now = timezone.now()
     if token.expires_at is not None and token.expires_at <= now:
         raise TokenInvalid(f"token expired at {token.expires_at.isoformat(timespec='seconds')}")
-    if scope not in scopes_normal(token.scopes):
+    granted = scopes_normal(token.scopes)
+    if scope not in granted:
         raise TokenOutOfScope(
-            f"this token lacks the scope {scope} (it has: {', '.join(token.scopes)})"
+            f"this token lacks the scope {scope} (it has: {', '.join(token.scopes)})", scope=scope
         )
     needed = SCOPES[scope]  # a read asks nothing of the role: no query for its permissions
     if needed is not None and not token.user.has_perm(needed):
-        raise TokenOutOfScope(f"the token's holder's role no longer allows the scope {scope}")
+        raise TokenOutOfScope(
+            f"the token's holder's role no longer allows the scope {scope}", scope=scope
+        )
+    # whatever the route, what its actions go on to ask (a PUT that withdraws) stays in scope
+    permissions_withhold(
+        token.user, {p: s for s, p in SCOPES.items() if p is not None and s not in granted}
+    )
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user

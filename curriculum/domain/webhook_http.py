@@ -46,10 +46,15 @@ def target_checked(url: str) -> Target:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise AddressRefused(f"{url!r} is not an http or https URL")
+    if "@" in parts.netloc:  # credentials in a URL are shown in admin and sent in clear
+        raise AddressRefused("a URL with a user or password (user:pass@) is refused")
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        port = parts.port
     except ValueError as bad:
         raise AddressRefused(f"{url!r}: {bad}") from bad
+    if port == 0:
+        raise AddressRefused("port 0 is no port a server listens on")
+    port = port or (443 if parts.scheme == "https" else 80)
     host = parts.hostname
     addresses = _resolved(host, port)
     allowed = {name.strip("[]").lower() for name in settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS}
@@ -147,14 +152,21 @@ def post(target: Target, body: bytes, headers: dict[str, str], limit: int) -> tu
     try:
         connection.request("POST", target.path, body=body, headers=headers)
         response = connection.getresponse()
-        return response.status, response.read(limit)
+        status, answer = response.status, response.read(limit)
     except (OSError, http.client.HTTPException) as failed:
         if cut.is_set():
-            raise TimeoutError(
-                f"no whole answer within {seconds:g} s (WEBHOOK_CONNECT_TIMEOUT_SECONDS + "
-                "WEBHOOK_READ_TIMEOUT_SECONDS)"
-            ) from failed
+            raise _too_slow(seconds) from failed
         raise
     finally:
         watchdog.cancel()
         connection.close()
+    if cut.is_set():  # cut while trickling: what came is no whole answer, whatever its status
+        raise _too_slow(seconds)
+    return status, answer
+
+
+def _too_slow(seconds: float) -> TimeoutError:
+    return TimeoutError(
+        f"no whole answer within {seconds:g} s (WEBHOOK_CONNECT_TIMEOUT_SECONDS + "
+        "WEBHOOK_READ_TIMEOUT_SECONDS)"
+    )

@@ -121,6 +121,19 @@ def chapter_withdrawn(*, code: str) -> None:
     webhook_emit(WITHDRAWN, {"code": code})
 
 
+def chapter_visibility_told(*, chapter, shown: bool) -> None:
+    """Readers stopped seeing the chapter (`chapter.withdrawn`) or see it again: shown again
+    with its latest release, `chapter.published` names that release (a chapter never released
+    has none to name: nothing is told). Whatever changed its state (a publish that made no
+    release, a PUT, admin's form) tells this, once."""
+    if not shown:
+        chapter_withdrawn(code=chapter.code)
+        return
+    latest = chapter.releases.order_by("-number").values_list("number", flat=True).first()
+    if latest is not None:
+        chapter_published(code=chapter.code, release=latest)
+
+
 def verdicts_changed(changes: dict[int, tuple[str, str]]) -> None:
     """One `verdict.changed` per solution whose decision changed its stored status (`changes`:
     the status each decision found stored, "" when there was none, and the one it wrote), with

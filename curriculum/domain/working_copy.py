@@ -18,6 +18,7 @@ from .locks import chapter_lock
 from .selectors import chapter_with_parts
 
 ANY = "*"  # If-Match: * names whatever version there is
+YAML_FORM = "-yaml"  # the YAML text's ETag: the version's, this added inside its quotes
 
 
 class SourceChanged(Exception):
@@ -39,9 +40,16 @@ def source_tag(*, code: str, document: dict[str, Any] | None = None) -> str:
     return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
+def yaml_tag(tag: str) -> str:
+    """The ETag of the YAML text of the version `tag` names: each form its own strong tag
+    (RFC 9110), so a cache never answers one form's request with the other's 304."""
+    return tag.removesuffix('"') + YAML_FORM + '"'
+
+
 def tag_named(tag: str, tags: frozenset[str]) -> bool:
-    """Whether the tags a writer read (an If-Match's, "*" for any) include `tag`."""
-    return ANY in tags or tag in tags
+    """Whether the tags a writer read (an If-Match's, "*" for any) include `tag`, in either
+    form: a writer who read the YAML read the same version."""
+    return ANY in tags or tag in tags or yaml_tag(tag) in tags
 
 
 def working_copy_require(*, chapter_id: int, tags: frozenset[str]) -> Chapter:

@@ -88,3 +88,11 @@ def test_an_editor_sees_and_revokes_everyones_tokens(db, alice, erin):
     client.post(LIST, {"action": "revoke", "_selected_action": [theirs.pk]})
     theirs.refresh_from_db()
     assert theirs.revoked_at is not None
+
+
+def test_a_tokens_scopes_read_as_words_in_the_list_and_on_its_page(db, alice):
+    token, _ = token_issue(user=alice, name="alice laptop", scopes=["read", "write"])
+    client = signed_in(alice)
+    for page in (client.get(LIST), client.get(f"{LIST}{token.pk}/change/")):
+        text = page.content.decode()
+        assert "read, write" in text and "[&quot;read&quot;" not in text

@@ -44,3 +44,15 @@ def test_an_endpoint_on_an_internal_address_is_refused_unless_allowed(admin_clie
     settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["169.254.169.254"]
     admin_client.post("/admin/curriculum/webhookendpoint/add/", form)
     assert WebhookEndpoint.objects.get().url == form["url"]
+
+
+def test_an_endpoints_events_read_as_words_in_the_list_and_are_ticked_on_its_page(
+    admin_client: Client,
+):
+    events = ["chapter.published", "chapter.withdrawn"]
+    endpoint = WebhookEndpoint.objects.create(url="https://93.184.215.14/hook", events=events)
+    listing = admin_client.get("/admin/curriculum/webhookendpoint/").content.decode()
+    assert "chapter.published, chapter.withdrawn" in listing and "[&quot;" not in listing
+    page = admin_client.get(f"/admin/curriculum/webhookendpoint/{endpoint.pk}/change/")
+    ticked = page.content.decode().count("checked")
+    assert ticked >= 2 and "[&quot;chapter" not in page.content.decode()

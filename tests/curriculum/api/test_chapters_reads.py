@@ -123,10 +123,32 @@ def test_ping_answers(client, db):
     assert client.get("/api/v1/ping").json() == {"ok": True}
 
 
-def test_an_offset_past_any_list_is_an_empty_page(client, seeded):
-    response = client.get("/api/v1/chapters?offset=99999999999999999999")
+def test_an_offset_past_any_list_is_an_empty_page_and_past_its_limit_is_422(
+    client, seeded, settings
+):
+    response = client.get(f"/api/v1/chapters?offset={settings.LIMIT_API_OFFSET}")
     assert response.status_code == 200
     assert response.json()["items"] == []
+    for offset in (settings.LIMIT_API_OFFSET + 1, 99999999999999999999):
+        refused = client.get(f"/api/v1/chapters?offset={offset}")
+        [item] = refused.json()["errors"]
+        assert refused.status_code == 422 and item["parameter"] == "offset"
+        assert (
+            item["detail"] == f"Input should be less than or equal to {settings.LIMIT_API_OFFSET}"
+        )
+
+
+def test_from_past_the_end_previous_is_the_last_window_with_items(client, seeded):
+    """As search's (test_search_pages): `previous` from an empty window past the end leads
+    back to items, not to offset 0 nor to another empty window."""
+    count = client.get("/api/v1/chapters").json()["count"]
+    assert count > 2
+    past = client.get(f"/api/v1/chapters?limit=2&offset={count + 10}").json()
+    assert past["items"] == [] and past["next"] is None
+    back = client.get(past["previous"]).json()
+    assert back["offset"] == count - 2 and len(back["items"]) == 2
+    inside = client.get("/api/v1/chapters?limit=2&offset=3").json()
+    assert client.get(inside["previous"]).json()["offset"] == 1
 
 
 def test_a_chapter_carries_the_works_it_cites(client, seeded):

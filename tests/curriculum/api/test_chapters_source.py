@@ -89,6 +89,7 @@ def test_bad_yaml_is_refused_with_line_and_column(client, books, alice_token):
     assert response.status_code == 422
     [error, *_] = response.json()["errors"]
     assert error["detail"].startswith("line 3, column 1: not valid YAML")
+    assert (error["pointer"], error["code"]) == ("", "invalid")  # the whole body, at its line
     assert not Chapter.objects.filter(code="II.7").exists()
 
 
@@ -121,7 +122,7 @@ def test_two_writers_of_one_version_cannot_lose_each_others_edit(
     """A reads, B reads, A writes: B's write of the version it read is refused (412) and writes
     nothing; read again, B's write goes through over A's edit."""
     read_a, read_b = source(client, alice_token, "application/json"), source(client, erin_token)
-    assert read_a["ETag"] == read_b["ETag"]  # one version, in either form
+    assert read_a["ETag"] != read_b["ETag"]  # one version, a tag for each form
     mine = read_a.json() | {"title": "A's title"}
     written = put_source(client, alice_token, mine, HTTP_IF_MATCH=read_a["ETag"])
     assert written.status_code == 200 and written["ETag"] != read_a["ETag"]
@@ -133,7 +134,7 @@ def test_two_writers_of_one_version_cannot_lose_each_others_edit(
     assert chapter.title == "A's title" and chapter.summary != "B's summary"
 
     again = source(client, erin_token)
-    assert again["ETag"] == written["ETag"]
+    assert source(client, erin_token, "application/json")["ETag"] == written["ETag"]
     merged = yaml.safe_load(again.content) | {"summary": "B's summary"}
     assert put_source(client, erin_token, merged, HTTP_IF_MATCH=again["ETag"]).status_code == 200
     chapter.refresh_from_db()
@@ -142,15 +143,26 @@ def test_two_writers_of_one_version_cannot_lose_each_others_edit(
 
 def test_the_source_version_moves_with_its_text_only(client, chapter_with_everything, alice_token):
     before = source(client, alice_token)
-    assert (
-        source(
-            client, alice_token, "application/json", HTTP_IF_NONE_MATCH=before["ETag"]
-        ).status_code
-        == 304
-    )
+    assert source(client, alice_token, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 304
     Verdict.objects.filter(solution__problem__chapter__code="II.7").update(status="pending")
     verify_now(Chapter.objects.get(code="II.7"))  # verdicts decided again: the text is the same
     assert source(client, alice_token)["ETag"] == before["ETag"]
+
+
+def test_each_form_has_its_own_etag_and_either_guards_a_write(
+    client, chapter_with_everything, alice_token
+):
+    """A cache keyed on the ETag never answers a YAML request with the JSON's 304, nor the
+    reverse (Vary: Accept); both tags name the one version a writer read."""
+    as_yaml, as_json = source(client, alice_token), source(client, alice_token, "application/json")
+    assert as_yaml["ETag"] != as_json["ETag"] and "Accept" in as_yaml["Vary"]
+    for accept, other in ((YAML, as_json), ("application/json", as_yaml)):
+        crossed = source(client, alice_token, accept, HTTP_IF_NONE_MATCH=other["ETag"])
+        assert crossed.status_code == 200 and crossed.content
+    document = as_json.json() | {"title": "Guarded by the YAML's tag"}
+    put = put_source(client, alice_token, document, HTTP_IF_MATCH=as_yaml["ETag"])
+    assert put.status_code == 200
+    assert source(client, alice_token, "application/json")["ETag"] == put["ETag"]
 
 
 @pytest.mark.parametrize("if_match", ['W/"x"', '"not-a-version"', '"a", "b"', "", " ", ","])

@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.tokens import token_issue
-from curriculum.models import ApiToken, Chapter, Release
+from curriculum.models import ApiToken, Chapter, Release, WebhookDelivery, WebhookEndpoint
 from tests.conftest import sketch, verify_now
-from tests.curriculum.api.conftest import bearer
+from tests.curriculum.api.conftest import bearer, released
 
 
 def put(client, token: dict, **changes):
@@ -128,3 +128,49 @@ def test_each_refusal_of_a_token_says_why_in_its_bearer_challenge(client, books,
         "expired": [("Authorization", "invalid_token")],
         "scope": [("Authorization", "insufficient_scope")],
     }
+
+
+def test_withdrawing_or_reshowing_through_put_needs_the_publish_scope(client, books, erin):
+    """An Editor's write token may edit a released chapter but not hide it or show it again:
+    that is publishing's scope, refused as a route beyond the token's scopes is, at /state."""
+    released("II.7", erin)
+    writer = bearer(token_issue(user=erin, name="import only", scopes=["read", "write"])[1])
+    publisher = bearer(token_issue(user=erin, name="CI", scopes=["write", "publish"])[1])
+    for state, before in (("draft", "published"), ("in_progress", "draft")):
+        response = put(client, writer, state=state)
+        assert response.status_code == 403
+        assert response["WWW-Authenticate"].endswith('error="insufficient_scope", scope="publish"')
+        [item] = response.json()["errors"]
+        assert (item["pointer"], item["code"]) == ("/state", "insufficient_scope")
+        assert Chapter.objects.get(code="II.7").state == before
+        assert put(client, publisher, state=state).status_code == 200
+    assert put(client, writer, title="Renamed").status_code == 200  # an edit stays a write's
+
+
+def test_an_authors_withdrawal_is_refused_at_state(client, books, erin, alice_token):
+    released("II.7", erin)
+    response = put(client, alice_token, state="draft")
+    assert response.status_code == 403
+    assert response.json()["errors"] == [
+        {
+            "pointer": "/state",
+            "code": "forbidden",
+            "detail": "withdrawing or re-showing a released chapter is for Editors, as "
+            "publishing is",
+        }
+    ]
+
+
+def test_a_chapter_shown_again_by_put_is_told_as_published_once(client, books, erin, erin_token):
+    released("II.7", erin)
+    WebhookEndpoint.objects.create(
+        url="https://93.184.215.14/hook", events=["chapter.published", "chapter.withdrawn"]
+    )
+    assert put(client, erin_token, state="draft").status_code == 200
+    assert put(client, erin_token, state="in_progress").status_code == 200
+    told = WebhookDelivery.objects.order_by("pk").values_list("event", "payload__data")
+    assert list(told) == [
+        ("chapter.withdrawn", {"code": "II.7"}),
+        ("chapter.published", {"code": "II.7", "release": 1}),
+    ]
+    assert Chapter.objects.get(code="II.7").state == "published"

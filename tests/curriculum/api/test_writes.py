@@ -73,7 +73,7 @@ def test_a_document_for_another_code_or_not_json_is_refused(client, books, alice
         "/api/v1/chapters/II.7", "{not json", content_type="application/json", **alice_token
     )
     [error] = response.json()["errors"]
-    assert response.status_code == 422 and error["pointer"] == ""
+    assert response.status_code == 400 and (error["pointer"], error["code"]) == ("", "invalid_json")
     assert error["detail"].startswith("not valid JSON")
 
 

@@ -142,6 +142,20 @@ def test_a_trickling_endpoint_is_cut_off_at_the_read_timeout(
     assert delivery.status_code is None and "no whole answer within 1 s" in delivery.error
 
 
+def test_a_200_whose_body_trickles_past_the_read_timeout_is_a_failure_retried(
+    books, erin, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_CONNECT_TIMEOUT_SECONDS = settings.WEBHOOK_READ_TIMEOUT_SECONDS = 0.5
+    subscribed(receiver, "chapter.published")
+    receiver.trickle_body = 0.1  # "200 OK" at once, then its 100 bytes over 10 s
+    publish_sketch(erin, django_capture_on_commit_callbacks)
+    delivery = WebhookDelivery.objects.get()
+    assert webhook_deliver(delivery_id=delivery.pk) == settings.WEBHOOK_BACKOFF_SECONDS
+    delivery.refresh_from_db()
+    assert delivery.delivered_at is None and delivery.next_attempt_at is not None
+    assert delivery.status_code is None and "no whole answer within 1 s" in delivery.error
+
+
 def verdict_events() -> list[tuple[str, str | None, str]]:
     return [
         (d["problem"], d["previous_status"], d["status"])
@@ -195,6 +209,9 @@ PUBLIC = "93.184.215.14"  # an address on the internet: no resolver needed
         ("http://240.0.0.1/hook", ["chapter.published"], r"\(reserved\)"),
         ("http://100.64.0.1/hook", ["chapter.published"], r"\(non-public\)"),
         ("http://2130706433/hook", ["chapter.published"], r"127.0.0.1 \(loopback\)"),
+        ("https://user:pass@93.184.215.14/hook", ["chapter.published"], r"user or password"),
+        ("https://@93.184.215.14/hook", ["chapter.published"], r"user or password"),
+        ("https://93.184.215.14:0/hook", ["chapter.published"], r"port 0"),
     ],
 )
 def test_an_endpoint_must_be_http_to_a_public_address_and_name_known_events(

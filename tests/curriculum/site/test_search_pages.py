@@ -70,6 +70,15 @@ def test_the_api_gives_the_total_and_windows_that_add_up_to_it(client, seeded):
     assert first["items"] + second["items"] == every[:10]
 
 
+def test_from_past_the_end_previous_is_the_last_window_with_items(client, seeded):
+    """As every API list's: not offset - limit, itself empty."""
+    count = api(client, q="attention")["count"]
+    past = api(client, q="attention", limit=5, offset=count + 10)
+    assert past["items"] == [] and past["next"] is None
+    back = client.get(past["previous"]).json()
+    assert back["offset"] == count - 5 and len(back["items"]) == 5
+
+
 def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded):
     """The API's schema states the bounds (schemathesis holds clients to them), so the API
     refuses past them as its schema says; the page names the setting."""

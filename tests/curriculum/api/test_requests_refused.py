@@ -1,0 +1,93 @@
+"""Requests the API refuses, each the same way on every route: a body past
+LIMIT_API_BODY_BYTES is 413 (even where no body is read), JSON that does not parse is 400
+`invalid_json`, a body of no type says none was sent; every error item names its place (a 404
+the path parameter that found nothing, a bad Host the header); a 405's Allow lists HEAD."""
+
+import json
+
+import pytest
+import yaml
+
+from curriculum.models import Chapter
+from tests.conftest import sketch
+from tests.curriculum.api.conftest import released
+
+CHECK = "/api/v1/chapters/II.7/problems/p1/instances/0/check"
+
+
+@pytest.fixture
+def shown(books, erin):
+    return released("II.7", erin)
+
+
+def test_a_body_past_the_api_limit_is_413_on_every_route(client, shown, erin_token, settings):
+    big = b"[" + b"1," * (settings.LIMIT_API_BODY_BYTES // 2) + b"1]"
+    said = f"at most {settings.LIMIT_API_BODY_BYTES:,} bytes (LIMIT_API_BODY_BYTES)"
+    for path in (CHECK, "/api/v1/chapters/II.7/publish", "/api/v1/chapters/II.7/verify"):
+        response = client.post(path, big, content_type="application/json", **erin_token)
+        assert response.status_code == 413, path
+        assert response.json()["errors"] == [{"pointer": "", "code": "limit", "detail": said}]
+
+
+def test_an_answer_past_its_limit_is_422_naming_it(client, shown, settings):
+    answer = json.dumps({"answer": "1 " * settings.LIMIT_ANSWER_CHARS})
+    response = client.post(CHECK, answer, content_type="application/json")
+    [item] = response.json()["errors"]
+    assert response.status_code == 422 and item["pointer"] == "/answer"
+    assert "LIMIT_ANSWER_CHARS" in item["detail"]
+
+
+@pytest.mark.parametrize("body", ["{", '{"answer": 1, "answer": 2}'])
+def test_json_that_does_not_parse_is_400_invalid_json_on_every_route(
+    client, shown, erin_token, body
+):
+    put = client.put("/api/v1/chapters/II.7", body, content_type="application/json", **erin_token)
+    check = client.post(CHECK, body, content_type="application/json")
+    for response in (put, check):
+        [item] = response.json()["errors"]
+        assert response.status_code == 400
+        assert (item["pointer"], item["code"]) == ("", "invalid_json")
+        assert item["detail"].startswith("not valid JSON")
+
+
+def test_a_body_sent_without_a_content_type_is_said_so(client, shown):
+    response = client.generic("POST", CHECK, b'{"answer": 1}', content_type="")
+    [item] = response.json()["errors"]
+    assert response.status_code == 415
+    assert item["detail"] == "no Content-Type was sent; send it as application/json"
+
+
+@pytest.mark.parametrize("kind", ["application/yaml", "application/x-yaml", "text/yaml"])
+def test_a_document_is_read_as_yaml_under_each_yaml_type(client, books, alice_token, kind):
+    text = yaml.safe_dump(sketch(title=f"As {kind}"), sort_keys=False)
+    response = client.put("/api/v1/chapters/II.7", text, content_type=kind, **alice_token)
+    assert response.status_code == 201, response.json()["errors"]
+    assert Chapter.objects.get(code="II.7").title == f"As {kind}"
+
+
+def test_each_404_names_the_path_parameter_that_found_nothing(client, shown, erin_token):
+    answers = {
+        "code": client.get("/api/v1/chapters/II.70"),
+        "number": client.get("/api/v1/chapters/II.7/releases/9"),
+        "key": client.get("/api/v1/chapters/II.7/problems/p99/instances/0"),
+        "numeral": client.get("/api/v1/books/IX"),
+    }
+    answers["code (source)"] = client.get("/api/v1/chapters/II.70/source", **erin_token)
+    for name, response in answers.items():
+        [item] = response.json()["errors"]
+        assert (response.status_code, item["code"]) == (404, "not_found"), name
+        assert item["parameter"] == name.split()[0]
+
+
+def test_a_host_not_allowed_is_400_naming_the_host_header(client, db):
+    response = client.get("/api/v1/books", HTTP_HOST="evil.test")
+    [item] = response.json()["errors"]
+    assert response.status_code == 400 and (item["header"], item["code"]) == ("Host", "invalid")
+
+
+def test_a_405_allows_head_where_get_is_served(client, db):
+    response = client.delete("/api/v1/books")
+    assert response.status_code == 405
+    allowed = {method.strip() for method in response["Allow"].split(",")}
+    assert {"GET", "HEAD"} <= allowed and "DELETE" not in allowed
+    assert client.head("/api/v1/books").status_code == 200
