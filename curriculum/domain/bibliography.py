@@ -95,10 +95,17 @@ def _short(entry: Entry) -> str:
     return " ".join(part for part in (who, entry.fields.get("year", "")) if part)
 
 
+@lru_cache(maxsize=1)
+def _style() -> Style:
+    """The plain style, made once: making one looks up its plugins in every installed
+    package's entry points (a third of a seed import's time when made per entry)."""
+    return Style()
+
+
 def _formatted(key: str, entry: Entry) -> Work:
     """One entry as the plain style writes it; PybtexError when the style cannot."""
     try:
-        text = _read(Style().format_entry(key, entry).text).render(Backend())
+        text = _read(_style().format_entry(key, entry).text).render(Backend())
     except (KeyError, ValueError, TypeError) as error:  # pybtex's own, for a malformed entry
         raise PybtexError(f"cannot be formatted ({error})") from error
     html = nh3.clean(text, tags=SHOWN_TAGS, attributes={"a": {"href"}, "span": {"class"}})
