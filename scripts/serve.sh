@@ -21,6 +21,13 @@ export DJANGO_DEBUG="${DJANGO_DEBUG:-0}"
 # and DJANGO_BEHIND_TLS_PROXY=1 to have Django do it too).
 export DJANGO_SECURE_SSL_REDIRECT="${DJANGO_SECURE_SSL_REDIRECT:-0}"
 HOST="${HOST:-127.0.0.1}" PORT="${PORT:-8000}"
+# However it ends, from its first step (a test run interrupted while this starts, which sends
+# it SIGTERM): stop what it started, let them finish stopping (gunicorn unlinks its own
+# socket), then tidy up; a signal ends the script there rather than letting it go on.
+trap 'kill ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true
+  wait ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true; rm -rf "${NGINX_DIR:-}"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [ -z "${GUNICORN_BIND:-}" ]; then
   scripts/install-nginx.sh
   export NUM_PROXIES="${NUM_PROXIES:-1}"  # this nginx; one more for each proxy before it
@@ -38,10 +45,6 @@ if [ -n "${CELERY_BROKER_URL:-}" ]; then
   $BIN/celery -A curriculum worker --beat --loglevel=warning --schedule var/celerybeat-schedule &
   worker=$!
 fi
-# stop them, let them finish stopping (gunicorn unlinks its own socket), then tidy up
-trap 'kill ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true
-  wait ${server:-} ${proxy:-} ${worker:-} 2>/dev/null || true; rm -rf "${NGINX_DIR:-}"' \
-  EXIT INT TERM
 workers="${WEB_CONCURRENCY:-$((2 * $(nproc) + 1))}"
 $BIN/gunicorn curriculum.wsgi:application --bind "${GUNICORN_BIND:-unix:$socket}" \
   --workers "$workers" --timeout "${GUNICORN_TIMEOUT:-60}" &
