@@ -13,8 +13,11 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from django.conf import settings
+from django.contrib.auth.hashers import Argon2PasswordHasher
 from django.contrib.auth.models import Group, User
 from django.db import OperationalError, connection
+from django.test import override_settings
 
 import attention
 from curriculum.domain.chapter_files import file_import, import_order
@@ -61,6 +64,23 @@ def flush_outlasts_the_worker():
     operations.execute_sql_flush, operations.sql_flush = execute_sql_flush, sql_flush
     yield
     operations.execute_sql_flush, operations.sql_flush = flush, statements
+
+
+class QuickArgon2(Argon2PasswordHasher):
+    """Argon2 at its least cost: the settings' hasher and hashes of its form (any process
+    checks them), without the 100 MiB and the tenths of a second each of the hundreds of
+    users the tests make and sign in spends."""
+
+    time_cost, memory_cost, parallelism = 1, 8, 1
+
+
+@pytest.fixture(autouse=True, scope="session")
+def quick_passwords():
+    """The settings' Argon2 hasher, wherever it stands, made cheap (QuickArgon2)."""
+    quick, named = f"{__name__}.QuickArgon2", settings.PASSWORD_HASHERS
+    hashers = [quick if h.endswith(".Argon2PasswordHasher") else h for h in named]
+    with override_settings(PASSWORD_HASHERS=hashers):
+        yield
 
 
 @pytest.fixture
