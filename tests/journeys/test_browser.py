@@ -84,9 +84,12 @@ class Visit:
         OUTPUT.mkdir(exist_ok=True)
         self.page.screenshot(path=str(OUTPUT / name), full_page=True)
 
+    def unclean(self) -> list[str]:
+        """The page's CSP violations, console errors and warnings, page errors and dialogs."""
+        return [*self.page.evaluate("window.__cspViolations"), *self.problems, *self.dialogs]
+
     def assert_clean(self) -> None:
-        violations = self.page.evaluate("window.__cspViolations")
-        assert violations == [] and self.problems == [] and self.dialogs == []
+        assert self.unclean() == []
 
 
 # The article's text with each formula as its TeX, as the seed page (plain text) shows it.
