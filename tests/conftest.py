@@ -38,10 +38,12 @@ def import_files(*paths: Path) -> None:
 def flush_outlasts_the_worker():
     """A transactional test's flush empties the tables with DELETE, not TRUNCATE: the same
     empty tables (constraints checked at its commit), in a fiftieth of the time (TRUNCATE makes
-    every table's and index's files anew, half a second each test). It may meet the session
-    worker mid-decision on its rows (the worker locks a chapter, then its verdicts; the flush
-    takes its tables in another order): PostgreSQL ends the flush as the deadlock, and the flush
-    runs again once the worker is through (its writes then find no rows)."""
+    every table's and index's files anew, half a second each test). It locks them first as
+    TRUNCATE does, so a worker's write in flight ends before it and none lands during it.
+    It may meet the session worker mid-decision on its rows (the worker locks a chapter, then
+    its verdicts; the flush takes its tables in another order): PostgreSQL ends the flush as
+    the deadlock, and the flush runs again once the worker is through (its writes then find no
+    rows)."""
     operations = type(connection.ops)
     flush, statements = operations.execute_sql_flush, operations.sql_flush
 
@@ -51,7 +53,8 @@ def flush_outlasts_the_worker():
                 self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
             )
         quoted = [self.quote_name(table) for table in tables]
-        return ["SET CONSTRAINTS ALL DEFERRED", *(f"DELETE FROM {table}" for table in quoted)]
+        lock = f"LOCK TABLE {', '.join(quoted)} IN ACCESS EXCLUSIVE MODE"  # as TRUNCATE waits
+        return ["SET CONSTRAINTS ALL DEFERRED", lock, *(f"DELETE FROM {t}" for t in quoted)]
 
     def execute_sql_flush(self, sql_list):
         for attempt in range(5):
