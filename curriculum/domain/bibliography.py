@@ -7,11 +7,13 @@ en dash) and keeps braced words as written (`{BERT}`); the commands it leaves ar
 (`_read`): `\\emph{…}` and its kin as emphasis, `\\LaTeX` as its name, any other command's name
 dropped and its argument kept, so readers never see TeX source.
 
-A library that does not parse, holds a key twice, or holds an entry the style cannot format is
-refused whole, each error with its line or key; one past LIMIT_BIBLIOGRAPHY_BYTES or
-LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library stored before a rule it breaks
-is read as far as it can be: its good entries are shown, and a citation of a bad one dangles (the
-gate says so).
+A library is BibTeX only: CSL-JSON (which pybtex cannot read, nor any library the project
+uses) is refused saying so, and so is any text that holds no entry, so a library never reads as
+empty by mistake. A library that does not parse, holds a key twice, or holds an entry the style
+cannot format is refused whole, each error with its line or key; one past
+LIMIT_BIBLIOGRAPHY_BYTES or LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library
+stored before a rule it breaks is read as far as it can be: its good entries are shown, and a
+citation of a bad one dangles (the gate says so).
 """
 
 import re
@@ -35,6 +37,16 @@ SHOWN_TAGS = {"em", "strong", "span", "a"}  # what pybtex's HTML uses; anything 
 COMMAND = re.compile(r"\\([A-Za-z]+)\s*")  # one latexcodec leaves: \emph, \url, \LaTeX
 STYLED = {"emph": "em", "textit": "em", "textsl": "em", "textbf": "strong"}  # its braced argument
 NAMED = {"latex": "LaTeX", "tex": "TeX", "bibtex": "BibTeX"}  # read as their name (any case)
+
+
+CSL_JSON = (
+    "this looks like CSL-JSON, which is not read: a book's library is BibTeX "
+    "(@article{vaswani2017, ...}); Zotero, Mendeley and citation.js export it"
+)
+NO_ENTRIES = (
+    "no work found: a book's library is BibTeX entries (@article{vaswani2017, ...}); "
+    "leave the field empty for none"
+)
 
 
 @dataclass(frozen=True)
@@ -111,9 +123,13 @@ def library_errors(text: str) -> list[str]:
         return []
     if errors := _too_large(text):
         return errors
+    if text.lstrip().startswith(("[", "{")):
+        return [CSL_JSON]
     data, errors = _parsed(text)
     if data is None:
         return errors
+    if not data.entries:
+        return [NO_ENTRIES]
     if len(data.entries) > settings.LIMIT_BIBLIOGRAPHY_ENTRIES:
         limit = settings.LIMIT_BIBLIOGRAPHY_ENTRIES
         return [f"{len(data.entries):,} works; at most {limit:,} (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
