@@ -37,7 +37,14 @@ from curriculum.domain.previews import chapter_preview
 from curriculum.domain.references import chapter_reference_errors
 from curriculum.domain.roles import Forbidden
 from curriculum.domain.selectors import chapters_with_parts
+from curriculum.domain.shelf_uses import (
+    glossary_moved,
+    library_refusals,
+    shown_terms,
+    terms_dropped,
+)
 from curriculum.domain.svg import svg_inline, svg_removals
+from curriculum.domain.terms import terms_listed
 from curriculum.domain.verification import with_verdict_state
 from curriculum.domain.working_copy import working_copy_require
 from curriculum.models import (
@@ -65,8 +72,18 @@ from .text_boxes import ADMIN_CSS, MARKDOWN_HELP, TextBoxes
 from .verdicts import verdict_badge
 
 
+class BookForm(forms.ModelForm):
+    def clean_bibliography(self) -> str:
+        """Refused on its field, as BookSave refuses it again under the book's lock."""
+        text = self.cleaned_data.get("bibliography") or ""
+        if refusals := library_refusals(self.instance, text):
+            raise ValidationError(refusals)
+        return text
+
+
 @admin.register(Book)
 class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
+    form = BookForm
     list_display = ["numeral", "title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     search_fields = ["title", "numeral"]
@@ -76,9 +93,27 @@ class BookAdmin(CheckedAgainWhenSaved, ChosenFromTheList):
         BookSave(book=obj, user=request.user).execute()
 
 
+class DefinitionsKept(ChapterPartsFormSet):
+    """The items as edited keep every term another chapter uses (the rule: shelf_uses), so the
+    preview and the save both refuse dropping one, before anything is written."""
+
+    def clean(self):
+        super().clean()
+        if any(form.errors for form in self.forms):
+            return  # a row not read yet: its terms are checked once it is
+        kept = [
+            term
+            for form in self.forms
+            if row_kept(form) and form.cleaned_data.get("published")
+            for term in terms_listed(form.cleaned_data.get("defines") or "")
+        ]
+        if refusals := terms_dropped(self.instance.pk, kept):
+            raise forms.ValidationError(refusals)
+
+
 class StrandItemInline(TextBoxes, admin.TabularInline):
     model = StrandItem
-    formset = ChapterPartsFormSet
+    formset = DefinitionsKept
     extra = 0
     fields = ["strand", "title", "body", "published", "defines", "position"]
     rows = {"body": 3}
@@ -281,6 +316,7 @@ class ChapterAdmin(
         # transaction commits, so the inlines saved next are covered too
         if change and (opened := form.cleaned_data.get("opened_tag")):
             working_copy_require(chapter_id=obj.pk, tags=frozenset({opened}))
+        form.terms_before = shown_terms(obj.pk)  # the glossary it showed, for save_related
         ChapterSave(chapter=obj, user=request.user).execute()
 
     def save_formset(self, request, form, formset, change):
@@ -293,6 +329,7 @@ class ChapterAdmin(
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
+        glossary_moved(form.instance, form.terms_before)
         # saved anyway, as an import is: told once the notation rows are stored
         for warning in chapter_notation_conflicts(form.instance):
             self.message_user(request, warning, messages.WARNING)

@@ -5,13 +5,16 @@ pybtex reads and formats it (its `plain` style, as HTML), so an entry reads as B
 expect. Its text is read as LaTeX: pybtex decodes accents and dashes (`{\\"u}ber`: über, `--`: an
 en dash) and keeps braced words as written (`{BERT}`); the commands it leaves are read here
 (`_read`): `\\emph{…}` and its kin as emphasis, `\\LaTeX` as its name, any other command's name
-dropped and its argument kept, so readers never see TeX source.
+dropped and its argument kept, `\\$` as a dollar, and a formula (`$x^2_{ij}$`) held out of
+pybtex's reach and typeset as the project's texts are (markup), so readers never see TeX source.
 
-A library that does not parse, holds a key twice, or holds an entry the style cannot format is
-refused whole, each error with its line or key; one past LIMIT_BIBLIOGRAPHY_BYTES or
-LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library stored before a rule it breaks
-is read as far as it can be: its good entries are shown, and a citation of a bad one dangles (the
-gate says so).
+A library is BibTeX only: CSL-JSON (which pybtex cannot read, nor any library the project
+uses) is refused saying so, and so is any text that holds no entry, so a library never reads as
+empty by mistake. A library that does not parse, holds a key twice, or holds an entry the style
+cannot format is refused whole, each error with its line or key; one past
+LIMIT_BIBLIOGRAPHY_BYTES or LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library
+stored before a rule it breaks is read as far as it can be: its good entries are shown, and a
+citation of a bad one dangles (the gate says so).
 """
 
 import re
@@ -27,6 +30,8 @@ from pybtex.exceptions import PybtexError
 from pybtex.richtext import BaseMultipartText, BaseText, Protected, String, Tag, Text
 from pybtex.style.formatting.plain import Style
 
+from .markup import math_errors, render
+
 CITE_KEY = r"[A-Za-z0-9_-]+(?:[.:][A-Za-z0-9_-]+)*"
 """A key a text may cite: BibTeX's usual keys (vaswani2017, Vaswani:2017); a dot or colon only
 inside, so the full stop after `@cite:vaswani2017.` ends the sentence, not the key."""
@@ -35,6 +40,18 @@ SHOWN_TAGS = {"em", "strong", "span", "a"}  # what pybtex's HTML uses; anything 
 COMMAND = re.compile(r"\\([A-Za-z]+)\s*")  # one latexcodec leaves: \emph, \url, \LaTeX
 STYLED = {"emph": "em", "textit": "em", "textsl": "em", "textbf": "strong"}  # its braced argument
 NAMED = {"latex": "LaTeX", "tex": "TeX", "bibtex": "BibTeX"}  # read as their name (any case)
+MATH = re.compile(r"(?<!\\)\$(?P<tex>(?:[^$\\]|\\.)+?)(?<!\\)\$")  # $x^2_{ij}$; never \$
+HELD = "zqmathzq{}zqmathzq"  # a formula's place while pybtex formats: braced, so kept as it is
+
+
+CSL_JSON = (
+    "this looks like CSL-JSON, which is not read: a book's library is BibTeX "
+    "(@article{vaswani2017, ...}); Zotero, Mendeley and citation.js export it"
+)
+NO_ENTRIES = (
+    "no work found: a book's library is BibTeX entries (@article{vaswani2017, ...}); "
+    "leave the field empty for none"
+)
 
 
 @dataclass(frozen=True)
@@ -75,9 +92,10 @@ def _read(text: BaseText) -> BaseText:
             read = Tag(STYLED[command], read)
         command = ""
         if isinstance(part, String):
-            found = list(COMMAND.finditer(part.value))
-            command = found[-1][1].lower() if found and found[-1].end() == len(part.value) else ""
-            read = String(COMMAND.sub(_command_read, part.value))
+            value = part.value.replace("\\$", "$")  # BibTeX's escaped dollar: a dollar
+            found = list(COMMAND.finditer(value))
+            command = found[-1][1].lower() if found and found[-1].end() == len(value) else ""
+            read = String(COMMAND.sub(_command_read, value))
         parts.append(read)
     return text._create_similar(parts)
 
@@ -102,14 +120,36 @@ def _style() -> Style:
     return Style()
 
 
+def _held(entry: Entry) -> tuple[Entry, list[str]]:
+    """The entry with each formula of its fields held out of pybtex's reach (it would split it
+    at braces and change its case), and the formulas, in order."""
+    formulas: list[str] = []
+
+    def hold(found: re.Match[str]) -> str:
+        formulas.append(found["tex"])
+        return "{" + HELD.format(len(formulas) - 1) + "}"
+
+    fields = {name: MATH.sub(hold, value) for name, value in entry.fields.items()}
+    return Entry(entry.type, fields=fields, persons=entry.persons), formulas
+
+
+def _typeset(html: str, formulas: list[str]) -> str:
+    """Each formula held out, typeset where it stood, as the project's texts typeset theirs."""
+    for i, tex in enumerate(formulas):
+        shown = render(f"${tex}$").strip().removeprefix("<p>").removesuffix("</p>")
+        html = html.replace(HELD.format(i), shown)
+    return html
+
+
 def _formatted(key: str, entry: Entry) -> Work:
     """One entry as the plain style writes it; PybtexError when the style cannot."""
+    held, formulas = _held(entry)
     try:
-        text = _read(_style().format_entry(key, entry).text).render(Backend())
+        text = _read(_style().format_entry(key, held).text).render(Backend())
     except (KeyError, ValueError, TypeError) as error:  # pybtex's own, for a malformed entry
         raise PybtexError(f"cannot be formatted ({error})") from error
     html = nh3.clean(text, tags=SHOWN_TAGS, attributes={"a": {"href"}, "span": {"class"}})
-    return Work(key, html, _short(entry))
+    return Work(key, _typeset(html, formulas), _short(entry))
 
 
 def library_errors(text: str) -> list[str]:
@@ -118,15 +158,20 @@ def library_errors(text: str) -> list[str]:
         return []
     if errors := _too_large(text):
         return errors
+    if text.lstrip().startswith(("[", "{")):
+        return [CSL_JSON]
     data, errors = _parsed(text)
     if data is None:
         return errors
+    if not data.entries:
+        return [NO_ENTRIES]
     if len(data.entries) > settings.LIMIT_BIBLIOGRAPHY_ENTRIES:
         limit = settings.LIMIT_BIBLIOGRAPHY_ENTRIES
         return [f"{len(data.entries):,} works; at most {limit:,} (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
     for key, entry in data.entries.items():
         if not re.fullmatch(CITE_KEY, key):
             errors.append(f"{key}: a key is letters, digits, - and _ (a . or : inside)")
+        errors += [f"{key}: {why}" for value in entry.fields.values() for why in math_errors(value)]
         try:
             _formatted(key, entry)
         except PybtexError as error:

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from curriculum.models import Book, Chapter, Problem, Solution
@@ -24,6 +25,7 @@ from .problem_keys import next_problem
 from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden, Withheld, refusals
 from .rows import rows_upsert
+from .shelf_uses import glossary_moved, library_refusals, shown_terms
 from .verification import (
     PROBLEM_FINGERPRINTED,
     fingerprint_of,
@@ -48,7 +50,8 @@ WITHDRAW_FOR_EDITORS = (
 class BookSave(Action):
     """Under the book's row lock, which publishing takes too: the rule that its numeral is
     fixed once a chapter of it has a release (Book.clean) is checked against every release
-    there will be, not only those committed before a publish still under way."""
+    there will be, not only those committed before a publish still under way; and that its
+    library keeps every work its chapters cite (shelf_uses), against the chapters as stored."""
 
     book: Book
 
@@ -61,6 +64,8 @@ class BookSave(Action):
 
     def run(self) -> Book:
         self.book.full_clean()
+        if refusals := library_refusals(self.book, self.book.bibliography):
+            raise ValidationError({"bibliography": refusals})
         self.book.save()
         chapters_moved(self.book.chapters.values_list("pk", flat=True))
         return self.book
@@ -104,11 +109,13 @@ class ChapterSave(Action):
     def run(self) -> Chapter:
         chapter = self.chapter
         stored = Chapter.objects.filter(pk=chapter.pk).first() if chapter.pk else None
+        terms_before = shown_terms(chapter.pk)
         chapter.full_clean()
         chapter.save()
         moved = stored is not None and _shown_changes(stored, chapter)
         hidden = moved and chapter.state == Chapter.State.DRAFT
         chapters_moved({chapter.pk}, withdrawn=[chapter.pk] if hidden else [])
+        glossary_moved(chapter, terms_before)  # withdrawn or shown again: its terms with it
         if moved:
             chapter_visibility_told(chapter=chapter, shown=not hidden)
         return chapter

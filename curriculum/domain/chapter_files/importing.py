@@ -26,6 +26,7 @@ from ..editing import PROBLEMS_REPLACE, BookSave, ChapterSave, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..notation import notation_conflicts
+from ..shelf_uses import document_terms_dropped, glossary_moved, shown_terms
 from ..working_copy import SourceChanged, chapter_source, working_copy_require
 from .checker import kind_of
 from .errors import ChapterFileError
@@ -131,7 +132,11 @@ class ChapterImport(Action):
                         raise SourceChanged("the chapter exists, and this write only creates")
                     if self.if_match is not None:
                         _require_version(existing, self.if_match)
+                    if dropped := document_terms_dropped(clean, existing):
+                        raise ChapterFileError([f"strands: {why}" for why in dropped])
+                    terms_before = shown_terms(existing.pk if existing else None)
                     chapter = _write_chapter(clean, existing or Chapter(), self.user)
+                    glossary_moved(chapter, terms_before)
                     enqueued = problems_replace(
                         chapter=chapter, problems=clean["problems"], user=self.user
                     )

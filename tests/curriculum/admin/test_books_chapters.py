@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.editing import ProblemDelete
-from curriculum.models import Chapter, Figure, Problem, Release
+from curriculum.models import Book, Chapter, Figure, Problem, Release
 from tests.conftest import sketch, verify_now
 
 
@@ -391,3 +391,47 @@ def test_a_chapter_saved_over_a_newer_version_is_refused_with_a_reason(
     assert "Someone changed this since you opened it" in shown_errors(refused)
     chapter.refresh_from_db()
     assert chapter.summary == "Summary from the API." and chapter.title != "Title from the page"
+
+
+def test_a_library_save_dropping_a_cited_work_is_refused_on_its_field(
+    seeded, admin_client_for, erin
+):
+    book = Book.objects.get(numeral="II")
+    url = reverse("admin:curriculum_book_change", args=[book.pk])
+    client = admin_client_for(erin)
+    data = resubmitted(client.get(url))
+    data["bibliography"] = '[{"id": "vaswani2017", "type": "article-journal"}]'
+    page = client.post(url, data)
+    assert page.status_code == 200 and "this looks like CSL-JSON" in shown_errors(page)
+    start = book.bibliography.index("@inproceedings{vaswani2017")
+    data["bibliography"] = book.bibliography[:start]
+    page = client.post(url, data)
+    assert page.status_code == 200
+    assert "vaswani2017: cited by II.3 " in shown_errors(page)
+    assert Book.objects.get(numeral="II").bibliography == book.bibliography
+
+
+def test_removing_a_term_another_chapter_uses_is_refused_in_preview_and_save(
+    seeded, admin_client_for, alice
+):
+    document = sketch("II.10")
+    document["strands"]["basics"]["items"][0]["body"] = "The @term:query asks."
+    chapter_import(document=document)
+    chapter = Chapter.objects.get(code="II.3")
+    client = admin_client_for(alice)
+    data = resubmitted(client.get(change_url(chapter)))
+    (field,) = [
+        name for name, value in data.items() if name.endswith("-defines") and "query" in value
+    ]
+    data[field] = data[field].replace("query", "question")
+    said = "the term query is used by II.10 strands.basics.items[0].body"
+    preview = client.post(
+        reverse("admin:curriculum_chapter_preview_change", args=[chapter.pk]), data
+    )
+    assert said in preview.content.decode()
+    page = client.post(change_url(chapter), data)
+    assert page.status_code == 200 and said in shown_errors(page)
+    assert (
+        "query"
+        in Chapter.objects.get(code="II.3").strand_items.get(position=0, strand="basics").defines
+    )
