@@ -381,6 +381,9 @@ LIMIT_FORMULA_EXPAND = env.int("LIMIT_FORMULA_EXPAND", 1000)  # KaTeX maxExpand 
 LIMIT_FORMULA_TOKENS = env.int("LIMIT_FORMULA_TOKENS", 20_000)  # what its macros produce
 LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's TeX
 LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one typeset formula
+# Quotes, lists and footnotes nested in one another in a text; the Markdown parser is built to
+# read a level past it, so a deeper text is refused rather than cut short.
+LIMIT_MARKDOWN_NESTING = env.int("LIMIT_MARKDOWN_NESTING", 10)
 # All of a chapter's rendered text and figures together: its page and API body stay near this.
 LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
 # A chapter's strand items, figures, apparatus links, notation rows, propositions and problems

@@ -3,7 +3,8 @@
 //          "formulas": [{"tex", "display"}, ...]}
 // stdout: [{"html": "<span class=\"katex\"><math ...>"} | {"error": "KaTeX parse error: ..."}
 //          | {"unfinished": true} (past `total` bytes made by the batch), ...]
-// Nothing is trusted: \href, \url, \html* and friends are refused, and sizes are bounded: the
+// Nothing is trusted: \href, \url, \includegraphics and \html* are refused (KaTeX would show
+// them as red source), so is numbering an equation by hand (\tag, \label), and sizes are bounded: the
 // limits (curriculum/settings.py, LIMIT_FORMULA_*) cap macro expansions (KaTeX's maxExpand),
 // the tokens macros may produce (counted before they are built), the TeX and the MathML.
 "use strict";
@@ -13,11 +14,16 @@ const katex = require("katex");
 const OPTIONS = {
   output: "mathml",
   throwOnError: true,
-  trust: false,
   strict: "ignore",
   maxSize: 3, // em: a \rule or \kern can never cover the text around it
 };
 const GUARD = "\\curriculumTokenGuard";
+// The project numbers equations itself: a macro of the same name refuses each, however reached.
+const NUMBERING = Object.fromEntries(["\\tag", "\\label"].map((name) => [name, () => {
+  throw new katex.ParseError(
+    `${name} is not supported: label the equation $$ ... $$ (label) and refer to it as @eq:label`,
+  );
+}]));
 
 // MathML Core (Chromium) draws mathvariant="normal" only; bold, double-struck, script and
 // the rest must be the Unicode Mathematical Alphanumeric characters themselves.
@@ -113,13 +119,26 @@ function tokenGuard(budget) {
 const ANNOTATION = '<annotation encoding="application/x-tex">';
 
 function render(source, display, limits, guarded) {
-  const macros = guarded ? { [GUARD]: tokenGuard(limits.tokens) } : {};
+  const macros = { ...NUMBERING }; // a copy each time: \gdef writes into it
+  if (guarded) macros[GUARD] = tokenGuard(limits.tokens);
+  const untrusted = [];
   const html = katex.renderToString(guarded ? `${GUARD} ${source}` : source, {
     ...OPTIONS,
     maxExpand: limits.expand,
     macros,
     displayMode: !!display,
+    trust: ({ command }) => {
+      untrusted.push(command);
+      return false;
+    },
   });
+  if (untrusted.length) {
+    // KaTeX would show the command as red source text; readers never see TeX
+    throw new katex.ParseError(
+      `${untrusted[0]} is not supported in a formula (nothing in one is trusted): write links and ` +
+        "images in Markdown, outside it",
+    );
+  }
   // the TeX a reader copies (and assistive tools read) is the author's, without the guard
   return guarded ? html.replace(`${ANNOTATION}${GUARD} `, ANNOTATION) : html;
 }

@@ -1,34 +1,35 @@
 """What an author may write: every construct the renderer shows. One it does not (raw HTML,
-an image from elsewhere or without alt text, a link the page would strip, `\\eqref`) is refused
-with a reason at import, in admin and through the API, so nothing an author wrote is dropped
-from the page without a word."""
+an image from elsewhere, without alt text or with a formula in it, a link the page would strip,
+`\\eqref`, a footnote that is not both marked and written or that marks another, quotes and lists
+nested past LIMIT_MARKDOWN_NESTING) is refused with a reason at import, in admin and through the
+API, so nothing an author wrote is dropped from the page without a word. What KaTeX refuses in
+a formula (`\\href`, `\\tag`...) is katex/render.js's to say."""
 
 import re
 from urllib.parse import urlsplit
 
-from markdown_it import MarkdownIt
+from django.conf import settings
 from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.footnote import footnote_plugin
 
-from .parsing import DISPLAY_TYPES, parse
+from .parsing import DISPLAY_TYPES, markdown, parse
 from .rules import MEDIA_SCHEME, media_name
 
-RAW_HTML = (
-    MarkdownIt("commonmark", {"html": True})
-    .enable("table")
-    .use(footnote_plugin)
-    .use(dollarmath_plugin, double_inline=True, allow_digits=False, allow_labels=True)
-)
+RAW_HTML = markdown(html=True)
 """The text read as if HTML were allowed: what it reads as HTML is HTML the author typed (in
 code or a formula it is not)."""
 EQREF = re.compile(r"\\(?:eq)?ref\{([^{}\n]*)\}")
 LINK_SCHEMES = {"http", "https", "mailto"}
 REFUSED_LINK = re.compile(
-    r"\]\(\s*<?\s*((?:javascript|vbscript|file|data):(?:[^\s()<>]|\([^\s()<>]*\))*)", re.IGNORECASE
+    r"(?:\]\(\s*<?\s*|^\s*\[[^\]\n]+\]:\s*<?\s*|<)"
+    r"((?:javascript|vbscript|file|data):(?:[^\s()<>]|\([^\s()<>]*\))*)",
+    re.IGNORECASE | re.MULTILINE,
 )
-"""A link or image address markdown-it will not make a link of (`validateLink`): the text then
-shows as typed, brackets and all."""
+"""A link, image, reference definition (`[r]: address`) or autolink (`<address>`) whose address
+markdown-it will not make a link of (`validateLink`): the text then shows as typed, brackets
+and all."""
+FOOTNOTE_MARK = re.compile(r"\[\^([^\]\s]+)\]")
+"""A footnote mark left as text: no note of that label is written."""
+CONTAINERS = {"blockquote_open", "bullet_list_open", "ordered_list_open", "footnote_open"}
 
 
 def _shown(text: str) -> str:
@@ -66,6 +67,11 @@ def _image_error(token: Token) -> str | None:
         )
     if not alt:
         return f"image {MEDIA_SCHEME}{name} needs alt text: ![what it shows]({MEDIA_SCHEME}{name})"
+    if any(child.type in DISPLAY_TYPES for child in token.children or []):
+        return (
+            f"image {MEDIA_SCHEME}{name} has a formula in its alt text, which is read as plain "
+            "text: write it in words"
+        )
     return None
 
 
@@ -96,13 +102,66 @@ def _eqref_errors(tokens: list[Token]) -> list[str]:
     ]
 
 
+def _footnote_errors(tokens: list[Token], env: dict) -> list[str]:
+    """A mark with no note shows as typed, a note never marked is dropped, and a note marking
+    another (or itself) is numbered and linked back in ways no reader can follow."""
+    unmarked = [
+        label[1:] for label, at in env.get("footnotes", {}).get("refs", {}).items() if at < 0
+    ]
+    errors = [
+        f"footnote mark `[^{found[1]}]` has no note: write `[^{found[1]}]: the note` on its own "
+        "line, or remove the mark"
+        for token in tokens
+        if token.type == "text"
+        for found in FOOTNOTE_MARK.finditer(token.content)
+    ] + [
+        f"footnote `[^{label}]` is never marked, so the page would drop it: mark it "
+        f"`text[^{label}]`, or remove it"
+        for label in unmarked
+    ]
+    note = None
+    for token in tokens:
+        note = token.meta["label"] if token.type == "footnote_open" else note
+        note = None if token.type == "footnote_close" else note
+        if note is not None and token.type == "footnote_ref":
+            errors.append(
+                f"footnote `[^{note}]` marks footnote `[^{token.meta['label']}]`: a note may not "
+                "mark a note; say it in the note's own words"
+            )
+    return errors
+
+
+def _nesting_errors(tokens: list[Token]) -> list[str]:
+    """markdown-it drops what nests past its maxNesting: refused well before (`parsing`)."""
+    limit, depth = settings.LIMIT_MARKDOWN_NESTING, 0
+    for token in tokens:
+        if token.type.replace("_close", "_open") in CONTAINERS:
+            depth += token.nesting
+        if depth > limit:
+            return [
+                f"quotes, lists and footnotes are nested more than {limit} deep "
+                "(LIMIT_MARKDOWN_NESTING): the page would drop what lies deeper; flatten them"
+            ]
+    return []
+
+
+def _deep(source: str) -> bool:
+    """Whether a line opens with enough quote and list markers, or indentation, to nest past
+    the limit: each container takes at least one character there (a tab may indent two)."""
+    least = (settings.LIMIT_MARKDOWN_NESTING + 1) // 2
+    return re.search(rf"^[ \t>*+\-0-9.)]{{{least},}}", source, re.MULTILINE) is not None
+
+
 def construct_errors(source: str) -> list[str]:
     """Each construct in the text the page would not show, with why and what to write (a
     media name the library lacks is `markup_checks`'s to tell)."""
-    if "<" not in source and "[" not in source and "ref{" not in source:
-        return []  # no HTML, image, link or \eqref: nothing to refuse, and no parse
-    tokens = _walk(parse(source))
+    if "<" not in source and "[" not in source and "ref{" not in source and not _deep(source):
+        return []  # no HTML, image, link, footnote, \eqref or deep nesting: no parse
+    env: dict = {}
+    blocks = parse(source, env)
+    tokens = _walk(blocks)
     errors = _html_errors(source) + _eqref_errors(tokens) + _unlinked_errors(tokens)
+    errors += _footnote_errors(tokens, env) + _nesting_errors(blocks)
     for token in tokens:
         error = _image_error(token) if token.type == "image" else None
         error = _link_error(token) if token.type == "link_open" else error

@@ -1,15 +1,18 @@
-"""Author text as markdown-it tokens: CommonMark with tables, footnotes, and $...$ / $$...$$
-mathematics ($$...$$ (label) numbered); fenced code is highlighted as it renders."""
+"""Author text as markdown-it tokens: CommonMark with tables, footnotes, ~~strikethrough~~, and
+$...$ / $$...$$ mathematics ($$...$$ (label) numbered); fenced code is highlighted as it
+renders."""
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from django.conf import settings
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
+from markdown_it.utils import EnvType
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_block_dollar
 from mdit_py_plugins.footnote import footnote_plugin
@@ -18,7 +21,7 @@ from ..claims.pattern import MARK, claims_marked
 from .highlight import highlighted
 from .rules import RULES
 
-RENDER_FORMAT = "katex-0.16.47/10"  # part of every cache key: bump when the output changes
+RENDER_FORMAT = "katex-0.16.47/11"  # part of every cache key: bump when the output changes
 
 _BLOCK = math_block_dollar(allow_labels=True)
 
@@ -34,13 +37,21 @@ def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 TRAILING_LABEL = re.compile(r"(?<=\$\$)\s*\([^()$]*\)$")
 
 
-def _parser() -> MarkdownIt:
-    parser = (
-        MarkdownIt("commonmark", {"html": False, "highlight": highlighted})
-        .enable("table")
+def markdown(*, html: bool, highlight: Callable[..., str] | None = None) -> MarkdownIt:
+    """The Markdown authors write. markdown-it drops whatever nests deeper than its maxNesting;
+    a container (quote, list and item, footnote) takes at most two of its levels, so a text
+    nested one past LIMIT_MARKDOWN_NESTING still parses to show it (`constructs` refuses it)."""
+    nesting = 2 * settings.LIMIT_MARKDOWN_NESTING + 4
+    return (
+        MarkdownIt("commonmark", {"html": html, "highlight": highlight, "maxNesting": nesting})
+        .enable(["table", "strikethrough"])
         .use(footnote_plugin)
         .use(dollarmath_plugin, double_inline=True, allow_digits=False, allow_labels=True)
     )
+
+
+def _parser() -> MarkdownIt:
+    parser = markdown(html=False, highlight=highlighted)
     parser.block.ruler.at("math_block", _math_block)
     for name, rule in RULES.items():
         parser.add_render_rule(name, rule)
@@ -79,11 +90,12 @@ def math_tokens(tokens: list[Token]) -> Iterator[Token]:
             yield from math_tokens(token.children)
 
 
-def parse(source: str) -> list[Token]:
+def parse(source: str, env: EnvType | None = None) -> list[Token]:
     """Tokens of a text whose claims stand as their typed numbers, each followed by its mark's
-    place (`claims.pattern`): the formulas typeset are the numbers readers see."""
+    place (`claims.pattern`): the formulas typeset are the numbers readers see. `env` receives
+    what the parser learnt besides (its footnotes)."""
     marked = "{{" in source or "\ue000" in source or "\ue001" in source
-    return PARSER.parse(claims_marked(source)[0] if marked else source)
+    return PARSER.parse(claims_marked(source)[0] if marked else source, env)
 
 
 def formula(token: Token) -> tuple[str, bool]:

@@ -24,14 +24,19 @@ def media_name(src: str) -> str | None:
 
 
 def image(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
-    """A media library image; any other (refused at import and in admin) is kept as its text."""
+    """A media library image with its alt text as plain text (a formula there, typeset by now
+    and refused at import and in admin, is left out) and its title; any other image (refused
+    too) is kept as its text."""
     token = tokens[idx]
-    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    plain = [child for child in token.children or [] if child.type != "html_inline"]
+    alt = renderer.renderInlineAsText(plain, options, env)
     name = media_name(str(token.attrGet("src") or ""))
     if name is None or not alt.strip():
         return escape(alt)
     src = escape(reverse("site:media", kwargs={"name": name}))
-    return f'<img class="media" src="{src}" alt="{escape(alt)}" loading="lazy">'
+    title = str(token.attrGet("title") or "")
+    titled = f' title="{escape(title)}"' if title else ""
+    return f'<img class="media" src="{src}" alt="{escape(alt)}"{titled} loading="lazy">'
 
 
 def cell(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:

@@ -152,6 +152,22 @@ def test_a_formula_that_does_not_parse_is_shown_and_nothing_is_saved(
     assert chapter.title == "Multi-Head Attention"
 
 
+def test_a_formula_katex_would_show_as_source_and_a_mark_with_no_note_are_shown_unsaved(
+    seeded, admin_client_for, alice
+):
+    chapter = Chapter.objects.get(code="II.4")
+    client = admin_client_for(alice)
+    data = resubmitted(client.get(change_url(chapter)))
+    data.update({"title": "Renamed", "summary": r"See $\href{javascript:alert(1)}{x}$, a[^9]."})
+    page = client.post(change_url(chapter), data)
+    assert page.status_code == 200
+    shown = shown_errors(page)
+    assert r"KaTeX parse error: \href is not supported in a formula" in shown
+    assert "footnote mark `[^9]` has no note" in shown
+    chapter.refresh_from_db()
+    assert chapter.title == "Multi-Head Attention"
+
+
 def test_an_svg_with_a_script_is_saved_and_the_author_told_readers_will_not_get_it(
     seeded, admin_client_for, alice
 ):

@@ -304,3 +304,20 @@ def test_an_image_from_elsewhere_is_refused_with_its_path_and_media_is_not(
     assert put(client, "II.7", shown, alice_token).status_code == 201
     html = client.get("/api/v1/chapters/II.7").json()["before_you_start_html"]
     assert '<img class="media" src="/media/heads.png" alt="two heads"' in html
+
+
+def test_markup_readers_would_see_as_source_gets_422_with_its_path(client, books, alice_token):
+    document = sketch(before_you_start="$\\htmlId{a}{x}$", problem_statement="A[^9].")
+    document["strands"]["basics"]["items"][0]["body"] = "> " * 30 + "deep"
+    response = put(client, "II.7", document, alice_token)
+    assert response.status_code == 422
+    errors = response.json()["errors"]
+    assert [error["pointer"] for error in errors] == [
+        "/before_you_start",
+        "/problem_statement",
+        "/strands/basics/items/0/body",
+    ]
+    assert "\\htmlId is not supported in a formula" in errors[0]["detail"]
+    assert errors[1]["detail"].startswith("footnote mark `[^9]` has no note")
+    assert "(LIMIT_MARKDOWN_NESTING)" in errors[2]["detail"]
+    assert not Chapter.objects.filter(code="II.7").exists()

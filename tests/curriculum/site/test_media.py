@@ -7,14 +7,14 @@ from curriculum.domain.chapter_files import chapter_import
 from tests.conftest import png, sketch
 from tests.curriculum.site.test_views_chapter_page import visible_text
 
-BODY = """Two heads split the width[^w], as the table says:
+BODY = """Two heads split the width[^w], ~~roughly~~ as the table says:
 
 | heads | width each |
 |------:|:----------:|
 | 2 | 32 |
 | 4 | 16 |
 
-![two attention heads side by side](media:heads.png)
+![two attention heads side by side](media:heads.png "Heads, side by side")
 
 ```python
 def split(d_model, heads):
@@ -41,7 +41,9 @@ def test_an_unknown_or_malformed_name_is_a_plain_404(client, heads):
     assert client.post("/media/heads.png").status_code in (403, 405)
 
 
-def test_a_chapter_with_a_table_footnote_image_and_code_keeps_every_word(client, books, heads):
+def test_a_chapter_with_a_table_footnote_struck_text_image_and_code_keeps_every_word(
+    client, books, heads
+):
     document = sketch("II.7")
     document["strands"]["basics"]["items"][0]["body"] = BODY
     chapter_import(document=document)
@@ -56,8 +58,10 @@ def test_a_chapter_with_a_table_footnote_image_and_code_keeps_every_word(client,
     ):
         assert words in text, words
     assert (
-        '<img class="media" src="/media/heads.png" alt="two attention heads side by side"' in html
+        '<img class="media" src="/media/heads.png" alt="two attention heads side by side" '
+        'title="Heads, side by side"' in html
     )
+    assert "<s>roughly</s> as the table says" in html and "~~" not in text
     assert '<span class="k">def</span>' in html and "site/code.css" in html
     assert re.search(r'<sup class="footnote-ref"><a href="#fn-[0-9a-f]+-1"', html)
     assert "[^w]" not in text and "|" not in text and "```" not in text

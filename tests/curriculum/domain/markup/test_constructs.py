@@ -36,6 +36,9 @@ def test_each_construct_the_page_would_drop_is_refused_with_what_to_write(text, 
         "Mail [us](mailto:a@example.org), see <https://example.org>, @eq:score.",
         "![two heads](media:heads.png)",
         "a < b and c > d, 2 < 3",
+        "~~struck~~ and [a link][r].\n\n[r]: https://example.org",
+        "> " * 10 + "ten deep, the limit",
+        "\n".join("  " * depth + "- level" for depth in range(10)),
     ],
 )
 def test_what_the_page_shows_is_not_refused(text):

@@ -46,14 +46,24 @@ def test_many_texts_render_in_one_batch_in_order():
     assert "<mn>39</mn>" in rendered[39]
 
 
-def test_hostile_tex_commands_render_as_inert_text():
-    html = render(
+def test_hostile_tex_commands_are_refused_by_name_and_render_as_inert_text():
+    text = (
         "$\\url{javascript:alert(1)}$ $\\htmlClass{skip}{a}$ $\\htmlId{main}{b}$ "
         "$\\htmlData{x=1}{c}$ $\\htmlStyle{color:red}{d}$ $\\includegraphics{x.png}$"
     )
+    refused = [error.split("KaTeX parse error: ")[1].split()[0] for error in math_errors(text)]
+    assert refused == [
+        "\\url",
+        "\\htmlClass",
+        "\\htmlId",
+        "\\htmlData",
+        "\\htmlStyle",
+        "\\includegraphics",
+    ]
+    html = render(text)  # as stored before they were refused
     attributes = set(re.findall(r"\s([\w:-]+)=", html))
-    assert attributes <= {"class", "xmlns", "encoding", "mathcolor"}, attributes
-    assert "<img" not in html and "\\includegraphics" in html
+    assert attributes <= {"class", "title"}, attributes
+    assert "<img" not in html and "<math" not in html
 
 
 def test_runaway_formulas_are_refused_quickly_with_a_reason():
@@ -145,3 +155,17 @@ def test_a_media_image_is_served_from_this_site_and_another_is_kept_as_its_words
     html = render("See ![two heads](media:heads.png) and ![a cat](https://example.org/a.png).")
     assert '<img class="media" src="/media/heads.png" alt="two heads" loading="lazy">' in html
     assert "and a cat." in html and "example.org" not in html
+
+
+def test_an_image_keeps_its_title_and_its_alt_text_is_plain_text():
+    """A formula in alt text is refused at import (`constructs`); one stored before is left out
+    of the alt text rather than put there as MathML."""
+    html = render('![two $h$ heads](media:heads.png "Heads side by side")')
+    assert (
+        '<img class="media" src="/media/heads.png" alt="two  heads" title="Heads side by side" '
+        'loading="lazy">'
+    ) in html
+
+
+def test_struck_text_is_shown_struck():
+    assert render("It was ~~wrong~~ right.") == "<p>It was <s>wrong</s> right.</p>\n"
