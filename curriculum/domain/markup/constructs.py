@@ -28,6 +28,8 @@ REFUSED_LINK = re.compile(
 markdown-it will not make a link of (`validateLink`): the text then shows as typed, brackets
 and all."""
 FOOTNOTE_MARK = re.compile(r"\[\^([^\]\s]+)\]")
+FOOTNOTE_NOTE = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.MULTILINE)
+"""A footnote's note written at the start of a line (a second of one label drops the first)."""
 """A footnote mark left as text: no note of that label is written."""
 CONTAINERS = {"blockquote_open", "bullet_list_open", "ordered_list_open", "footnote_open"}
 
@@ -102,9 +104,10 @@ def _eqref_errors(tokens: list[Token]) -> list[str]:
     ]
 
 
-def _footnote_errors(tokens: list[Token], env: dict) -> list[str]:
-    """A mark with no note shows as typed, a note never marked is dropped, and a note marking
-    another (or itself) is numbered and linked back in ways no reader can follow."""
+def _footnote_errors(source: str, tokens: list[Token], env: dict) -> list[str]:
+    """A mark with no note shows as typed, a note never marked or written twice is dropped, and
+    a note marking another (or itself) is numbered and linked back in ways no reader can
+    follow."""
     unmarked = [
         label[1:] for label, at in env.get("footnotes", {}).get("refs", {}).items() if at < 0
     ]
@@ -118,6 +121,12 @@ def _footnote_errors(tokens: list[Token], env: dict) -> list[str]:
         f"footnote `[^{label}]` is never marked, so the page would drop it: mark it "
         f"`text[^{label}]`, or remove it"
         for label in unmarked
+    ]
+    written = [found[1] for found in FOOTNOTE_NOTE.finditer(source)] if env.get("footnotes") else []
+    errors += [
+        f"footnote `[^{label}]` is written twice, so the page would drop the first: give each "
+        "note its own label"
+        for label in sorted({label for label in written if written.count(label) > 1})
     ]
     note = None
     for token in tokens:
@@ -161,7 +170,7 @@ def construct_errors(source: str) -> list[str]:
     blocks = parse(source, env)
     tokens = _walk(blocks)
     errors = _html_errors(source) + _eqref_errors(tokens) + _unlinked_errors(tokens)
-    errors += _footnote_errors(tokens, env) + _nesting_errors(blocks)
+    errors += _footnote_errors(source, tokens, env) + _nesting_errors(blocks)
     for token in tokens:
         error = _image_error(token) if token.type == "image" else None
         error = _link_error(token) if token.type == "link_open" else error

@@ -86,6 +86,11 @@ def test_quotes_and_lists_nested_past_the_limit_are_refused(books, text):
             "footnote `[^1]` is never marked, so the page "
             "would drop it: mark it `text[^1]`, or remove it",
         ),
+        (
+            "A mark[^1].\n\n[^1]: First.\n\n[^1]: Second.",
+            "footnote `[^1]` is written twice, so the page would drop the first: give each note "
+            "its own label",
+        ),
         ("[x][r]\n\n[r]: javascript:alert(1)", f"link `javascript:alert(1)` {SHOWN_AS_TYPED}"),
         ("See <javascript:alert(1)>.", f"link `javascript:alert(1)` {SHOWN_AS_TYPED}"),
         (
