@@ -18,12 +18,23 @@ const OPTIONS = {
   maxSize: 3, // em: a \rule or \kern can never cover the text around it
 };
 const GUARD = "\\curriculumTokenGuard";
-// The project numbers equations itself: a macro of the same name refuses each, however reached.
-const NUMBERING = Object.fromEntries(["\\tag", "\\label"].map((name) => [name, () => {
-  throw new katex.ParseError(
-    `${name} is not supported: label the equation $$ ... $$ (label) and refer to it as @eq:label`,
-  );
-}]));
+// The project numbers equations itself: a macro of the same name refuses each way an author
+// could number one, however reached; the number a labelled equation reads is set by
+// NUMBER_MACRO, which curriculum/domain/markup/parsing.py's EQUATION_NUMBER names and
+// domain/references.py writes after the equation's TeX (an author's own use is refused there).
+const NUMBER_MACRO = "\\curriculumEquationNumber";
+const NUMBERING = {
+  ...Object.fromEntries(["\\tag", "\\tag@paren", "\\tag@literal", "\\label"].map((name) => [
+    name,
+    () => {
+      throw new katex.ParseError(
+        `${name} is not supported: label the equation $$ ... $$ (label) and refer to it as ` +
+          "@eq:label",
+      );
+    },
+  ])),
+  [NUMBER_MACRO]: "\\gdef\\df@tag{\\text{(#1)}}", // what KaTeX's own \tag{n} expands to
+};
 
 // MathML Core (Chromium) draws mathvariant="normal" only; bold, double-struck, script and
 // the rest must be the Unicode Mathematical Alphanumeric characters themselves.

@@ -35,7 +35,7 @@ from .bibliography import CITE_KEY
 from .citations import Cited, cite_problem, cite_target, cited_in
 from .documents import chapter_document
 from .glossary import Terms, definition_errors, term_problem, term_target, terms_for
-from .markup import formulas
+from .markup import EQUATION_NUMBER, formulas
 from .problem_labels import problem_labels
 from .selectors import chapters_with_parts
 from .texts import chapter_texts, practice_texts
@@ -233,7 +233,7 @@ def _tagged(found: re.Match, index: Chapters) -> str:
     if target is None or target.tag is None or "\\tag" in found["tex"]:
         return found.group()
     tex = found["tex"].rstrip()
-    return f"{found['open']}{tex} \\tag{{{target.tag}}}$$ ({found['label']})"
+    return f"{found['open']}{tex} {EQUATION_NUMBER}{{{target.tag}}}$$ ({found['label']})"
 
 
 def references_linked(text: str, index: Chapters) -> str:

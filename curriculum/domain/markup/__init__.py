@@ -21,10 +21,11 @@ from .katex import (
     math_errors,
     math_prepared,
 )
-from .parsing import PARSER, RENDER_FORMAT, formulas
+from .parsing import EQUATION_NUMBER, PARSER, RENDER_FORMAT, formulas
 from .rendering import render, render_many
 
 __all__ = [
+    "EQUATION_NUMBER",
     "KATEX_DIR",
     "PARSER",
     "RENDER_FORMAT",

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from markdown_it.token import Token
 
-from .parsing import DISPLAY_TYPES, markdown, parse
+from .parsing import DISPLAY_TYPES, EQUATION_NUMBER, markdown, parse
 from .rules import MEDIA_SCHEME, media_name
 
 RAW_HTML = markdown(html=True)
@@ -164,12 +164,16 @@ def _deep(source: str) -> bool:
 def construct_errors(source: str) -> list[str]:
     """Each construct in the text the page would not show, with why and what to write (a
     media name the library lacks is `markup_checks`'s to tell)."""
+    numbered = [
+        f"`{EQUATION_NUMBER}` is the site's own: label the equation $$ ... $$ (label) and refer "
+        "to it as @eq:label"
+    ] * (EQUATION_NUMBER in source)
     if "<" not in source and "[" not in source and "ref{" not in source and not _deep(source):
-        return []  # no HTML, image, link, footnote, \eqref or deep nesting: no parse
+        return numbered  # no HTML, image, link, footnote, \eqref or deep nesting: no parse
     env: dict = {}
     blocks = parse(source, env)
     tokens = _walk(blocks)
-    errors = _html_errors(source) + _eqref_errors(tokens) + _unlinked_errors(tokens)
+    errors = numbered + _html_errors(source) + _eqref_errors(tokens) + _unlinked_errors(tokens)
     errors += _footnote_errors(source, tokens, env) + _nesting_errors(blocks)
     for token in tokens:
         error = _image_error(token) if token.type == "image" else None

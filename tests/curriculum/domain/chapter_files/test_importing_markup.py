@@ -52,11 +52,20 @@ def test_a_command_katex_does_not_trust_is_refused_by_name(books, text, said):
         (r"x \tag*{9}", "\\tag"),
         (r"x \label{nine}", "\\label"),
         (r"\def\n{\tag}x \n{9}", "\\tag"),
+        (r"x \tag@paren{9}", "\\tag@paren"),
+        (r"x \tag@literal{9}", "\\tag@literal"),
     ],
 )
 def test_an_equation_numbered_by_hand_is_refused_pointing_to_labels(books, tex, said):
     assert refused(f"$$ {tex} $$") == [
         f"before_you_start: formula ${tex}$ does not parse: KaTeX parse error: {said} {NUMBERED}"
+    ]
+
+
+def test_the_command_the_site_numbers_equations_with_is_refused_in_author_text(books):
+    assert refused(r"$$ x \curriculumEquationNumber{9} $$") == [
+        r"before_you_start: `\curriculumEquationNumber` is the site's own: label the equation "
+        "$$ ... $$ (label) and refer to it as @eq:label"
     ]
 
 
