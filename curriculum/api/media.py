@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from curriculum.domain.chapter_files import ChapterFileError, json_document
+from curriculum.domain.chapter_files import JsonUnreadable, json_document
 
 from .problems import problem_response
 
@@ -30,8 +30,9 @@ class BodyTooLarge(Exception):
 
 
 class JsonRefused(Exception):
-    """400: a body that does not parse as JSON (or nests or holds too much: its limit named),
-    on every route that reads one; `errors` are `json_document`'s reasons."""
+    """400: a body that does not read as JSON (or nests past LIMIT_JSON_DEPTH), on every route
+    that reads one; `errors` are `json_document`'s reasons. One that reads but holds more than
+    a chapter file may is a refused document (422), as in YAML."""
 
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
@@ -90,5 +91,5 @@ def json_body(request: HttpRequest, accepted: str = JSON_TYPE) -> Any:
     body = body_bytes(request)
     try:
         return json_document(body)
-    except ChapterFileError as refused:
+    except JsonUnreadable as refused:
         raise JsonRefused(refused.errors) from refused

@@ -19,13 +19,14 @@ from .importing import (
     is_book_document,
     source_text,
 )
-from .json_form import json_document
+from .json_form import JsonUnreadable, json_document
 from .validation import chapter_checked, validate_book, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
 __all__ = [
     "ChapterFileError",
     "ImportResult",
+    "JsonUnreadable",
     "SourceChanged",
     "books_import",
     "chapter_checked",

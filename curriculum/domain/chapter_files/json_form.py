@@ -26,22 +26,29 @@ def json_too_deep(body: bytes) -> bool:
     return False
 
 
+class JsonUnreadable(ChapterFileError):
+    """A body that cannot be read as JSON at all (not JSON, nested past the parser's guard, a
+    repeated key, a lone surrogate): the request is bad, whatever the route (400). A document
+    that reads but holds too much is a refused document, as in YAML (422)."""
+
+
 def json_document(body: bytes) -> Any:
-    """The body's JSON, refused with a reason when it is not JSON or nests too deeply."""
+    """The body's JSON, refused with a reason when it is not JSON, nests too deeply (both
+    JsonUnreadable) or holds more than a chapter file may (`extent_check`)."""
     if json_too_deep(body):
         limit = settings.LIMIT_JSON_DEPTH
-        raise ChapterFileError([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
+        raise JsonUnreadable([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
     try:
         with collection_paused():
             document = json.loads(
                 body or b"", object_pairs_hook=_no_repeated_keys, parse_int=_float_sized
             )
     except UnicodeDecodeError as error:
-        raise ChapterFileError([f"body: not valid JSON: {error}"]) from error
+        raise JsonUnreadable([f"body: not valid JSON: {error}"]) from error
     except ValueError as error:
-        raise ChapterFileError([f"body: not valid JSON: {value_problem(error)}"]) from error
+        raise JsonUnreadable([f"body: not valid JSON: {value_problem(error)}"]) from error
     if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):
-        raise ChapterFileError(
+        raise JsonUnreadable(
             ["body: text holds a lone surrogate (such as \\ud800), which is not a character"]
         )
     extent_check(document, where="body")
