@@ -229,8 +229,9 @@ def hostile_chapter() -> None:
     document["strands"]["basics"]["items"][0]["body"] = HOSTILE_TEXT
     document["figures"][0]["caption"] = HOSTILE_TEXT
     document["figures"][0]["svg"] = HOSTILE_SVG
-    with pytest.raises(ChapterFileError, match="raw HTML"):  # refused at import, with its path
+    with pytest.raises(ChapterFileError, match="raw HTML") as refused:  # at import, with its path
         chapter_import(document=document)
+    assert "\\href is not supported in a formula" in str(refused.value)
     with stored_as_before():
         chapter_import(document=document)
 
