@@ -10,7 +10,7 @@ from attention.backward import (
 )
 from attention.block import ACTIVATIONS, feed_forward, transformer_block
 from attention.budget import EngineOverTime, cpu_budget
-from attention.compare import Comparison, compare
+from attention.compare import Comparison, compare, compare_each
 from attention.core import attention_head, multi_head_attention, scaled_dot_product_attention
 from attention.cost import (
     BACKWARD_TERM_NAMES,
@@ -90,6 +90,7 @@ __all__ = [
     "attention_head",
     "check",
     "compare",
+    "compare_each",
     "noise_bounds",
     "cpu_budget",
     "evaluate",

@@ -55,6 +55,11 @@ def reader_right(value: Any, answer: Any, tolerance: Mapping[str, Any]) -> bool:
         return False
 
 
+def readers_right(value: Any, answers: list[Any], tolerance: Mapping[str, Any]) -> list[bool]:
+    """`reader_right(value, answer, tolerance)` for each of ``answers``, in one pass."""
+    return attention.compare_each(value, answers, **tolerance, shown=SHOWN_DIGITS)
+
+
 def is_count(operation: str) -> bool:
     """Whether the operation's outputs are counts, which are checked exactly."""
     found = attention.OPERATIONS.get(operation)

@@ -22,7 +22,7 @@ from django.core.cache import cache
 import attention
 
 from .instance_values import VALUE_SECONDS, value_key
-from .judging import reader_right, tolerance_of
+from .judging import reader_right, readers_right, tolerance_of
 from .placeholders import SHOWN_DIGITS
 
 
@@ -43,11 +43,11 @@ def _offered(problem: dict[str, Any], instance: int, right: Any) -> list[tuple[s
             found = attention.misconception_values(operation, inputs, ask, instance)
     except (attention.EngineInputError, attention.EngineOverTime):
         return []
-    tolerance = tolerance_of(problem)
+    told = readers_right(right, [value for _, value in found], tolerance_of(problem))
     return [
         (m.name, m.says, _listed(value))
-        for m, value in found
-        if not reader_right(right, value, tolerance)
+        for (m, value), same in zip(found, told, strict=True)
+        if not same
     ]
 
 
@@ -106,8 +106,10 @@ def mistake_warnings(problem: dict[str, Any], values: dict[int, Any]) -> list[st
                 f"misconception feedback is not offered: computing it needs more than "
                 f"LIMIT_MISTAKE_WORK ({settings.LIMIT_MISTAKE_WORK:.2g}) of engine work"
             ]
-        for m, value in attention.misconception_values(operation, inputs, ask, instance):
-            if reader_right(right, value, tolerance):
+        found = attention.misconception_values(operation, inputs, ask, instance)
+        told = readers_right(right, [value for _, value in found], tolerance)
+        for (m, _), same in zip(found, told, strict=True):
+            if same:
                 warnings.append(
                     f"instance {instance}: the misconception {m.name!r} ({m.says}) gives the "
                     f"right answer at this tolerance, or to the {SHOWN_DIGITS} significant "

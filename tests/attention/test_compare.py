@@ -4,6 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import attention
 from attention import EngineInputError, compare
@@ -258,3 +261,40 @@ def test_a_comparison_not_asked_to_explain_decides_alike_and_writes_no_message(v
         explained.max_rel_error,
     )
     assert quiet.message == ""
+
+
+def _answers_near(value: np.ndarray, draw_scales: list[float]) -> list[object]:
+    """Answers a reader or a misconception might give for ``value``: nudged by each scale,
+    rounded, of another shape, not finite, not numbers, named."""
+    near: list[object] = [value * (1 + s) + s * 1e-9 for s in draw_scales]
+    near += [np.round(value, 2), value.tolist(), np.zeros(value.shape + (1,)), [[1.0, 2.0], [3.0]]]
+    near += [np.full(value.shape, np.nan), "0.5", {"out": 1.0}, value.astype(np.int64)]
+    return near
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+        elements=st.one_of(st.just(0.0), st.floats(-1e6, 1e6, allow_subnormal=False)),
+    ),
+    scales=st.lists(st.sampled_from([0.0, 1e-12, 1e-7, 4e-6, 1e-4, 5e-3, -2e-3, 0.5]), max_size=8),
+    rule=st.sampled_from(
+        [{"rtol": 1e-6, "atol": 1e-9}, {"rtol": 1e-3, "atol": 0.0}, {"digits": 4}, {"digits": 8}]
+    ),
+    shown=st.sampled_from([None, 3, 6]),
+    counted=st.booleans(),
+)
+def test_compare_each_decides_every_answer_as_compare_does(value, scales, rule, shown, counted):
+    """The misconceptions and the reader's answers are told apart in one pass: never otherwise
+    than answer by answer."""
+    value = np.round(value).astype(np.int64) if counted else value
+    answers = _answers_near(np.asarray(value, dtype=np.float64), scales)
+    one_by_one = []
+    for answer in answers:
+        try:
+            one_by_one.append(compare(value, answer, **rule, shown=shown, explain=False).ok)
+        except (TypeError, ValueError):
+            one_by_one.append(False)
+    assert attention.compare_each(value, answers, **rule, shown=shown) == one_by_one
