@@ -125,6 +125,9 @@ def attend(
     v = np.broadcast_to(v, lead + v.shape[-2:])
     allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
     step = block_rows(cols, weights.itemsize, block)
+    # with neither mask nor causal, a head's scores bounded from its own queries and keys (a
+    # query's output never depends on a key it may not see, nor on another head, to the bit)
+    bounds = None if causal or mask is not None else score_bounds(q, k, lead)
 
     def one_block(item: tuple[int, tuple[int, ...]]) -> None:
         start, index = item
@@ -138,7 +141,7 @@ def attend(
             np.copyto(scores[:, start:width], -np.inf, where=future)
         if allowed is not None:
             np.copyto(scores, -np.inf, where=~allowed[index][start:stop, :width])
-        softmax_rows_inplace(scores)
+        softmax_rows_inplace(scores, None if bounds is None else bounds[index])
         np.matmul(scores, v[index][:width], out=out[index][start:stop])
 
     starts = range(0, rows, step)
@@ -146,6 +149,15 @@ def attend(
     starts = starts[::-1] if causal else starts
     run_blocks(one_block, [(s, i) for s in starts for i in np.ndindex(lead)])
     return out, weights
+
+
+def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
+    """A bound on every |q_i . k_j| of each head (Cauchy-Schwarz: its longest query's length
+    times its longest key's), from T*d numbers rather than the T*T scores, with room for the
+    rounding of the products."""
+    longest_q = np.einsum("...i,...i->...", q, q).max(axis=-1, initial=0.0)
+    longest_k = np.einsum("...i,...i->...", k, k).max(axis=-1, initial=0.0)
+    return np.broadcast_to(np.sqrt(longest_q * longest_k) * (1 + 1e-3), lead)
 
 
 def _attend_tiny(

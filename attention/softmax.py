@@ -44,13 +44,31 @@ def as_bool_mask(name: str, value: object) -> np.ndarray:
     return arr
 
 
-def softmax_rows_inplace(scores: np.ndarray) -> np.ndarray:
+_EXP_RANGE = {
+    np.dtype(t): (math.log(float(np.finfo(t).max)), -math.log(float(np.finfo(t).tiny)))
+    for t in (np.float32, np.float64)
+}
+"""Per float type: the largest x whose exp is finite, and the largest x whose exp(-x) is a
+normal number."""
+
+
+def exp_safe(bound: float, cols: int, dtype: np.dtype) -> bool:
+    """Whether rows of ``cols`` scores no larger than ``bound`` in magnitude exponentiate as
+    they are, with no row maximum taken off first: exp(bound) summed over a row stays finite,
+    and exp(-bound) a normal number (as precise as any other)."""
+    top, bottom = _EXP_RANGE.get(dtype, (0.0, 0.0))
+    return bound + math.log(max(cols, 1)) < top - 1 and bound < bottom - 1
+
+
+def softmax_rows_inplace(scores: np.ndarray, bound: float | None = None) -> np.ndarray:
     """Softmax over the last axis, overwriting ``scores``; -inf entries become exact zeros.
 
-    The caller guarantees every row has at least one finite entry.
+    The caller guarantees every row has at least one finite entry. ``bound``, a bound the
+    caller knows on every finite |score|, spares two of the five passes over the scores (the
+    row maximum and its subtraction) when ``exp_safe`` holds for it.
     """
-    peak = np.maximum.reduce(scores, axis=-1, keepdims=True)
-    np.subtract(scores, peak, out=scores)
+    if bound is None or not exp_safe(bound, scores.shape[-1], scores.dtype):
+        np.subtract(scores, np.maximum.reduce(scores, axis=-1, keepdims=True), out=scores)
     np.exp(scores, out=scores)
     total = np.add.reduce(scores, axis=-1, keepdims=True)
     if scores.size <= SMALL:

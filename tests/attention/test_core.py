@@ -295,3 +295,25 @@ def test_the_fast_path_gives_the_checked_path_s_bits():
         batched = multi_head_attention(x[None], *ws, 2, causal=causal)  # the general kernel
         for a, b in zip(fast, batched, strict=True):
             assert np.allclose(a, b[0], rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("largest", [1.0, 40.0, 75.0, 90.0, 700.0, 1e4])
+def test_large_scores_give_the_softmax_of_a_float64_reference_either_side_of_exp_range(
+    dtype, largest
+):
+    """Scores bounded well inside exp's range skip the row maximum; near and past its edge
+    they keep it. Either way every weight is the reference's, and no row overflows."""
+    rng = np.random.default_rng(int(largest))
+    q = rng.normal(size=(2, 300, 16))
+    k = rng.normal(size=(2, 300, 16))
+    scores = q @ np.swapaxes(k, -1, -2)
+    scale = largest / np.abs(scores).max()  # the largest |score| is `largest`
+    _, weights = scaled_dot_product_attention(
+        q.astype(dtype), k.astype(dtype), k.astype(dtype), scale=scale
+    )
+    reference = np.exp(scale * scores - (scale * scores).max(axis=-1, keepdims=True))
+    reference /= reference.sum(axis=-1, keepdims=True)
+    assert weights.dtype == dtype and np.all(np.isfinite(weights))
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(weights, reference, rtol=tolerance * max(largest, 1), atol=1e-30)
