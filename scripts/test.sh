@@ -6,9 +6,12 @@ export DATABASE_URL="${DATABASE_URL:-$DATABASE_URL_TEST}"
 export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
 scripts/install-browser.sh
 scripts/install-nginx.sh  # the deploy tests serve behind it, as make serve does
+PARALLEL=()
 if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint and types
   .venv/bin/ruff check .
   .venv/bin/ruff format --check .
   .venv/bin/mypy attention curriculum
+  # and runs on every core: a pytest-xdist worker each, with its own database and broker
+  PARALLEL=(-n auto --dist loadgroup)
 fi
-exec .venv/bin/python -m pytest --durations=15 "$@"  # the slowest tests, where suite time goes
+exec .venv/bin/python -m pytest "${PARALLEL[@]}" --durations=15 "$@"  # the slowest tests, where suite time goes
