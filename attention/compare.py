@@ -328,11 +328,12 @@ def compare_each(
     got = np.asarray(value) if not isinstance(value, Mapping) else None
     if got is None or got.dtype.kind not in "iuf" or not np.all(np.isfinite(got)) or not got.size:
         return [_compare_ok(value, answer, rtol, atol, digits, zero, shown) for answer in answers]
-    stacked, same = [], []
+    stacked: list[np.ndarray] = []
+    same: list[bool] = []
     for answer in answers:
         expected = _numbers(answer)
         same.append(expected is not None and expected.shape == got.shape)
-        if same[-1]:
+        if expected is not None and same[-1]:
             stacked.append(expected)
     if not stacked:
         return [False] * len(answers)
