@@ -25,7 +25,7 @@ from attention.core import (
 )
 from attention.errors import fail
 from attention.parallel import run_blocks
-from attention.softmax import softmax_rows_inplace
+from attention.softmax import score_bounds, softmax_rows_inplace
 
 
 def _softmax_vjp(p: np.ndarray, grad_p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -73,6 +73,7 @@ def _attention_vjp(
     v_t = np.ascontiguousarray(np.swapaxes(v, -1, -2))
     allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
     step = block_rows(cols, q.itemsize, block)
+    bounds = None if causal or mask is not None else score_bounds(q, k, lead)  # as attend's
 
     def one_head(index: tuple[int, ...]) -> None:
         q_i, k_i, g_i, dq_i, dk_i, dv_i = (a[index] for a in (q, k, grad_out, dq, dk, dv))
@@ -87,7 +88,7 @@ def _attention_vjp(
                 np.copyto(p[:, start:width], -np.inf, where=future)
             if allowed is not None:
                 np.copyto(p, -np.inf, where=~allowed[index][start:stop, :width])
-            softmax_rows_inplace(p)
+            softmax_rows_inplace(p, None if bounds is None else bounds[index])
             g = g_i[start:stop]
             dv_i[:width] += p.T @ g
             dp = g @ v_t[index][:, :width]

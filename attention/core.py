@@ -20,6 +20,7 @@ from attention.softmax import (
     all_finite,
     as_bool_mask,
     as_float_array,
+    score_bounds,
     softmax_rows_inplace,
 )
 
@@ -149,15 +150,6 @@ def attend(
     starts = starts[::-1] if causal else starts
     run_blocks(one_block, [(s, i) for s in starts for i in np.ndindex(lead)])
     return out, weights
-
-
-def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
-    """A bound on every |q_i . k_j| of each head (Cauchy-Schwarz: its longest query's length
-    times its longest key's), from T*d numbers rather than the T*T scores, with room for the
-    rounding of the products."""
-    longest_q = np.einsum("...i,...i->...", q, q).max(axis=-1, initial=0.0)
-    longest_k = np.einsum("...i,...i->...", k, k).max(axis=-1, initial=0.0)
-    return np.broadcast_to(np.sqrt(longest_q * longest_k) * (1 + 1e-3), lead)
 
 
 def _attend_tiny(

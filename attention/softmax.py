@@ -60,6 +60,15 @@ def exp_safe(bound: float, cols: int, dtype: np.dtype) -> bool:
     return bound + math.log(max(cols, 1)) < top - 1 and bound < bottom - 1
 
 
+def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
+    """A bound on every |q_i . k_j| of each head (Cauchy-Schwarz: its longest query's length
+    times its longest key's), from T*d numbers rather than the T*T scores, with room for the
+    rounding of the products."""
+    longest_q = np.einsum("...i,...i->...", q, q).max(axis=-1, initial=0.0)
+    longest_k = np.einsum("...i,...i->...", k, k).max(axis=-1, initial=0.0)
+    return np.broadcast_to(np.sqrt(longest_q * longest_k) * (1 + 1e-3), lead)
+
+
 def softmax_rows_inplace(scores: np.ndarray, bound: float | None = None) -> np.ndarray:
     """Softmax over the last axis, overwriting ``scores``; -inf entries become exact zeros.
 
