@@ -338,7 +338,7 @@ def compare_each(
     if not stacked:
         return [False] * len(answers)
     floats = got.astype(np.float64, copy=False)
-    expected = np.stack(stacked, dtype=np.float64).reshape(len(stacked), *got.shape)
+    expected = np.stack(stacked, dtype=np.float64)
     bad = _refused(floats, got, expected, rtol, atol, digits, zero_bound(floats, zero), shown)
     held = iter(~bad.reshape(len(stacked), -1).any(axis=1))
     return [bool(next(held)) if fits else False for fits in same]

@@ -30,15 +30,6 @@ from curriculum.models import Chapter, MediaFile, Solution
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (make test), the tests that start the project's scripts run one
-    after another on one worker (--dist loadgroup): make run and make serve share the
-    checkout's var/ (the beat schedule, the admin password) and its collected static files."""
-    for item in items:
-        if item.get_closest_marker("serve"):
-            item.add_marker(pytest.mark.xdist_group("scripts"))
-
-
 def import_files(*paths: Path) -> None:
     for path in import_order(list(paths)):
         file_import(text=path.read_text(encoding="utf-8"))

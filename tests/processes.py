@@ -4,12 +4,15 @@ No pytest here, so bench/verify runs the same worker the tests do.
 """
 
 import ctypes
+import fcntl
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +28,17 @@ def die_with_parent() -> None:
 
 
 PR_SET_PDEATHSIG = 1
+
+
+@contextmanager
+def one_script_at_a_time() -> Iterator[None]:
+    """Hold the checkout's lock on starting make run or make serve, which share its var/ (the
+    beat schedule, the admin password) and its collected static files: the suite's
+    pytest-xdist workers take turns."""
+    (ROOT / "var").mkdir(exist_ok=True)
+    with open(ROOT / "var" / "scripts.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def free_port() -> int:

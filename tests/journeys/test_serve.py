@@ -24,7 +24,7 @@ from curriculum.domain.tokens import token_issue
 from tests.conftest import sketch
 from tests.curriculum.conftest import release_ii3, worker_database_url
 from tests.curriculum.domain.chapter_files.test_validation_hostile import ARGUMENT_BOMB, DEF_BOMB
-from tests.processes import ROOT, die_with_parent, free_port, wait_for
+from tests.processes import ROOT, die_with_parent, free_port, one_script_at_a_time, wait_for
 
 pytestmark = [pytest.mark.serve, pytest.mark.django_db(transaction=True)]
 
@@ -68,33 +68,35 @@ def served(request, seeded, tmp_path):
 @contextmanager
 def serving(script: str, env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
     """Run one of the project's scripts (it serves on env's PORT) until it answers; yield its
-    address and process group; stop it however it went."""
-    with log.open("a") as out:
-        process = subprocess.Popen(
-            [script],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=die_with_parent,
-        )
-    base = f"http://127.0.0.1:{env['PORT']}"
-    try:
-        wait_for(
-            lambda: fetch(base + "/")[0] or process.poll() is not None,
-            timeout=180,
-            what=f"{script} to answer",
-            poll=0.5,
-        )
-        assert process.poll() is None, log.read_text()
-        yield base, process.pid
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
+    address and process group; stop it however it went. One test at a time starts a script,
+    whichever pytest-xdist worker runs it (``one_script_at_a_time``)."""
+    with one_script_at_a_time():
+        with log.open("a") as out:
+            process = subprocess.Popen(
+                [script],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        base = f"http://127.0.0.1:{env['PORT']}"
         try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            wait_for(
+                lambda: fetch(base + "/")[0] or process.poll() is not None,
+                timeout=180,
+                what=f"{script} to answer",
+                poll=0.5,
+            )
+            assert process.poll() is None, log.read_text()
+            yield base, process.pid
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
 
 
 def peak_rss_mib(group: int) -> dict[int, float]:
