@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 CELERY = Path(sys.executable).with_name("celery")
@@ -28,6 +29,20 @@ def die_with_parent() -> None:
 
 
 PR_SET_PDEATHSIG = 1
+
+
+def owned(command: list[str], env: dict[str, str], log: IO[str]) -> subprocess.Popen:
+    """A child of the test process in a session of its own (stopped as a group), its output in
+    ``log``, ended with the test process however that ends (``die_with_parent``)."""
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=die_with_parent,
+    )
 
 
 @contextmanager
@@ -135,15 +150,7 @@ class Worker:
             "--without-heartbeat",
         ]
         with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
+            self.process = owned(command, env, log)
         wait_for(
             lambda: " ready." in self.log_text() or self.process.poll() is not None,
             timeout=60,

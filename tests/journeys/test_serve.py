@@ -24,7 +24,7 @@ from curriculum.domain.tokens import token_issue
 from tests.conftest import sketch
 from tests.curriculum.conftest import release_ii3, worker_database_url
 from tests.curriculum.domain.chapter_files.test_validation_hostile import ARGUMENT_BOMB, DEF_BOMB
-from tests.processes import ROOT, die_with_parent, free_port, one_script_at_a_time, wait_for
+from tests.processes import ROOT, free_port, one_script_at_a_time, owned, wait_for
 
 pytestmark = [pytest.mark.serve, pytest.mark.django_db(transaction=True)]
 
@@ -72,15 +72,7 @@ def serving(script: str, env: dict[str, str], log: Path) -> Iterator[tuple[str, 
     whichever pytest-xdist worker runs it (``one_script_at_a_time``)."""
     with one_script_at_a_time():
         with log.open("a") as out:
-            process = subprocess.Popen(
-                [script],
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
+            process = owned([script], env, out)
         base = f"http://127.0.0.1:{env['PORT']}"
         try:
             wait_for(
