@@ -202,6 +202,7 @@ REVIEWED = Header(
     response={
         200: ChapterOut,
         201: ChapterOut,
+        400: Error,
         **AUTH_ERRORS,
         404: Error,
         409: Error,
@@ -225,7 +226,7 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     when the request lands is published (scripts that publish what they just wrote keep working).
 
     The body is optional: `{"notes": "..."}` records release notes with the release made (a
-    body over LIMIT_API_BODY_BYTES is 413, as on every route).
+    body that is not JSON is 400 and one over LIMIT_API_BODY_BYTES 413, as on every route).
     """
     action = ChapterPublish(
         chapter=_chapter(code),

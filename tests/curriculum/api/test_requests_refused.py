@@ -43,11 +43,17 @@ def test_json_that_does_not_parse_is_400_invalid_json_on_every_route(
 ):
     put = client.put("/api/v1/chapters/II.7", body, content_type="application/json", **erin_token)
     check = client.post(CHECK, body, content_type="application/json")
-    for response in (put, check):
+    publish = client.post(
+        "/api/v1/chapters/II.7/publish", body, content_type="application/json", **erin_token
+    )
+    for response in (put, check, publish):
         [item] = response.json()["errors"]
         assert response.status_code == 400
         assert (item["pointer"], item["code"]) == ("", "invalid_json")
         assert item["detail"].startswith("not valid JSON")
+    paths = client.get("/api/v1/openapi.json").json()["paths"]
+    taking = [op for ops in paths.values() for op in ops.values() if "requestBody" in op]
+    assert len(taking) == 3 and all("400" in op["responses"] for op in taking)  # documented
 
 
 def test_a_body_sent_without_a_content_type_is_said_so(client, shown):
