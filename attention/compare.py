@@ -326,7 +326,10 @@ def compare_each(
     numbers): every answer of the value's shape held to the rule in one pass, since telling a
     right value from each of its misconceptions (eight to a verdict) paid numpy's per-call cost
     once for each. Named values (mappings) are compared one by one."""
-    got = np.asarray(value) if not isinstance(value, Mapping) else None
+    try:
+        got = None if isinstance(value, Mapping) else np.asarray(value)
+    except (TypeError, ValueError):  # ragged, or not numbers: as compare says, one by one
+        got = None
     if got is None or got.dtype.kind not in "iuf" or not np.all(np.isfinite(got)) or not got.size:
         return [_compare_ok(value, answer, rtol, atol, digits, zero, shown) for answer in answers]
     stacked: list[np.ndarray] = []

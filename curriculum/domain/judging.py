@@ -37,27 +37,21 @@ def tolerance_of(source: Any) -> dict[str, Any]:
     return {"digits": digits} if digits is not None else {"rtol": rtol, "atol": atol}
 
 
-def reader_compare(
-    value: Any, answer: Any, tolerance: Mapping[str, Any], zero: Any = None, explain: bool = True
-) -> Any:
+def reader_compare(value: Any, answer: Any, tolerance: Mapping[str, Any], zero: Any = None) -> Any:
     """``answer`` against ``value`` by the reader's rule (`attention.Comparison`); ``zero``:
     the engine's noise bounds, as for a verdict. Raises as `attention.compare` does."""
-    return attention.compare(
-        value, answer, **tolerance, zero=zero, shown=SHOWN_DIGITS, explain=explain
-    )
-
-
-def reader_right(value: Any, answer: Any, tolerance: Mapping[str, Any]) -> bool:
-    """Whether ``answer`` is ``value`` by the reader's rule; False for anything not numbers."""
-    try:
-        return bool(reader_compare(value, answer, tolerance, explain=False).ok)
-    except (TypeError, ValueError):  # EngineInputError is a ValueError
-        return False
+    return attention.compare(value, answer, **tolerance, zero=zero, shown=SHOWN_DIGITS)
 
 
 def readers_right(value: Any, answers: list[Any], tolerance: Mapping[str, Any]) -> list[bool]:
-    """`reader_right(value, answer, tolerance)` for each of ``answers``, in one pass."""
+    """Whether each of ``answers`` is ``value`` by the reader's rule, in one pass; False for
+    anything not numbers."""
     return attention.compare_each(value, answers, **tolerance, shown=SHOWN_DIGITS)
+
+
+def reader_right(value: Any, answer: Any, tolerance: Mapping[str, Any]) -> bool:
+    """`readers_right` of one answer."""
+    return readers_right(value, [answer], tolerance)[0]
 
 
 def is_count(operation: str) -> bool:

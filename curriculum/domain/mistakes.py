@@ -43,12 +43,19 @@ def _offered(problem: dict[str, Any], instance: int, right: Any) -> list[tuple[s
             found = attention.misconception_values(operation, inputs, ask, instance)
     except (attention.EngineInputError, attention.EngineOverTime):
         return []
-    told = readers_right(right, [value for _, value in found], tolerance_of(problem))
     return [
         (m.name, m.says, _listed(value))
-        for (m, value), same in zip(found, told, strict=True)
+        for m, value, same in _taken_for_right(found, right, tolerance_of(problem))
         if not same
     ]
+
+
+def _taken_for_right(
+    found: list[tuple[Any, Any]], right: Any, tolerance: dict[str, Any]
+) -> list[tuple[Any, Any, bool]]:
+    """Each misconception, its value, and whether the reader's rule takes it for ``right``."""
+    same = readers_right(right, [value for _, value in found], tolerance)
+    return [(m, value, taken) for (m, value), taken in zip(found, same, strict=True)]
 
 
 def _listed(value: Any) -> Any:
@@ -107,8 +114,7 @@ def mistake_warnings(problem: dict[str, Any], values: dict[int, Any]) -> list[st
                 f"LIMIT_MISTAKE_WORK ({settings.LIMIT_MISTAKE_WORK:.2g}) of engine work"
             ]
         found = attention.misconception_values(operation, inputs, ask, instance)
-        told = readers_right(right, [value for _, value in found], tolerance)
-        for (m, _), same in zip(found, told, strict=True):
+        for m, _, same in _taken_for_right(found, right, tolerance):
             if same:
                 warnings.append(
                     f"instance {instance}: the misconception {m.name!r} ({m.says}) gives the "
