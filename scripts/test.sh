@@ -12,6 +12,6 @@ if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint a
   .venv/bin/ruff format --check .
   .venv/bin/mypy attention curriculum
   # and runs on every core: a pytest-xdist worker each, with its own database and broker
-  PARALLEL=(-n auto)
+  PARALLEL=(-n auto --dist worksteal)
 fi
 exec .venv/bin/python -m pytest "${PARALLEL[@]}" --durations=15 "$@"  # the slowest tests, where suite time goes
