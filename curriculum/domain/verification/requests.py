@@ -58,9 +58,7 @@ def _verdict_pending(*, solution: Solution, force: bool) -> bool:
     unchanged = verdict is not None and verdict.fingerprint == current
     if unchanged and verdict is not None and verdict.status != Status.PENDING and not force:
         return False
-    Verdict.objects.update_or_create(
-        solution=solution, defaults=_pending_fields(current, timezone.now())
-    )
+    _pending_upsert([(solution.pk, current)], timezone.now())
     chapters_moved({solution.problem.chapter_id}, searched=False)
     verdict_enqueue(solution_id=solution.pk, checked=current)
     return True
