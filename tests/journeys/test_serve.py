@@ -42,27 +42,44 @@ def fetch(url: str, data: bytes | None = None, **headers: str) -> tuple[int, str
         return 0, ""
 
 
-@pytest.fixture
-def served(request, seeded, tmp_path):
-    """make serve on a free port; `API_ANON_RATE` as the test asks (indirect parameter), with
-    a shared cache (the test database's table) emptied of earlier tests' counts."""
-    release_ii3()
-    with connection.cursor() as cursor:
-        if "curriculum_cache" in connection.introspection.table_names(cursor):
-            cursor.execute("DELETE FROM curriculum_cache")
-    port = free_port()
+def serve_env(rate: str) -> dict[str, str]:
+    """make serve's environment on a free port, on the test database, at this anonymous rate."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")} | {
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": "serve-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": worker_database_url(),
-        "PORT": str(port),
+        "PORT": str(free_port()),
         "WEB_CONCURRENCY": "2",
-        "API_ANON_RATE": getattr(request, "param", "10000/min"),
+        "API_ANON_RATE": rate,
     }
     env.pop("CELERY_BROKER_URL", None)  # the web server alone; worker tests cover the worker
-    with serving("scripts/serve.sh", env, tmp_path / "serve.log") as (base, pid):
+    return env
+
+
+@pytest.fixture(scope="module")
+def serving_default(tmp_path_factory):
+    """One make serve for this module's tests (each start is a migrate, a collectstatic and
+    gunicorn's boot: 20 s here); it reads whatever each test's database holds. A test of another
+    rate has a module of its own (test_serve_rate.py): the script lock is held while it serves."""
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with serving("scripts/serve.sh", serve_env("10000/min"), log) as (base, pid):
         yield base, pid
+
+
+@pytest.fixture
+def served(serving_default, seeded):
+    """The module's make serve, with the seed and II.3 released, and its shared cache (the test
+    database's table) emptied of earlier tests' counts."""
+    release_ii3()
+    cache_empty()
+    return serving_default
+
+
+def cache_empty() -> None:
+    with connection.cursor() as cursor:
+        if "curriculum_cache" in connection.introspection.table_names(cursor):
+            cursor.execute("DELETE FROM curriculum_cache")
 
 
 @contextmanager
@@ -171,13 +188,6 @@ def test_serve_refuses_to_start_without_its_secrets():
     )
     assert done.returncode == 2
     assert "DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS" in done.stderr
-
-
-@pytest.mark.parametrize("served", ["8/min"], indirect=True)
-def test_the_anonymous_rate_holds_across_every_gunicorn_worker(served):
-    served, _ = served
-    answers = [fetch(served + "/api/v1/books")[0] for _ in range(16)]
-    assert answers.count(200) <= 8 and 429 in answers, answers
 
 
 def timed(
