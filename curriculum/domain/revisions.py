@@ -12,7 +12,7 @@ in a reader's request; the chapter history records each changed working copy on 
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -34,11 +34,9 @@ def chapters_moved(
     moved = set(chapter_ids)
     if not moved:
         return
-    shown = Chapter.objects.filter(pk__in=moved).exclude(state=Chapter.State.DRAFT)
-    entries = {*shown.values_list("pk", flat=True), *withdrawn}
-    moved |= set(
-        ApparatusLink.objects.filter(entry_id__in=entries).values_list("chapter_id", flat=True)
-    )
+    shown = Q(entry_id__in=moved) & ~Q(entry__state=Chapter.State.DRAFT)
+    leaning = ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
+    moved |= set(leaning.values_list("chapter_id", flat=True))  # one statement, as a join
     Chapter.objects.filter(pk__in=moved).update(
         revision=F("revision") + 1, updated_at=timezone.now()
     )
