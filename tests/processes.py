@@ -47,9 +47,10 @@ def owned(command: list[str], env: dict[str, str], log: IO[str]) -> subprocess.P
 
 @contextmanager
 def one_script_at_a_time() -> Iterator[None]:
-    """Hold the checkout's lock on starting make run or make serve, which share its var/ (the
-    beat schedule, the admin password) and its collected static files: the suite's
-    pytest-xdist workers take turns."""
+    """Hold the checkout's lock while make run or make serve starts and serves: they share its
+    var/ (the beat schedule, the admin password) and its collected static files, and a start's
+    collectstatic rewrites what a running server reads. The suite's pytest-xdist workers take
+    turns."""
     (ROOT / "var").mkdir(exist_ok=True)
     with open(ROOT / "var" / "scripts.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tests.journeys.test_serve import fetch, serving
+from tests.journeys.test_serve import fetch, serve_env, serving
 from tests.processes import ROOT, free_port
 
 pytestmark = pytest.mark.serve
@@ -66,20 +66,7 @@ def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(tmp_path):
 def test_make_serve_on_sqlite_caches_and_throttles(tmp_path):
     """Production mode on the embedded database: Django's database cache is the shared cache,
     so the anonymous rate holds across gunicorn's workers."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "CACHE_"))
-    }
-    env |= {
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        "PORT": str(free_port()),
-        "DJANGO_DEBUG": "0",
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "WEB_CONCURRENCY": "2",
-        "DJANGO_SECRET_KEY": "first-look-serve-secret-0123456789-abcdefghijklmnopqrstuv",
-        "API_ANON_RATE": "3/min",
-    }
+    env = serve_env("3/min", f"sqlite:///{tmp_path / 'db.sqlite3'}")
     for command in (["migrate", "--noinput"], ["createcachetable"], ["seed"]):
         subprocess.run(
             [".venv/bin/python", "manage.py", *command],

@@ -42,19 +42,21 @@ def fetch(url: str, data: bytes | None = None, **headers: str) -> tuple[int, str
         return 0, ""
 
 
-def serve_env(rate: str) -> dict[str, str]:
-    """make serve's environment on a free port, on the test database, at this anonymous rate."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")} | {
+def serve_env(rate: str, database_url: str | None = None) -> dict[str, str]:
+    """make serve's environment on a free port, at this anonymous rate, on `database_url` (the
+    test database by default): the web server alone, with no broker or cache of the test run's
+    (worker tests cover the worker)."""
+    unset = ("DJANGO_", "DATABASE_URL", "CELERY_", "CACHE_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(unset)}
+    return env | {
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": "serve-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DATABASE_URL": worker_database_url(),
+        "DATABASE_URL": database_url or worker_database_url(),
         "PORT": str(free_port()),
         "WEB_CONCURRENCY": "2",
         "API_ANON_RATE": rate,
     }
-    env.pop("CELERY_BROKER_URL", None)  # the web server alone; worker tests cover the worker
-    return env
 
 
 @pytest.fixture(scope="module")
