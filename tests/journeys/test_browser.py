@@ -77,6 +77,12 @@ class Visit:
         response = self.page.goto(self.base_url + path, wait_until="load")
         assert response is not None and response.status == status
 
+    def follow(self, locator) -> None:
+        """Click what loads a new page, and return once it has loaded: a read straight after a
+        bare click can meet the old page, or the new one still empty."""
+        with self.page.expect_navigation(wait_until="load"):
+            locator.click()
+
     def text(self) -> str:
         return self.page.evaluate("document.body.innerText")
 

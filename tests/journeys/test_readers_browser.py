@@ -239,17 +239,17 @@ def practice(seeded, settings):
 def test_an_instance_is_tried_right_and_wrong_without_javascript(browser, live_server, practice):  # noqa: F811
     visit = Visit(browser, live_server.url, width=390, javascript=False)
     visit.open("/chapters/II.7/")
-    visit.page.get_by_role("link", name="Practise exercise 2 on fresh numbers").click()
+    visit.follow(visit.page.get_by_role("link", name="Practise exercise 2 on fresh numbers"))
     instance = int(visit.page.url.split("instance=")[1])
     assert 1 <= instance <= 20
     right = "\n".join(" ".join(repr(v) for v in row) for row in engine(instance))
     visit.page.get_by_label(f"The output out for instance {instance}").fill(right)
-    visit.page.get_by_role("button", name="Check my answer").click()
+    visit.follow(visit.page.get_by_role("button", name="Check my answer"))
     result = visit.page.locator("#result").inner_text()
     assert "Right." in result and "Read as a matrix of 2 × 3 numbers" in result
     assert visit.page.url.endswith("/problems/p3/#result")
     visit.page.get_by_label(f"The output out for instance {instance}").fill("0.5 0.5")
-    visit.page.get_by_role("button", name="Check my answer").click()
+    visit.follow(visit.page.get_by_role("button", name="Check my answer"))
     result = visit.page.locator("#result").inner_text()
     assert (
         "Read as a vector of 2 numbers, but the answer is a matrix of 2 × 3 numbers: nothing "
@@ -266,11 +266,9 @@ def test_the_practice_page_passes_axe_core(browser, live_server, practice, schem
     visit.open(f"{PAGE}?instance=3")
     assert axe_violations(visit) == []
     visit.page.get_by_label("The output out for instance 3").fill("1 2 three")
-    visit.page.get_by_role("button", name="Check my answer").click()
-    visit.page.locator("#result", has_text="Not read.").wait_for()  # the check answers by fetch
+    visit.follow(visit.page.get_by_role("button", name="Check my answer"))
     assert axe_violations(visit) == []
-    visit.page.get_by_role("link", name="Show the solution for instance 3").click()
-    visit.page.locator("div.answer").first.wait_for()  # a new page: wait until it has loaded
+    visit.follow(visit.page.get_by_role("link", name="Show the solution for instance 3"))
     assert visit.page.locator("div.answer").count() == 1
     assert axe_violations(visit) == []
     visit.screenshot(f"practice-solution-{scheme}.png")
@@ -292,22 +290,22 @@ def test_a_seed_exercise_is_practised_with_hints_feedback_and_a_report(
     release_ii3()
     visit = Visit(browser, live_server.url, scheme=scheme)
     visit.open("/chapters/II.3/")
-    visit.page.get_by_role("link", name="Practise exercise 2").click()
-    visit.page.get_by_role("link", name="Show a hint").click()
+    visit.follow(visit.page.get_by_role("link", name="Practise exercise 2"))
+    visit.follow(visit.page.get_by_role("link", name="Show a hint"))
     assert "Count one row first" in visit.page.locator("#hint-1").inner_text()
-    visit.page.get_by_role("link", name="Show the next hint").click()
+    visit.follow(visit.page.get_by_role("link", name="Show the next hint"))
     assert visit.page.locator("ol.hints li").count() == 2
     assert axe_violations(visit) == []
     visit.page.get_by_label("The output softmax for instance 0").fill("1280")
-    visit.page.get_by_role("button", name="Read my answer").click()
+    visit.follow(visit.page.get_by_role("button", name="Read my answer"))
     assert "Read as a single number" in visit.page.locator("#result").inner_text()
-    visit.page.get_by_role("button", name="Check my answer").click()
+    visit.follow(visit.page.get_by_role("button", name="Check my answer"))
     result = visit.page.locator("#result").inner_text()
     assert "Not right." in result and "finding the maximum takes" in result
     assert visit.page.locator("ol.hints li").count() == 2  # the hints asked for stay
     assert axe_violations(visit) == []
     visit.page.get_by_label("Report a problem with this exercise").fill("Is 5T - 2 right?")
-    visit.page.get_by_role("button", name="Send the report").click()
+    visit.follow(visit.page.get_by_role("button", name="Send the report"))
     assert (
         "your report is with the authors"
         in visit.page.locator("#report").locator("..").inner_text()
