@@ -7,6 +7,8 @@ export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}"
 # Debian's packages install while the code is linted (on a new machine, half a minute)
 (scripts/install-browser.sh && scripts/install-nginx.sh) &  # the deploy tests serve behind nginx
 packages=$!
+# a lint failure ends the script: it still waits for apt, which must never stop half-way
+trap 'wait "$packages" 2>/dev/null || true' EXIT
 PARALLEL=()
 if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint and types
   .venv/bin/ruff check .
