@@ -186,7 +186,11 @@ def evaluate(
     if problems or op is None:
         raise EngineInputError(problems)
     assert isinstance(ask, Mapping) and axes is not None
-    return _asked(op.run(values)[ask["output"]], axes[ask["output"]], ask)
+    # a value past float range comes back as inf or NaN for the caller to judge (the verifier
+    # and the placeholders refuse it as not finite); numpy's warning would only fill a log
+    with np.errstate(over="ignore", invalid="ignore"):
+        result = op.run(values)
+    return _asked(result[ask["output"]], axes[ask["output"]], ask)
 
 
 def _asked(result: Any, axes: Axes | None, ask: Mapping[str, Any]) -> np.ndarray | dict[str, int]:
