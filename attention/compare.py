@@ -24,7 +24,9 @@ class Comparison:
 
 
 def _numeric(expected: object, path: str) -> np.ndarray:
-    """The expected answer as a float array; anything non-numeric (or ragged) is refused."""
+    """The expected answer as a float array, or as int64 when every number in it is a whole
+    number written as one (so a count is compared exactly, past 2**53 too); anything
+    non-numeric (or ragged) is refused."""
 
     def bad(found: object) -> EngineInputError:
         return EngineInputError(
@@ -32,17 +34,23 @@ def _numeric(expected: object, path: str) -> np.ndarray:
         )
 
     waiting = [expected]  # every leaf, without a call per number: answers run to thousands
+    whole = True
     while waiting:
         node = waiting.pop()
-        if type(node) is float or type(node) is int:  # not a bool
+        if type(node) is int:  # not a bool
             continue
-        if isinstance(node, (list, tuple)):
+        if type(node) is float:
+            whole = False
+        elif isinstance(node, (list, tuple)):
             waiting.extend(node)
         elif isinstance(node, np.ndarray):
             if node.dtype.kind not in "iuf":
                 raise bad(node.dtype)
+            whole &= node.dtype.kind in "iu"
         elif not is_number(node):
             raise bad(node)
+        else:
+            whole = False
     try:
         arr = np.asarray(expected, dtype=np.float64)
     except OverflowError as exc:  # an integer past float range: 1 followed by 400 zeros
@@ -53,6 +61,11 @@ def _numeric(expected: object, path: str) -> np.ndarray:
         ) from exc
     if not np.all(np.isfinite(arr)):
         raise EngineInputError([InputProblem(path, "must be finite")])
+    if whole:
+        try:
+            return np.asarray(expected, dtype=np.int64)
+        except OverflowError:  # past int64: no count is; compared as the float it is
+            pass
     return arr
 
 
@@ -76,6 +89,9 @@ ZERO_SHARE = 2.0**-40
 
 ROUNDING = 1 + 1e-9
 """Half a unit is computed in floats: an answer exactly half a unit away is not refused."""
+
+EXACT_FLOATS = 2**53
+"""Every whole number up to this is a float exactly; past it, a count is answered as an integer."""
 
 
 def half_unit(value: np.ndarray, figures: int) -> np.ndarray:
@@ -131,7 +147,10 @@ def _refused(
     """The entries of ``expected`` the rule refuses against ``got`` (``counts``: ``got`` as
     given, integers compared exactly): the one rule of ``compare`` and ``compare_each``."""
     if counts.dtype.kind in "iu":
-        return counts != expected
+        if expected.dtype.kind in "iu":
+            return counts != expected
+        # a number written with a point: past 2**53 floats cannot tell neighbouring counts apart
+        return (counts != expected) | (np.abs(counts) > EXACT_FLOATS)
     allowed = _allowed(got, expected, rtol, atol, digits, zero, shown)
     return ~(np.abs(got - expected) <= allowed)
 
@@ -175,7 +194,10 @@ def _entry(index: tuple[int, ...]) -> str:
 
 
 def _number(x: float, other: float) -> str:
-    """``x`` in as few figures as tell it from ``other`` (6 at least)."""
+    """``x`` in as few figures as tell it from ``other`` (6 at least); a whole number written
+    as one (a count), in full."""
+    if isinstance(x, int):
+        return str(x)
     for figures in range(6, 18):
         if f"{x:.{figures}g}" != f"{other:.{figures}g}":
             break
@@ -192,7 +214,7 @@ def _refusal(
 ) -> str:
     """The first entry refused, which rule refused it, and how many more were."""
     first = tuple(int(i) for i in np.argwhere(bad)[0])
-    v, e = float(got[first]), float(expected[first])
+    v, e = got[first].item(), expected[first].item()  # a count stays an int, as it was written
     words = rule(v, e, float(zero[first]))
     text = f"{prefix}{_entry(first)}{_number(e, v)} is not {_number(v, e)}{words}"
     more = int(bad.sum()) - 1
@@ -240,7 +262,8 @@ def _compare_arrays(
         else partial(_rule_words, rtol=rtol, atol=atol, digits=digits, shown=shown)
     )
     ok = not bad.any()
-    message = "" if ok or not explain else _refusal(prefix, bad, got, expected, rule, bounds)
+    shown_as = counts if counts.dtype.kind in "iu" else got
+    message = "" if ok or not explain else _refusal(prefix, bad, shown_as, expected, rule, bounds)
     return Comparison(ok, float(diff.max()), rel, message)
 
 
@@ -330,7 +353,8 @@ def compare_each(
         got = None if isinstance(value, Mapping) else np.asarray(value)
     except (TypeError, ValueError):  # ragged, or not numbers: as compare says, one by one
         got = None
-    if got is None or got.dtype.kind not in "iuf" or not np.all(np.isfinite(got)) or not got.size:
+    if got is None or got.dtype.kind != "f" or not np.all(np.isfinite(got)) or not got.size:
+        # one by one: as compare says, and a count exactly (stacked, its answers are floats)
         return [_compare_ok(value, answer, rtol, atol, digits, zero, shown) for answer in answers]
     stacked: list[np.ndarray] = []
     same: list[bool] = []
@@ -343,7 +367,7 @@ def compare_each(
         return [False] * len(answers)
     floats = got.astype(np.float64, copy=False)
     expected = np.stack(stacked, dtype=np.float64)
-    bad = _refused(floats, got, expected, rtol, atol, digits, zero_bound(floats, zero), shown)
+    bad = _refused(floats, floats, expected, rtol, atol, digits, zero_bound(floats, zero), shown)
     held = iter(~bad.reshape(len(stacked), -1).any(axis=1))
     return [bool(next(held)) if fits else False for fits in same]
 

@@ -35,6 +35,7 @@ from .references import Chapters, chapters_for, links_to_page, references_linked
 NUMBER = re.compile(
     r"[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)(e[-+]?[0-9]+)?|nan|inf|infinity)", re.ASCII | re.IGNORECASE
 )
+WHOLE = re.compile(r"[-+]?[0-9]{1,300}", re.ASCII)  # longer ones are read as floats
 INSTANCE = re.compile(r"0|[1-9][0-9]{0,5}", re.ASCII)
 
 
@@ -225,12 +226,13 @@ def answer_given(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def _numbers(line: str, number: int) -> list[float]:
-    values = []
+def _numbers(line: str, number: int) -> list[float | int]:
+    values: list[float | int] = []
     for word in re.split(r"[\s,;]+", line.strip()):
         if not NUMBER.fullmatch(word):  # float() also reads 1_0 and Arabic-Indic digits
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number")
-        value = float(word)
+        # a whole number stays one, as JSON keeps it: a count past 2**53 is compared exactly
+        value = int(word) if WHOLE.fullmatch(word) else float(word)
         if value != value or value in (float("inf"), float("-inf")):
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a finite number")
         values.append(value)

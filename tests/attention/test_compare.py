@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attention
-from attention import EngineInputError, compare
+from attention import EngineInputError, compare, compare_each
 
 
 def test_equal_scalars_compare_ok_with_zero_error():
@@ -187,6 +187,26 @@ def test_attention_cost_counts_are_compared_exactly_whatever_the_tolerance():
     assert not compare(flops, int(flops) + 1, **loose).ok
     assert not compare(flops, int(flops) + 1, digits=3).ok
     assert compare(flops, float(flops), digits=3).ok
+
+
+def test_a_count_past_2_to_the_53_is_compared_exactly_never_as_the_float_it_rounds_to():
+    """7920000981600018092 and 7920000981600018592 are the same float64: an answer 500 off
+    was verified "exactly (a count)". Written as an integer it is compared as one; written
+    with a point past 2**53 no float can say which count it means."""
+    inputs = {"seq_len": 300000007, "width": 16, "heads": 4}
+    flops = attention.evaluate("attention_cost", inputs, {"output": "flops"})
+    assert int(flops) == 7920000981600018592
+    off = compare(flops, 7920000981600018092, digits=3)
+    assert not off.ok
+    assert off.message == (
+        "7920000981600018092 is not 7920000981600018592: a count is compared exactly"
+    )
+    assert compare(flops, 7920000981600018592, digits=3).ok
+    assert not compare(flops, 7920000981600018592.0, digits=3).ok
+    assert not compare(flops, int(flops) + 1).ok
+    answers = [7920000981600018092, 7920000981600018592, 7.920000981600018e18, int(flops) - 1]
+    assert compare_each(flops, answers, digits=3) == [False, True, False, False]
+    assert compare_each(12, [12, 12.0, 13, 12.5]) == [True, True, False, False]
 
 
 def test_a_loose_tolerance_is_narrowed_to_half_a_unit_in_the_third_figure_of_each_entry():

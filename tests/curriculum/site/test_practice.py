@@ -138,7 +138,7 @@ def test_what_was_read_is_echoed_unrounded_so_it_never_looks_right(client, pract
     typed = [f"{right[0]:.6g}49", "1216.0000001", "2", "1e-07", "-0.25", "123456789012345678"]
     for step in ("read", "check"):
         page = check(client, 1, " ".join(typed), step=step).content.decode()
-        assert page_numbers(page)[-6:] == typed[:5] + ["1.2345678901234568e+17"]
+        assert page_numbers(page)[-6:] == typed  # a whole number is read whole, as typed
 
 
 def test_a_wrong_shape_names_both_shapes(client, practice):

@@ -1,0 +1,18 @@
+"""What a reader types, read as numbers: a whole number stays whole, so a count past 2**53 is
+judged exactly, as an author's is."""
+
+import attention
+from curriculum.domain.practice import answer_parse
+
+
+def test_a_typed_whole_number_stays_whole_and_a_count_past_2_to_the_53_is_judged_exactly():
+    flops = attention.evaluate(
+        "attention_cost", {"seq_len": 300000007, "width": 16, "heads": 4}, {"output": "flops"}
+    )
+    right, flat = answer_parse("7920000981600018592")
+    off, _ = answer_parse("7920000981600018092")
+    assert (right, flat) == (7920000981600018592, True) and type(right) is int
+    assert attention.compare(flops, right, digits=3).ok
+    assert not attention.compare(flops, off, digits=3).ok
+    assert answer_parse("1 2.5\n-3 4e2") == ([[1, 2.5], [-3, 400.0]], False)
+    assert [type(v) for v in answer_parse("1, 2.0")[0]] == [int, float]
