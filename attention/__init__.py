@@ -22,7 +22,7 @@ from attention.cost import (
 )
 from attention.decode import attention_decode
 from attention.errors import EngineInputError, InputProblem
-from attention.generated import expand_inputs, is_generated
+from attention.generated import expand_inputs, generated_numbers, is_generated
 from attention.grouped import grouped_query_attention
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.losses import cross_entropy
@@ -96,6 +96,7 @@ __all__ = [
     "evaluate",
     "evaluation_work",
     "expand_inputs",
+    "generated_numbers",
     "head_dependent_terms",
     "instances_values",
     "is_generated",

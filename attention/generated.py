@@ -53,6 +53,20 @@ def is_generated(inputs: object) -> bool:
     return isinstance(inputs, Mapping) and any(is_generator(v) for v in inputs.values())
 
 
+def generated_numbers(inputs: object) -> int:
+    """How many numbers a problem's generators draw at one instance, counted from their shapes
+    without drawing them (a shape that is not a list of whole numbers counts none: it is
+    refused anyway): what a caller bounds across many problems before any is drawn."""
+    if not isinstance(inputs, Mapping):
+        return 0
+    total = 0
+    for value in inputs.values():
+        shape = value.get("shape", ()) if is_generator(value) else None
+        if isinstance(shape, list | tuple) and all(is_integer(n) and n >= 0 for n in shape):
+            total += math.prod(int(n) for n in shape)
+    return total
+
+
 def spec_problems(name: str, spec: Mapping[str, Any]) -> list[InputProblem]:
     """Every problem with one generator mapping, each with its path (``inputs.x.shape``)."""
     path = f"inputs.{name}"

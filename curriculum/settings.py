@@ -377,6 +377,9 @@ LIMIT_API_BODY_BYTES = env.int("LIMIT_API_BODY_BYTES", 2 * 1024 * 1024)  # 413 b
 # counted where it stands): whatever is stored can be exported and imported again.
 LIMIT_CHAPTER_FILE_BYTES = env.int("LIMIT_CHAPTER_FILE_BYTES", 2 * 1024 * 1024)
 LIMIT_CHAPTER_NUMBERS = env.int("LIMIT_CHAPTER_NUMBERS", 200_000)  # in a chapter, aliases too
+# what its problems' generators draw at one instance, all together: checking a document draws
+# them, in the request (each input alone may draw 65,536)
+LIMIT_CHAPTER_GENERATED = env.int("LIMIT_CHAPTER_GENERATED", 2**20)
 LIMIT_FORMULA_EXPAND = env.int("LIMIT_FORMULA_EXPAND", 1000)  # KaTeX maxExpand (macro uses)
 LIMIT_FORMULA_TOKENS = env.int("LIMIT_FORMULA_TOKENS", 20_000)  # what its macros produce
 LIMIT_FORMULA_CHARS = env.int("LIMIT_FORMULA_CHARS", 20_000)  # one formula's TeX

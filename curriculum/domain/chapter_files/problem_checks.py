@@ -4,6 +4,8 @@ Their structure is the schema's."""
 
 from typing import Any
 
+from django.conf import settings
+
 import attention
 from attention.answers import answer_problems
 from curriculum.models import Problem
@@ -25,7 +27,7 @@ UNUSED_ATOL = Problem._meta.get_field("atol").default
 
 
 def problems_checked(c: Checker, raws: list) -> list:
-    problems, keys_seen = [], set()
+    problems, keys_seen, drawn = [], set(), 0
     for i, raw in enumerate(raws):
         path = f"problems[{i}]"
         if (prob := c.structure(ProblemDocument, raw, path)) is None:
@@ -33,6 +35,14 @@ def problems_checked(c: Checker, raws: list) -> list:
         if prob.key in keys_seen:
             c.error(f"{path}.key", f"problem key {prob.key} appears twice")
         keys_seen.add(prob.key)
+        drawn += attention.generated_numbers(prob.inputs)
+        if drawn > settings.LIMIT_CHAPTER_GENERATED:  # refused before any is drawn
+            c.error(
+                f"{path}.inputs",
+                f"the generated inputs of problems[0] to here draw {drawn:,} numbers; a chapter's "
+                f"draw at most {settings.LIMIT_CHAPTER_GENERATED:,} (LIMIT_CHAPTER_GENERATED)",
+            )
+            break
         found = attention.check(prob.operation, prob.inputs, prob.ask)
         for refusal in found:
             c.error(f"{path}.{refusal.path}", refusal.message)

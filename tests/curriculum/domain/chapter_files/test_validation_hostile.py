@@ -271,3 +271,48 @@ def test_a_nul_in_the_code_is_refused_by_its_path(books, alice_token, body):
         "detail": "contains a NUL character (\\0), which text may not hold",
     } in answer.json()["errors"]
     assert not Chapter.objects.filter(code__startswith="II.7").exists()
+
+
+def heavy_problem(i: int) -> dict:
+    """Five generated 256 x 256 inputs: each within its own limit (65,536 numbers)."""
+    drawn = {"generate": "normal", "shape": [256, 256]}
+    names = ("x", "w_q", "w_k", "w_v", "w_o")
+    return {
+        "key": f"p{i}",
+        "kind": "exercise",
+        "variant": "v",
+        "statement": "Compute it.",
+        "operation": "multi_head_attention",
+        "inputs": {n: drawn | {"seed": 5 * i + s} for s, n in enumerate(names)} | {"heads": 4},
+        "ask": {"output": "out", "row": 0, "col": 0},
+        "tolerance": {"digits": 6},
+        "solution": {"steps": "Do it.", "answer": 0.5, "published": True},
+    }
+
+
+def test_many_problems_drawing_big_inputs_are_refused_before_the_request_draws_them(
+    books, monkeypatch, settings
+):
+    """283 such problems in a 174 KB body made a PUT draw 93 million numbers, twice, in the
+    request: 18 s each, and five at once held every web worker past its timeout. The chapter's
+    generated numbers are counted from their shapes first; past LIMIT_CHAPTER_GENERATED the
+    document is refused at the problem that passes it, and nothing after it is drawn."""
+    import attention.generated
+
+    drawn: list[int] = []
+    generate = attention.generated.generate
+    monkeypatch.setattr(
+        attention.generated,
+        "generate",
+        lambda name, spec, instance=0: drawn.append(256 * 256) or generate(name, spec, instance),
+    )
+    errors = refused(sketch("II.9", problems=[heavy_problem(i) for i in range(283)]))
+    limit = settings.LIMIT_CHAPTER_GENERATED
+    assert errors == [
+        "problems[3].inputs: the generated inputs of problems[0] to here draw 1,310,720 numbers; "
+        f"a chapter's draw at most {limit:,} (LIMIT_CHAPTER_GENERATED)"
+    ]
+    assert sum(drawn) <= 2 * limit  # problems 0 to 2 alone, drawn by their checks
+    assert not Chapter.objects.filter(code="II.9").exists()
+    chapter_import(document=sketch("II.9", problems=[heavy_problem(i) for i in range(3)]))
+    assert Problem.objects.filter(chapter__code="II.9").count() == 3  # within it: imported
