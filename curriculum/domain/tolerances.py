@@ -92,3 +92,19 @@ def tolerance_words(tolerance: Mapping[str, Any]) -> str:
     if tolerance.get("digits") is not None:
         return f"to {max(int(tolerance['digits']), MIN_DIGITS)} significant figures"
     return f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g}"
+
+
+def compared_too_small(left: Any, right: Any, atol: float) -> str | None:
+    """Why a property's comparison says nothing, if it does not: ``atol`` wider than half a unit
+    in the third figure of the largest value either side holds (every side 0 included), so that
+    any relation of such values would hold within it (x == 2 * x on draws of 1e-7, within 1e-6)."""
+    scale = max(float(np.max(np.abs(np.asarray(side, dtype=np.float64)))) for side in (left, right))
+    if scale == 0:
+        return "both sides are 0: any relation of them would hold"
+    if atol > float(half_unit(np.asarray(scale), MIN_FIGURES)):
+        return (
+            f"its sides are at most {scale:.3g}, and the absolute tolerance {atol:g} is wider than "
+            f"half a unit in their third figure: within it any relation of them would hold "
+            f"(compare larger values, such as x + 1 == y + 1, or narrow atol)"
+        )
+    return None

@@ -139,3 +139,31 @@ def test_a_property_too_loose_or_too_large_is_refused(change, path):
 def test_a_property_that_compares_nothing_is_an_error():
     decided = outcome("property", SHIFT | {"holds": "s[:0] == 5"})
     assert decided.status == "error" and "compares nothing" in decided.message
+
+
+@pytest.mark.parametrize(
+    "check, why",
+    [
+        (  # draws of 1e-7 within an atol of 1e-6: x == 2 * x "verified on 50 instances"
+            {"generate": "normal", "shape": [3], "scale": 1e-7, "round": 10, "seed": 1},
+            "its sides are at most",
+        ),
+        (  # draws rounded to 0 at the default 2 decimals: 0 == 0 on every instance
+            {"generate": "normal", "shape": [3], "scale": 1e-3, "seed": 1},
+            "both sides are 0",
+        ),
+    ],
+)
+def test_a_property_whose_sides_are_within_its_tolerance_of_0_is_an_error_never_verified(
+    check, why
+):
+    spec = {
+        "inputs": {"x": check},
+        "holds": "x == 2 * x",
+        "instances": 50,
+        "tolerance": {"rtol": 0, "atol": 1e-6},
+    }
+    decided = outcome("property", spec)
+    assert decided.status == "error" and "compares nothing on instance 0: " + why in decided.message
+    wide = spec | {"holds": "x + 1 == 2 * x + 1", "inputs": {"x": check | {"scale": 1.0}}}
+    assert outcome("property", wide).status == "mismatch"  # compared at 1: the relation fails
