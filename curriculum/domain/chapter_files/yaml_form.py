@@ -1,6 +1,6 @@
-"""Chapter files as YAML text: read safely (YAML 1.2 numbers, no duplicate keys, no merge keys,
-aliases counted where they stand) and written in one canonical form, so export then import then
-export is stable."""
+"""Chapter files as YAML text: read safely (YAML 1.2's core schema: its numbers, dates as text,
+no other tags; no duplicate keys, no merge keys, aliases counted where they stand) and written
+in one canonical form, so export then import then export is stable."""
 
 import re
 from typing import Any
@@ -13,6 +13,10 @@ from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
 from .extent import WIDTH, extent_check
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _TagRefused(yaml.constructor.ConstructorError):
+    """A tag YAML 1.2's core schema does not have: the file is valid YAML, but not a chapter's."""
 
 
 class _TooDeep(yaml.YAMLError):
@@ -98,12 +102,17 @@ def _construct_int(loader: Any, node: Any) -> int:
 
 
 _INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_TIMESTAMP, _VALUE = "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"
 # Numbers as YAML 1.2's core schema reads them. YAML 1.1 (PyYAML's own) read 010 as 8, 1:30 as
 # 90, 1_0 as 10 and 0b11 as 3, so an author's inputs changed without a word; those forms are
 # now text, which the file's checks refuse where a number belongs. (1e-6, a string in 1.1, is
-# the number authors mean.)
+# the number authors mean.) The core schema has no timestamps either: `code: 2001-12-14` is
+# text, refused by the code's own rule, not a date no rule expects (nor is `=` YAML 1.1's
+# value key).
 _Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
+    first: [
+        (tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _TIMESTAMP, _VALUE)
+    ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_implicit_resolver(
@@ -118,6 +127,30 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."),
 )
 _Loader.add_constructor(_INT, _construct_int)
+
+_YAML_TAG = "tag:yaml.org,2002:"
+_REFUSED_TAGS = ("binary", "set", "omap", "pairs", "timestamp")
+"""PyYAML's safe tags beyond the core schema's: each would hand the checks bytes, a set, pairs
+or a date, which no key of the format holds."""
+
+
+def _refuse_tag(loader: Any, node: Any) -> Any:
+    tag = node.tag
+    shown = tag if tag.startswith("!") else f"!<{tag}>"  # a local tag as written, else verbatim
+    if tag.startswith(_YAML_TAG):
+        shown = "!!" + tag.removeprefix(_YAML_TAG)
+    raise _TagRefused(
+        None,
+        None,
+        f"the tag {shown} is not allowed: a chapter file holds text, numbers, true or false, "
+        "null, lists and mappings",
+        node.start_mark,
+    )
+
+
+for _name in _REFUSED_TAGS:
+    _Loader.add_constructor(_YAML_TAG + _name, _refuse_tag)
+_Loader.add_constructor(None, _refuse_tag)  # any tag PyYAML does not know (`!foo`)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -169,8 +202,9 @@ def load_yaml(text: str) -> Any:
             problem = getattr(error, "problem", None) or str(error)
             if "nesting depth" in problem:  # libyaml's own bound, far past ours: name ours
                 problem = f"nested more than {settings.LIMIT_YAML_DEPTH} deep (LIMIT_YAML_DEPTH)"
-            raise ChapterFileError([f"{where}: not valid YAML: {problem}"]) from error
-        except ValueError as error:  # a constructor's: a date that does not exist, a huge integer
+            said = "" if isinstance(error, _TagRefused) else "not valid YAML: "
+            raise ChapterFileError([f"{where}: {said}{problem}"]) from error
+        except ValueError as error:  # a constructor's: `!!float x`
             raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
         extent_check(document, where="file")
     return document

@@ -194,7 +194,7 @@ def test_yaml_that_does_not_parse_says_where(books):
     assert refused("code: II.7\ntitle: [unclosed\n")[0].startswith("line 3, column 1: not valid")
 
 
-@pytest.mark.parametrize("value", ["9" * 4301, "-" + "9" * 400, "0x" + "f" * 5000, "2026-02-30"])
+@pytest.mark.parametrize("value", ["9" * 4301, "-" + "9" * 400, "0x" + "f" * 5000])
 def test_a_value_no_parser_can_build_is_refused_in_an_author_s_words(books, value):
     """An integer no float can hold is refused where it is written: a tolerance or a generator's
     scale of 400 digits failed deep in the checks, and a hexadecimal literal escapes Python's own
