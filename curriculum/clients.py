@@ -11,6 +11,7 @@ through at twice the rate). Django's database cache, used only where there is no
 all, counts with a read and a write: requests at the same instant may be counted once.
 """
 
+import contextlib
 import ipaddress
 import math
 import re
@@ -78,6 +79,7 @@ class Window:
     limit: int  # requests allowed in a window
     remaining: int  # still allowed in this window
     reset: int  # seconds until the window ends (at least 1)
+    key: str = ""  # the count this request added to, for `client_uncount`
 
 
 def client_admit(request: HttpRequest, limit: Limit) -> bool:
@@ -104,7 +106,15 @@ def client_window(request: HttpRequest, limit: Limit) -> Window:
             used = cache.incr(key)
         except ValueError:  # no count yet (or its window just ended)
             if cache.add(key, 1, seconds + 1):
-                return Window(count >= 1, count, max(0, count - 1), seconds)
+                return Window(count >= 1, count, max(0, count - 1), seconds, key)
         else:
-            return Window(used <= count, count, max(0, count - used), reset)
+            return Window(used <= count, count, max(0, count - used), reset, key)
     return Window(False, count, 0, reset)
+
+
+def client_uncount(window: Window) -> None:
+    """Take back the count a request was admitted with, when another rate refuses it: a
+    request refused by one rate spends no other (`decr` is as atomic as `incr`)."""
+    if window.key:
+        with contextlib.suppress(ValueError):  # its window ended meanwhile, and the count too
+            cache.decr(window.key)

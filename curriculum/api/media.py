@@ -1,8 +1,9 @@
-"""What a body sent to the API must be: JSON, said so in its Content-Type (a chapter document
-may also be YAML). A browser posts a cross-site form only as a form or text/plain, never as
-JSON without asking the site first (a CORS preflight this site never grants), so a body of
-another type is refused (415) before anything reads it, and a signed-in reader's session
-cannot be made to check an answer from another site."""
+"""What a body sent to the API must be: JSON, said so in its Content-Type as application/json
+(a chapter document may also be YAML), in UTF-8, the one charset read. A browser posts a
+cross-site form only as a form or text/plain, never as JSON without asking the site first (a
+CORS preflight this site never grants), so a body of another type is refused (415) before
+anything reads it, and a signed-in reader's session cannot be made to check an answer from
+another site."""
 
 from typing import Any
 
@@ -19,9 +20,9 @@ JSON_TYPE = "application/json"
 class UnsupportedMediaType(Exception):
     """415: the body's Content-Type is not one the route reads."""
 
-    def __init__(self, sent: str, accepted: str = JSON_TYPE) -> None:
+    def __init__(self, sent: str, accepted: str = JSON_TYPE, reason: str = "") -> None:
         said = f"the Content-Type is {sent!r}" if sent else "no Content-Type was sent"
-        self.reason = f"{said}; send it as {accepted}"
+        self.reason = reason or f"{said}; send it as {accepted}"
         super().__init__(f"body: {self.reason}")
 
 
@@ -71,16 +72,41 @@ def media_type(header: str | None) -> str:
 
 
 def is_json(header: str | None) -> bool:
-    """application/json, or a type declared JSON by its +json suffix."""
+    """Whether a response is JSON: application/json, or a type declared JSON by its +json
+    suffix (application/problem+json). A request's body is read by `body_type` alone."""
     kind = media_type(header)
     return kind == JSON_TYPE or (kind.startswith("application/") and kind.endswith("+json"))
 
 
-def json_declared(request: HttpRequest, accepted: str = JSON_TYPE) -> None:
-    """UnsupportedMediaType unless the request's Content-Type says JSON."""
+def charset(header: str | None) -> str | None:
+    """A Content-Type's charset parameter, lowercase and unquoted; None when it names none."""
+    for parameter in (header or "").split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"').lower()
+    return None
+
+
+def body_type(
+    request: HttpRequest, types: tuple[str, ...] = (JSON_TYPE,), accepted: str = JSON_TYPE
+) -> str:
+    """The body's media type when it is one of `types` exactly, as the route documents them
+    (a +json type is another format, such as a merge patch, and is not read as a document), in
+    UTF-8: any other charset would be read as UTF-8 regardless. UnsupportedMediaType else."""
     sent = request.headers.get("Content-Type")
-    if not is_json(sent):
-        raise UnsupportedMediaType(media_type(sent), accepted)
+    kind = media_type(sent)
+    if kind not in types:
+        raise UnsupportedMediaType(kind, accepted)
+    said = charset(sent)
+    if said not in (None, "utf-8"):
+        reason = f"the body must be UTF-8, but the Content-Type says charset={said}"
+        raise UnsupportedMediaType(kind, reason=f"{reason}; send charset=utf-8, or no charset")
+    return kind
+
+
+def json_declared(request: HttpRequest, accepted: str = JSON_TYPE) -> None:
+    """UnsupportedMediaType unless the request's Content-Type says application/json, UTF-8."""
+    body_type(request, (JSON_TYPE,), accepted)
 
 
 def json_body(request: HttpRequest, accepted: str = JSON_TYPE) -> Any:

@@ -1,5 +1,5 @@
 """Every refusal below /api/ as an RFC 9457 problem (`application/problem+json`):
-`{"type": "about:blank", "title": <the status's phrase>, "status", "detail", "errors": [...]}`,
+`{"type": "about:blank", "title": <the status's name>, "status", "detail", "errors": [...]}`,
 each error `{"code", "detail"}` plus the part of the request it is about: a `pointer` (RFC 6901,
 into the body sent: `/problems/0/inputs/seq_len`; `""` is the whole body; for a publish the gate
 refused, into the chapter file it reads), a `parameter` (a query or path parameter's name) or a
@@ -105,9 +105,14 @@ def validation_error(error: dict[str, Any]) -> dict[str, str]:
     return {"pointer": _joined(rest[1:])} | item
 
 
+TITLES = {422: "Unprocessable Content"}
+"""RFC 9110's name where Python's HTTPStatus gives an older one until 3.13 (RFC 4918's
+"Unprocessable Entity"): the title the README documents, whichever Python serves it."""
+
+
 def problem(status: int, detail: str, errors: list[dict[str, str]] | None = None) -> dict:
     try:
-        title = HTTPStatus(status).phrase
+        title = TITLES.get(status) or HTTPStatus(status).phrase
     except ValueError:
         title = "Error"
     return {

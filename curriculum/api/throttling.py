@@ -8,7 +8,14 @@ from functools import wraps
 from django.http import HttpRequest, HttpResponse
 from ninja.throttling import BaseThrottle
 
-from curriculum.clients import ANONYMOUS_READS, PRACTICE_CHECKS, Limit, client_window
+from curriculum.clients import (
+    ANONYMOUS_READS,
+    PRACTICE_CHECKS,
+    Limit,
+    Window,
+    client_uncount,
+    client_window,
+)
 
 from .auth import BearerToken, TokenRefused, staff_session
 from .problems import problem_response
@@ -17,13 +24,24 @@ from .problems import problem_response
 def admit(request: HttpRequest, limit: Limit) -> bool:
     """Count the request (`client_window`); the window kept on the request is announced in its
     response's RateLimit-* headers (middleware.py): the refusing one, else the one with the
-    fewest requests left. A refused request names its rate in the 429 (`refused_by`)."""
+    fewest requests left. A refused request names its rate in the 429 (`refused_by`).
+
+    A request under two rates (an anonymous check: API_ANON_RATE, PRACTICE_CHECK_RATE) is
+    refused by the first it is past and counted by that one alone: a later rate does not count
+    it (ninja asks every throttle), and an earlier one's count is given back."""
+    if getattr(request, "refused_by", None) is not None:
+        return False  # refused already, and announced by the rate that refused it
     window = client_window(request, limit)
+    counted: list[Window] = request.__dict__.setdefault("rate_counted", [])
+    if window.admitted:
+        counted.append(window)
+    else:
+        for earlier in counted:
+            client_uncount(earlier)
+        request.refused_by = limit  # type: ignore[attr-defined]
     kept = getattr(request, "rate_window", None)
     if kept is None or kept.admitted and (not window.admitted or window.remaining < kept.remaining):
         request.rate_window = window  # type: ignore[attr-defined]
-    if not window.admitted:
-        request.refused_by = limit  # type: ignore[attr-defined]
     return window.admitted
 
 

@@ -33,7 +33,7 @@ from curriculum.models import Chapter
 
 from .auth import PUBLISH_AUTH, TOKEN_READ_AUTH, WRITE_AUTH, caller
 from .chapters import router
-from .media import body_bytes, json_body, media_type
+from .media import JSON_TYPE, body_bytes, body_type, json_body, media_type
 from .params import CODE
 from .responses import conditional, json_response, reader_body
 from .schemas import ChapterOut, Enqueued, Error, Imported, PublishIn
@@ -56,9 +56,9 @@ DOCUMENT_BODY = {
         "content": DOCUMENT_CONTENT,
         "description": "A chapter file (/api/v1/content-format.md) as JSON (Content-Type: "
         "application/json; 400 when it does not parse), or as the YAML export_chapter writes "
-        "(application/yaml, or application/x-yaml, text/yaml, text/x-yaml); any other type is "
-        "415. The importer checks it whole: a refusal lists every error with its path, and "
-        "writes nothing.",
+        "(application/yaml, or application/x-yaml, text/yaml, text/x-yaml); any other type, or "
+        "a charset other than utf-8, is 415. The importer checks it whole: a refusal lists every "
+        "error with its path, and writes nothing.",
     }
 }
 PUBLISH_BODY = {
@@ -90,9 +90,11 @@ def _is_yaml(header: str) -> bool:
 
 
 def _document(request) -> object:
-    """The body as YAML when its Content-Type says so, as JSON when it says that (415 else)."""
-    if media_type(request.headers.get("Content-Type")) not in YAML_TYPES:
-        return json_body(request, accepted="application/json or application/yaml")
+    """The body as YAML when its Content-Type says so, as JSON when it says that: exactly the
+    types the route documents, in UTF-8 (415 else)."""
+    accepted = "application/json or application/yaml"
+    if body_type(request, (JSON_TYPE, *YAML_TYPES), accepted) == JSON_TYPE:
+        return json_body(request, accepted)
     try:
         return load_yaml(body_bytes(request).decode("utf-8"))
     except UnicodeDecodeError as error:

@@ -4,6 +4,7 @@ LIMIT_API_BODY_BYTES is 413 (even where no body is read), JSON that does not par
 the path parameter that found nothing, a bad Host the header); a 405's Allow lists HEAD."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -97,3 +98,101 @@ def test_a_405_allows_head_where_get_is_served(client, db):
     allowed = {method.strip() for method in response["Allow"].split(",")}
     assert {"GET", "HEAD"} <= allowed and "DELETE" not in allowed
     assert client.head("/api/v1/books").status_code == 200
+
+
+PUBLISH = "/api/v1/chapters/II.7/publish"
+OTHER_JSON_TYPES = [
+    "application/merge-patch+json",
+    "application/foo+json",
+    "application/vnd.api+json",
+    "application/yaml+json",
+]
+
+
+def _refused_for_its_type(response) -> str:
+    [item] = response.json()["errors"]
+    assert response.status_code == 415
+    assert response["Content-Type"] == "application/problem+json"
+    assert (item["header"], item["code"]) == ("Content-Type", "unsupported_media_type")
+    return item["detail"]
+
+
+@pytest.mark.parametrize("kind", OTHER_JSON_TYPES)
+def test_a_json_suffixed_type_is_415_on_every_route_that_reads_a_body(
+    client, shown, erin_token, kind
+):
+    """Only the types each route documents are read: a +json type is another format (a merge
+    patch, JSON:API), not the document or answer the route reads."""
+    before = Chapter.objects.get(code="II.7")
+    document = json.dumps(sketch(title="Overwritten"))
+    put = client.put("/api/v1/chapters/II.7", document, content_type=kind, **erin_token)
+    publish = client.post(PUBLISH, '{"notes": "n"}', content_type=kind, **erin_token)
+    check = client.post(CHECK, '{"answer": 1}', content_type=kind)
+    for response in (put, publish, check):
+        assert f"the Content-Type is {kind!r}" in _refused_for_its_type(response)
+    after = Chapter.objects.get(code="II.7")
+    assert (after.title, after.revision) == (before.title, before.revision)
+    assert after.releases.count() == 1
+
+
+@pytest.mark.parametrize("kind", ["application/json", "application/yaml", "text/x-yaml"])
+@pytest.mark.parametrize("charset", ["bogus", "ebcdic", "utf-16", "iso-8859-1", ""])
+def test_a_charset_other_than_utf_8_is_415_saying_the_body_must_be_utf_8(
+    client, books, alice_token, kind, charset
+):
+    text = (
+        json.dumps(sketch())
+        if kind == "application/json"
+        else yaml.safe_dump(sketch(), sort_keys=False)
+    )
+    response = client.put(  # bytes: the test client would encode text in the charset named
+        "/api/v1/chapters/II.7",
+        text.encode(),
+        content_type=f"{kind}; charset={charset}",
+        **alice_token,
+    )
+    detail = _refused_for_its_type(response)
+    assert detail.startswith(f"the body must be UTF-8, but the Content-Type says charset={charset}")
+    assert not Chapter.objects.filter(code="II.7").exists()
+
+
+def test_a_check_or_publish_in_another_charset_is_415_too(client, shown, erin_token):
+    kind = "application/json; charset=ebcdic"
+    # generic: post() would encode the body in the charset named
+    check = client.generic("POST", CHECK, b'{"answer": 1}', content_type=kind)
+    publish = client.generic("POST", PUBLISH, b'{"notes": "n"}', content_type=kind, **erin_token)
+    for response in (check, publish):
+        assert "must be UTF-8" in _refused_for_its_type(response)
+
+
+@pytest.mark.parametrize(
+    "kind", ["application/json; charset=UTF-8", 'application/yaml; charset="utf-8"', "text/yaml"]
+)
+def test_utf_8_named_in_any_case_or_not_at_all_is_read(client, books, alice_token, kind):
+    text = json.dumps(sketch()) if "json" in kind else yaml.safe_dump(sketch(), sort_keys=False)
+    response = client.put("/api/v1/chapters/II.7", text, content_type=kind, **alice_token)
+    assert response.status_code == 201, response.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("code: 2001-12-14", ("/code", "the document is for text ('2001-12-14'); this address")),
+        ("title: !!binary aGk=", ("", "line {}, column 8: the tag !!binary is not allowed")),
+        ("title: !!set {x}", ("", "line {}, column 8: the tag !!set is not allowed")),
+    ],
+)
+def test_a_yaml_document_s_date_is_text_and_a_tag_beyond_yaml_1_2_is_named(
+    client, books, alice_token, written, said
+):
+    text = yaml.safe_dump(sketch(), sort_keys=False)
+    key = written.split(":")[0]
+    text = re.sub(rf"^{key}: .*$", written, text, count=1, flags=re.MULTILINE)
+    response = client.put(
+        "/api/v1/chapters/II.7", text, content_type="application/yaml", **alice_token
+    )
+    [item] = response.json()["errors"]
+    pointer, detail = said[0], said[1].format(text.splitlines().index(written) + 1)
+    assert response.status_code == 422
+    assert (item["pointer"], item["detail"][: len(detail)]) == (pointer, detail)
+    assert not Chapter.objects.filter(code="II.7").exists()

@@ -3,6 +3,7 @@ a token's secret never in a cookie; hidden drafts move no public validator; logi
 per address."""
 
 import json
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -74,6 +75,24 @@ def test_every_api_error_has_the_one_shape(mode, chapter, alice_token, settings,
     assert answers[422].json()["errors"][0]["parameter"] == "limit"
     assert answers[429]["Retry-After"] == answers[429]["RateLimit-Reset"]
     assert answers[429]["RateLimit-Remaining"] == "0"
+
+
+README = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+
+
+def test_a_422_is_titled_by_rfc_9110_s_name_as_the_readme_shows_it(client, books, alice_token):
+    """Python before 3.13 names 422 "Unprocessable Entity" (RFC 4918's)."""
+    parameter = client.get("/api/v1/chapters?limit=-1")
+    document = client.put(
+        "/api/v1/chapters/II.7",
+        json.dumps(sketch(maturity="M9")),
+        content_type="application/json",
+        **alice_token,
+    )
+    for response in (parameter, document):
+        assert response.status_code == 422
+        assert response.json()["title"] == "Unprocessable Content"
+    assert '"title": "Unprocessable Content", "status": 422' in README
 
 
 @pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])

@@ -152,3 +152,39 @@ def test_each_counted_read_announces_what_remains_from_the_same_count(db, settin
     assert {r["RateLimit-Limit"] for r in answers} == {"3"}
     assert 0 < int(answers[3]["Retry-After"]) <= 60
     assert answers[3]["Retry-After"] == answers[3]["RateLimit-Reset"]
+
+
+CHECK = "/api/v1/chapters/II.7/problems/p3/instances/1/check"
+
+
+def _check(client: Client) -> int:
+    answer = {"answer": "1 2 3; 4 5 6"}
+    return client.post(CHECK, answer, content_type="application/json").status_code
+
+
+@pytest.mark.parametrize("shared_cache", list(SHARED_CACHES), indirect=True)
+def test_a_check_refused_by_the_anonymous_rate_spends_none_of_the_check_rate(
+    shared_cache, settings, seeded
+):
+    settings.API_ANON_RATE = "1/2s"
+    settings.PRACTICE_CHECK_RATE = "2/min"
+    generated_chapter()
+    client = Client(REMOTE_ADDR=_address())
+    assert [_check(client), _check(client)] == [200, 429]  # the second past API_ANON_RATE
+    time.sleep(2.1)  # a new anonymous window; the check rate's minute goes on
+    assert _check(client) == 200  # the second of PRACTICE_CHECK_RATE's two
+    assert _check(client) == 429
+
+
+@pytest.mark.parametrize("shared_cache", list(SHARED_CACHES), indirect=True)
+def test_a_check_refused_by_the_check_rate_spends_none_of_the_anonymous_rate(
+    shared_cache, settings, seeded
+):
+    settings.API_ANON_RATE = "2/min"
+    settings.PRACTICE_CHECK_RATE = "1/min"
+    generated_chapter()
+    client = Client(REMOTE_ADDR=_address())
+    assert [_check(client), _check(client)] == [200, 429]  # the second past the check rate
+    ping = client.get("/api/v1/ping")
+    assert ping.status_code == 200 and ping["RateLimit-Remaining"] == "0"
+    assert client.get("/api/v1/ping").status_code == 429
