@@ -162,15 +162,21 @@ def _check(client: Client) -> int:
     return client.post(CHECK, answer, content_type="application/json").status_code
 
 
+def _second_check_refused(settings, anonymous: str, checks: str) -> Client:
+    """A client of its own checks II.7's generated exercise twice, anonymously: under both
+    rates, the second check is past one of them."""
+    settings.API_ANON_RATE, settings.PRACTICE_CHECK_RATE = anonymous, checks
+    generated_chapter()
+    client = Client(REMOTE_ADDR=_address())
+    assert [_check(client), _check(client)] == [200, 429]
+    return client
+
+
 @pytest.mark.parametrize("shared_cache", list(SHARED_CACHES), indirect=True)
 def test_a_check_refused_by_the_anonymous_rate_spends_none_of_the_check_rate(
     shared_cache, settings, seeded
 ):
-    settings.API_ANON_RATE = "1/2s"
-    settings.PRACTICE_CHECK_RATE = "2/min"
-    generated_chapter()
-    client = Client(REMOTE_ADDR=_address())
-    assert [_check(client), _check(client)] == [200, 429]  # the second past API_ANON_RATE
+    client = _second_check_refused(settings, anonymous="1/2s", checks="2/min")
     time.sleep(2.1)  # a new anonymous window; the check rate's minute goes on
     assert _check(client) == 200  # the second of PRACTICE_CHECK_RATE's two
     assert _check(client) == 429
@@ -180,11 +186,7 @@ def test_a_check_refused_by_the_anonymous_rate_spends_none_of_the_check_rate(
 def test_a_check_refused_by_the_check_rate_spends_none_of_the_anonymous_rate(
     shared_cache, settings, seeded
 ):
-    settings.API_ANON_RATE = "2/min"
-    settings.PRACTICE_CHECK_RATE = "1/min"
-    generated_chapter()
-    client = Client(REMOTE_ADDR=_address())
-    assert [_check(client), _check(client)] == [200, 429]  # the second past the check rate
+    client = _second_check_refused(settings, anonymous="2/min", checks="1/min")
     ping = client.get("/api/v1/ping")
     assert ping.status_code == 200 and ping["RateLimit-Remaining"] == "0"
     assert client.get("/api/v1/ping").status_code == 429
