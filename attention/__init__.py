@@ -46,7 +46,7 @@ from attention.registry.table import (
 from attention.softmax import softmax
 from attention.work import evaluation_work
 
-ENGINE_VERSION = "1.2.1"
+ENGINE_VERSION = "1.2.2"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
 
 __all__ = [
