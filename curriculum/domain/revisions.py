@@ -37,9 +37,15 @@ def chapters_moved(
     shown = Q(entry_id__in=moved) & ~Q(entry__state=Chapter.State.DRAFT)
     leaning = ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
     moved |= set(leaning.values_list("chapter_id", flat=True))  # one statement, as a join
-    Chapter.objects.filter(pk__in=moved).update(
-        revision=F("revision") + 1, updated_at=timezone.now()
-    )
+    # one transaction (the caller's, else its own): a chapter and its index entry move
+    # together, or a rebuild between the two (under the chapter's lock) is moved past its own
+    # revision, and a search finds the index stale (the claims worker writes in autocommit)
+    with transaction.atomic(savepoint=False):
+        Chapter.objects.filter(pk__in=moved).update(
+            revision=F("revision") + 1, updated_at=timezone.now()
+        )
+        if not searched:
+            SearchChapter.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)
     if searched:
         writer = writer_now()  # read now: the entry point has returned by the commit
         transaction.on_commit(
@@ -47,5 +53,3 @@ def chapters_moved(
                 sender=Chapter, chapter_ids=frozenset(moved), writer=writer
             )
         )
-    else:
-        SearchChapter.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)
