@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
@@ -20,6 +21,7 @@ from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter, Solution, Verdict
 from tests.conftest import sketch, verify_now
+from tests.curriculum.site.test_practice import generated_chapter
 from tests.processes import RedisServer, Worker, manage, wait_for
 from tests.receiver import Receiver
 
@@ -249,3 +251,12 @@ def alice_token(alice) -> dict:
     from curriculum.domain.tokens import token_issue
 
     return {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=alice, name='laptop')[1]}"}
+
+
+@pytest.fixture
+def practice(seeded, settings):
+    """The seed, and II.7 whose exercise p3 draws its scores, practised at any rate."""
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    settings.API_ANON_RATE = "1000/min"
+    cache.clear()
+    generated_chapter()

@@ -6,21 +6,12 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.test import Client
 
 from curriculum.models import Attempt, PracticeTally
-from tests.curriculum.site.test_practice import engine, generated_chapter
+from tests.curriculum.site.test_practice import engine
 
 API = "/api/v1/chapters/II.7/problems/p3/instances"
-
-
-@pytest.fixture
-def practice(seeded, settings):
-    settings.PRACTICE_CHECK_RATE = "1000/min"
-    settings.API_ANON_RATE = "1000/min"
-    cache.clear()
-    generated_chapter()
 
 
 @pytest.fixture
