@@ -78,15 +78,6 @@ def is_json(header: str | None) -> bool:
     return kind == JSON_TYPE or (kind.startswith("application/") and kind.endswith("+json"))
 
 
-def charset(header: str | None) -> str | None:
-    """A Content-Type's charset parameter, lowercase and unquoted; None when it names none."""
-    for parameter in (header or "").split(";")[1:]:
-        name, _, value = parameter.partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip('"').lower()
-    return None
-
-
 def body_type(
     request: HttpRequest, types: tuple[str, ...] = (JSON_TYPE,), accepted: str = JSON_TYPE
 ) -> str:
@@ -97,8 +88,8 @@ def body_type(
     kind = media_type(sent)
     if kind not in types:
         raise UnsupportedMediaType(kind, accepted)
-    said = charset(sent)
-    if said not in (None, "utf-8"):
+    said = (request.content_params or {}).get("charset", "utf-8").lower()  # Django parsed it
+    if said != "utf-8":
         reason = f"the body must be UTF-8, but the Content-Type says charset={said}"
         raise UnsupportedMediaType(kind, reason=f"{reason}; send charset=utf-8, or no charset")
     return kind
