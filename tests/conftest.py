@@ -87,6 +87,15 @@ def quick_passwords():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def static_files_found_per_request():
+    """WhiteNoise as under DEBUG: each test client's middleware would list the collected static
+    files when it is made, and the serve tests' collectstatic (make serve) rewrites them in the
+    same checkout meanwhile (a listed file gone before its stat failed a test at random)."""
+    with override_settings(WHITENOISE_AUTOREFRESH=True):
+        yield
+
+
 @pytest.fixture
 def seeded(db):
     """Everything under content/, imported through the importer."""
