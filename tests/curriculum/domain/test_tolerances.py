@@ -116,7 +116,9 @@ def stored_as_verified_before_the_rule(sid: int, **problem_fields) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(books):
+def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(idle_broker, books):
+    """No worker runs: the import's requests wait in the broker, so the verdicts the test
+    stores and migrates are decided by no one meanwhile."""
     inputs = {"seq_len": 4, "width": 8, "heads": 2}
     terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
     largest = max(terms.values())
