@@ -19,10 +19,9 @@ def rich_chapter() -> None:
     chapter_import(document=document)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_tables_notes_code_and_image_pass_axe(browser, live_server, books, heads, scheme):  # noqa: F811
+def test_tables_notes_code_and_image_pass_axe(browser, live_server, books, heads):  # noqa: F811
     rich_chapter()
-    visit = Visit(browser, live_server.url, scheme=scheme)
+    visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.7/")
     visit.page.locator("article img.media").scroll_into_view_if_needed()  # it loads lazily
     visit.page.wait_for_function(
@@ -32,7 +31,7 @@ def test_tables_notes_code_and_image_pass_axe(browser, live_server, books, heads
     visit.page.locator("article .footnote-ref a").click()
     assert visit.page.evaluate("location.hash").startswith("#fn-")
     assert axe_violations(visit) == []
-    visit.screenshot(f"markdown-{scheme}.png")
+    visit.screenshots("markdown")
     visit.assert_clean()
 
 
@@ -40,5 +39,5 @@ def test_the_table_and_code_do_not_widen_a_phone_page(browser, live_server, book
     rich_chapter()
     visit = Visit(browser, live_server.url, width=360)
     visit.open("/chapters/II.7/")
-    assert visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    assert visit.wider() == []
     visit.assert_clean()
