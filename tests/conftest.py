@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.hashers import Argon2PasswordHasher
 from django.contrib.auth.models import Group, User
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, transaction
 from django.test import override_settings
 
 import attention
@@ -96,10 +96,25 @@ def static_files_found_per_request():
         yield
 
 
-@pytest.fixture
-def seeded(db):
+def seed_import() -> None:
     """Everything under content/, imported through the importer."""
     import_files(*sorted(CONTENT.rglob("*.yaml")))
+
+
+@pytest.fixture
+def seeded(db):
+    seed_import()
+
+
+@contextmanager
+def rows_for_the_module(django_db_blocker) -> Iterator[None]:
+    """Django's setUpTestData for a pytest module: the rows written inside are written once, in
+    a transaction held while the module's tests run, each test in a savepoint of it (the `db`
+    fixture's atomic nests), and rolled back at the end. Every test of the module sees them: a
+    module that uses it reads one world, and a test that needs another lives elsewhere."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
 
 
 @pytest.fixture

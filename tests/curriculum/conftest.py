@@ -20,7 +20,7 @@ from curriculum.celery import app
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter, Solution, Verdict
-from tests.conftest import sketch, verify_now
+from tests.conftest import rows_for_the_module, seed_import, sketch, verify_now
 from tests.curriculum.site.test_practice import generated_chapter
 from tests.processes import RedisServer, Worker, manage, wait_for
 from tests.receiver import Receiver
@@ -195,6 +195,20 @@ def released(seeded):
     release_ii3()
 
 
+@pytest.fixture(scope="module")
+def released_world(django_db_setup, django_db_blocker):
+    """`released`, written once for the module (`rows_for_the_module`)."""
+    with rows_for_the_module(django_db_blocker):
+        seed_import()
+        release_ii3()
+        yield
+
+
+@pytest.fixture
+def released_for_the_module(released_world, db):
+    cache.clear()  # a test's rows are rolled back, and the next may write the same revision
+
+
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">{}</svg>'
 
 
@@ -253,10 +267,19 @@ def alice_token(alice) -> dict:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_issue(user=alice, name='laptop')[1]}"}
 
 
+@pytest.fixture(scope="module")
+def practice_world(django_db_setup, django_db_blocker):
+    """The seed, and II.7 whose exercise p3 draws its scores: written once for the module."""
+    with rows_for_the_module(django_db_blocker):
+        seed_import()
+        generated_chapter()
+        yield
+
+
 @pytest.fixture
-def practice(seeded, settings):
-    """The seed, and II.7 whose exercise p3 draws its scores, practised at any rate."""
+def practice(practice_world, db, settings):
+    """The practice world, practised at any rate; the cache emptied, since a test's rows are
+    rolled back and the next may write the same revision again."""
     settings.PRACTICE_CHECK_RATE = "1000/min"
     settings.API_ANON_RATE = "1000/min"
     cache.clear()
-    generated_chapter()

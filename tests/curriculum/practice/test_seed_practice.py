@@ -17,17 +17,25 @@ from curriculum.domain.attempts import problem_statistics
 from curriculum.domain.judging import reader_right, tolerance_of
 from curriculum.domain.reading import chapter_for_reader
 from curriculum.models import Attempt, Chapter, PracticeTally
-from tests.conftest import verify_now
+from tests.conftest import rows_for_the_module, seed_import, verify_now
 
 SEED = ("II.3", "II.4", "0.MC.07", "0.LA.01")
 
 
+@pytest.fixture(scope="module")
+def verified_seed(django_db_setup, django_db_blocker):
+    """The seed with its answers verified, written once for the module."""
+    with rows_for_the_module(django_db_blocker):
+        seed_import()
+        for chapter in Chapter.objects.filter(code__in=SEED):
+            verify_now(chapter)
+        yield
+
+
 @pytest.fixture
-def practised(seeded, settings):
+def practised(verified_seed, db, settings):
     settings.PRACTICE_CHECK_RATE = "10000/min"
-    cache.clear()
-    for chapter in Chapter.objects.filter(code__in=SEED):
-        verify_now(chapter)
+    cache.clear()  # a test's rows are rolled back, and the next may write the same revision
 
 
 def seed_problems() -> list[tuple[str, dict]]:
