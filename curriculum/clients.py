@@ -95,10 +95,7 @@ def client_window(request: HttpRequest, limit: Limit) -> Window:
     to an entry's expiry (Django's database cache sets it anew on every incr)."""
     count, seconds = limit.rate()
     client = f"rate:{limit.scope}:{client_address(request) or 'unknown'}"
-    opened = cache.get(f"{client}:opened")
-    if opened is None:  # of two requests opening it at once, one start is kept: both read it
-        cache.add(f"{client}:opened", time.time(), seconds)
-        opened = cache.get(f"{client}:opened", time.time())
+    opened = _window_opened(f"{client}:opened", seconds)
     key = f"{client}:{opened!r}"
     reset = max(1, math.ceil(opened + seconds - time.time()))
     for _ in range(2):  # counted in the window, else the window's first; a race: count again
@@ -110,6 +107,23 @@ def client_window(request: HttpRequest, limit: Limit) -> Window:
         else:
             return Window(used <= count, count, max(0, count - used), reset, key)
     return Window(False, count, 0, reset)
+
+
+def _window_opened(key: str, seconds: int) -> float:
+    """When the client's window opened: at its first request, or, once it has ended, where the
+    period after it starts (every request that finds it ended computes the same start, so racing
+    requests agree). The entry outlives its window by a second, and the window ends by the
+    clock, not by the entry: a cache may keep an expiry only to the whole second (Django's
+    database cache drops its fraction), which ended a one-second window up to a second early."""
+    now = time.time()
+    opened = cache.get(key)
+    if opened is None:  # of two requests opening it at once, one start is kept: both read it
+        cache.add(key, now, seconds + 1)
+        return cache.get(key, now)
+    if now >= opened + seconds:
+        opened += seconds * ((now - opened) // seconds)
+        cache.set(key, opened, seconds + 1)
+    return opened
 
 
 def client_uncount(window: Window) -> None:

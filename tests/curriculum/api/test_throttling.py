@@ -2,6 +2,7 @@
 clients gets no more than the rate, whichever shared cache counts."""
 
 import json
+import math
 import os
 import time
 import urllib.error
@@ -141,6 +142,22 @@ def test_a_client_refused_is_told_when_to_retry_and_admitted_after_the_period(
     assert statuses[2]["Retry-After"] == "1"
     time.sleep(1.1)
     assert client.get("/api/v1/ping", REMOTE_ADDR=address).status_code == 200
+
+
+@pytest.mark.parametrize("shared_cache", list(SHARED_CACHES), indirect=True)
+def test_a_window_opened_just_before_a_whole_second_lasts_its_whole_period(
+    client, shared_cache, settings
+):
+    """Django's database cache keeps an expiry to the whole second: a window opened at x.8 ended
+    at x+1.0, and a third request at x+1.1 was admitted by a window of its own."""
+    settings.API_ANON_RATE = "2/s"
+    address = _address()
+    time.sleep((0.8 - time.time() % 1) % 1)  # the next x.8
+    whole_second = math.ceil(time.time())
+    statuses = [client.get("/api/v1/ping", REMOTE_ADDR=address).status_code for _ in range(2)]
+    time.sleep(max(0.0, whole_second + 0.1 - time.time()))  # past it, within the period
+    statuses.append(client.get("/api/v1/ping", REMOTE_ADDR=address).status_code)
+    assert statuses == [200, 200, 429]
 
 
 def test_each_counted_read_announces_what_remains_from_the_same_count(db, settings):
