@@ -234,6 +234,14 @@ def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(
     ids = heavy_problems(4)
     worker = prefork_worker(idle_broker, tmp_path)
     try:
+        # from the batch's receipt: a child still starting spends CPU too, and a connection
+        # dropped before the task opens its own ends nothing
+        wait_for(
+            lambda: worker.received("verify_batch"),
+            timeout=60,
+            what="the worker to take the batch",
+            poll=0.02,
+        )
         idle = worker.child_cpu_seconds()
         wait_for(
             lambda: worker.child_cpu_seconds() > idle + 0.3,
