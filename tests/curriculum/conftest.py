@@ -196,6 +196,19 @@ def released(seeded):
 
 
 @pytest.fixture(scope="module")
+def seed_world(django_db_setup, django_db_blocker):
+    """`seeded`, written once for the module (`rows_for_the_module`)."""
+    with rows_for_the_module(django_db_blocker):
+        seed_import()
+        yield
+
+
+@pytest.fixture
+def seeded_for_the_module(seed_world, db):
+    cache.clear()  # a test's rows are rolled back, and the next may write the same revision
+
+
+@pytest.fixture(scope="module")
 def released_world(django_db_setup, django_db_blocker):
     """`released`, written once for the module (`rows_for_the_module`)."""
     with rows_for_the_module(django_db_blocker):
