@@ -28,18 +28,15 @@ def engine(instance: int) -> list:
     return attention.evaluate("softmax", {"scores": SCORES}, {"output": "out"}, instance).tolist()
 
 
+def practice_chapter(*problems: dict) -> None:
+    """II.7 of a worked p1, p2, and these problems."""
+    worked = problem("p1", "worked", "softmax-row")
+    chapter_import(document=sketch("II.7", problems=[worked, problem("p2"), *problems]))
+
+
 def generated_chapter(*, publish: bool = True) -> None:
     """II.7 whose exercise p3 draws its scores; verified, then released unless asked not to."""
-    chapter_import(
-        document=sketch(
-            "II.7",
-            problems=[
-                problem("p1", "worked", "softmax-row"),
-                problem("p2"),
-                problem("p3", scores=SCORES, answer=engine(0)),
-            ],
-        )
-    )
+    practice_chapter(problem("p3", scores=SCORES, answer=engine(0)))
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     if publish:

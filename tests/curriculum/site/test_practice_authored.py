@@ -17,6 +17,7 @@ from tests.curriculum.site.test_practice import (
     engine,
     generated_chapter,
     page_numbers,
+    practice_chapter,
     solution_page,
 )
 
@@ -30,22 +31,8 @@ def test_an_edited_problem_never_shows_the_value_cached_for_its_old_inputs(
     generated_chapter(publish=False)  # readers see the working copy
     before = page_numbers(solution_page(client, 2).content.decode())
     edited = SCORES | {"seed": 8}
-    chapter_import(
-        document=sketch(
-            "II.7",
-            problems=[
-                problem("p1", "worked", "softmax-row"),
-                problem("p2"),
-                problem(
-                    "p3",
-                    scores=edited,
-                    answer=attention.evaluate(
-                        "softmax", {"scores": edited}, {"output": "out"}
-                    ).tolist(),
-                ),
-            ],
-        )
-    )
+    answer = attention.evaluate("softmax", {"scores": edited}, {"output": "out"}).tolist()
+    practice_chapter(problem("p3", scores=edited, answer=answer))
     verify_now(Chapter.objects.get(code="II.7"))
 
     after = page_numbers(solution_page(client, 2).content.decode())
@@ -56,15 +43,7 @@ def test_an_edited_problem_never_shows_the_value_cached_for_its_old_inputs(
 
 
 def test_a_generated_problem_is_offered_only_once_its_answer_is_verified(client, seeded):
-    chapter_import(
-        document=sketch(
-            "II.7",
-            problems=[
-                problem("p1", "worked", "softmax-row"),
-                problem("p3", scores=SCORES, answer=engine(0)),
-            ],
-        )
-    )
+    practice_chapter(problem("p3", scores=SCORES, answer=engine(0)))
     assert client.get(PAGE, {"instance": 1}).status_code == 404  # pending: not yet offered
     verify_now(Chapter.objects.get(code="II.7"))
     Chapter.objects.filter(code="II.7").update(title="Checked")  # the working copy's version moves
@@ -76,17 +55,7 @@ def test_the_statement_shows_the_instances_own_numbers_and_never_its_answer(clie
     exercise = problem("p3", scores=SCORES, answer=engine(0)) | placed
     with pytest.raises(ChapterFileError, match="shows the answer: an exercise's statement"):
         chapter_import(document=sketch("II.7", problems=[problem("p1", "worked"), exercise]))
-    chapter_import(
-        document=sketch(
-            "II.7",
-            problems=[
-                problem("p1", "worked", "softmax-row"),
-                problem("p2"),
-                exercise | {"kind": "worked"},  # solved in the text: it may show its outputs
-                problem("p4"),
-            ],
-        )
-    )
+    practice_chapter(exercise | {"kind": "worked"}, problem("p4"))  # worked: shows its outputs
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
     chapter_publish(chapter=chapter)
@@ -107,16 +76,7 @@ def test_a_problem_key_as_long_as_the_model_allows_is_practised_through_the_api(
 ):
     settings.API_ANON_RATE = "1000/min"
     long_key = "k" * 50
-    chapter_import(
-        document=sketch(
-            "II.7",
-            problems=[
-                problem("p1", "worked", "softmax-row"),
-                problem("p2"),
-                problem(long_key, scores=SCORES, answer=engine(0)),
-            ],
-        )
-    )
+    practice_chapter(problem(long_key, scores=SCORES, answer=engine(0)))
     verify_now(Chapter.objects.get(code="II.7"))
     read = client.get(f"/api/v1/chapters/II.7/problems/{long_key}/instances/1")
     assert read.status_code == 200, read.content
