@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.hashers import Argon2PasswordHasher
 from django.contrib.auth.models import Group, User
+from django.core.cache import cache
 from django.db import OperationalError, connection, transaction
 from django.test import override_settings
 
@@ -115,6 +116,14 @@ def rows_for_the_module(django_db_blocker) -> Iterator[None]:
     with django_db_blocker.unblock(), transaction.atomic():
         yield
         transaction.set_rollback(True)
+
+
+@pytest.fixture
+def module_rows(db):
+    """A test over rows written for its module (`rows_for_the_module`), in a savepoint of them.
+    The cache is emptied: the test before was rolled back, and this one may write the same
+    revision again."""
+    cache.clear()
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ def body_type(
 
 def json_declared(request: HttpRequest, accepted: str = JSON_TYPE) -> None:
     """UnsupportedMediaType unless the request's Content-Type says application/json, UTF-8."""
-    body_type(request, (JSON_TYPE,), accepted)
+    body_type(request, accepted=accepted)
 
 
 def json_body(request: HttpRequest, accepted: str = JSON_TYPE) -> Any:

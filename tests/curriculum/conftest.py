@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
@@ -204,22 +203,21 @@ def seed_world(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
-def seeded_for_the_module(seed_world, db):
-    cache.clear()  # a test's rows are rolled back, and the next may write the same revision
+def seeded_for_the_module(seed_world, module_rows):
+    """The seed world, for one test of its module."""
 
 
 @pytest.fixture(scope="module")
-def released_world(django_db_setup, django_db_blocker):
-    """`released`, written once for the module (`rows_for_the_module`)."""
+def released_world(seed_world, django_db_blocker):
+    """`released`, written once for the module: the seed world, II.3 released on it."""
     with rows_for_the_module(django_db_blocker):
-        seed_import()
         release_ii3()
         yield
 
 
 @pytest.fixture
-def released_for_the_module(released_world, db):
-    cache.clear()  # a test's rows are rolled back, and the next may write the same revision
+def released_for_the_module(released_world, module_rows):
+    """The released world, for one test of its module."""
 
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">{}</svg>'
@@ -281,18 +279,16 @@ def alice_token(alice) -> dict:
 
 
 @pytest.fixture(scope="module")
-def practice_world(django_db_setup, django_db_blocker):
-    """The seed, and II.7 whose exercise p3 draws its scores: written once for the module."""
+def practice_world(seed_world, django_db_blocker):
+    """The seed world, and II.7 whose exercise p3 draws its scores: written once for the
+    module."""
     with rows_for_the_module(django_db_blocker):
-        seed_import()
         generated_chapter()
         yield
 
 
 @pytest.fixture
-def practice(practice_world, db, settings):
-    """The practice world, practised at any rate; the cache emptied, since a test's rows are
-    rolled back and the next may write the same revision again."""
+def practice(practice_world, module_rows, settings):
+    """The practice world, practised at any rate."""
     settings.PRACTICE_CHECK_RATE = "1000/min"
     settings.API_ANON_RATE = "1000/min"
-    cache.clear()

@@ -9,7 +9,6 @@ import re
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
-from django.core.cache import cache
 
 import attention
 from curriculum.domain.answer_tables import number
@@ -17,25 +16,23 @@ from curriculum.domain.attempts import problem_statistics
 from curriculum.domain.judging import reader_right, tolerance_of
 from curriculum.domain.reading import chapter_for_reader
 from curriculum.models import Attempt, Chapter, PracticeTally
-from tests.conftest import rows_for_the_module, seed_import, verify_now
+from tests.conftest import rows_for_the_module, verify_now
 
 SEED = ("II.3", "II.4", "0.MC.07", "0.LA.01")
 
 
 @pytest.fixture(scope="module")
-def verified_seed(django_db_setup, django_db_blocker):
-    """The seed with its answers verified, written once for the module."""
+def verified_seed(seed_world, django_db_blocker):
+    """The seed world with its answers verified, written once for the module."""
     with rows_for_the_module(django_db_blocker):
-        seed_import()
         for chapter in Chapter.objects.filter(code__in=SEED):
             verify_now(chapter)
         yield
 
 
 @pytest.fixture
-def practised(verified_seed, db, settings):
+def practised(verified_seed, module_rows, settings):
     settings.PRACTICE_CHECK_RATE = "10000/min"
-    cache.clear()  # a test's rows are rolled back, and the next may write the same revision
 
 
 def seed_problems() -> list[tuple[str, dict]]:

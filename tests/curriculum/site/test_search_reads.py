@@ -6,7 +6,6 @@ test_search.py holds the searches that follow a writer's commit."""
 import re
 
 import pytest
-from django.core.cache import cache
 from django.test import TestCase
 from hypothesis import HealthCheck, example, given
 from hypothesis import settings as fuzzing
@@ -31,10 +30,9 @@ def indexed_seed(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
-def seeded(indexed_seed, db, settings):
+def seeded(indexed_seed, module_rows, settings):
     """This module's seed: the one written for the module, read unthrottled."""
     settings.API_ANON_RATE = "10000/min"
-    cache.clear()
 
 
 def test_a_word_from_the_prose_is_found_with_a_link_to_its_section(client, seeded):
