@@ -26,7 +26,8 @@ import pybtex.errors
 from django.conf import settings
 from pybtex.backends.html import Backend
 from pybtex.backends.plaintext import Backend as PlainBackend
-from pybtex.database import BibliographyData, Entry, parse_string
+from pybtex.database import BibliographyData, Entry
+from pybtex.database.input.bibtex import Parser
 from pybtex.exceptions import PybtexError
 from pybtex.richtext import BaseMultipartText, BaseText, Protected, String, Tag, Text
 from pybtex.style.formatting.plain import Style
@@ -62,11 +63,10 @@ class Work:
     short: str  # "Vaswani et al. 2017": a citation's hover title
 
 
-def _too_large(text: str) -> list[str]:
+def _too_large(text: str, most_bytes: int) -> list[str]:
     size = len(text.encode())
-    if size > settings.LIMIT_BIBLIOGRAPHY_BYTES:
-        limit = settings.LIMIT_BIBLIOGRAPHY_BYTES
-        return [f"{size:,} bytes; at most {limit:,} (LIMIT_BIBLIOGRAPHY_BYTES)"]
+    if size > most_bytes:
+        return [f"{size:,} bytes; at most {most_bytes:,} (LIMIT_BIBLIOGRAPHY_BYTES)"]
     return []
 
 
@@ -74,7 +74,9 @@ def _parsed(text: str) -> tuple[BibliographyData | None, list[str]]:
     """The library and what pybtex said of it, each error with its line where it has one."""
     with pybtex.errors.capture() as said:
         try:
-            data = parse_string(text, "bibtex")
+            # pybtex's own parse_string looks its parser up in every installed package's
+            # entry points, each call (a book's save read its library three times)
+            data = Parser().parse_string(text)
         except PybtexError as error:
             data = None
             said.append(error)
@@ -157,20 +159,29 @@ def _formatted(key: str, entry: Entry) -> Work:
 
 def library_errors(text: str) -> list[str]:
     """Why a book's library cannot be stored; [] when it can."""
+    limits = (settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES)
+    return list(_library_errors(text, *limits))
+
+
+@lru_cache(maxsize=16)
+def _library_errors(text: str, most_bytes: int, most_entries: int) -> tuple[str, ...]:
+    """`library_errors`, kept for the texts last read: a book's save, its import and the
+    model's validation each ask of the same library, and formatting it is most of that."""
     if not text.strip():
-        return []
-    if errors := _too_large(text):
-        return errors
+        return ()
+    if errors := _too_large(text, most_bytes):
+        return tuple(errors)
     if text.lstrip().startswith(("[", "{")):
-        return [CSL_JSON]
+        return (CSL_JSON,)
     data, errors = _parsed(text)
     if data is None:
-        return errors
+        return tuple(errors)
     if not data.entries:
-        return [NO_ENTRIES]
-    if len(data.entries) > settings.LIMIT_BIBLIOGRAPHY_ENTRIES:
-        limit = settings.LIMIT_BIBLIOGRAPHY_ENTRIES
-        return [f"{len(data.entries):,} works; at most {limit:,} (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
+        return (NO_ENTRIES,)
+    if len(data.entries) > most_entries:
+        return (
+            f"{len(data.entries):,} works; at most {most_entries:,} (LIMIT_BIBLIOGRAPHY_ENTRIES)",
+        )
     for key, entry in data.entries.items():
         if not re.fullmatch(CITE_KEY, key):
             errors.append(f"{key}: a key is letters, digits, - and _ (a . or : inside)")
@@ -179,7 +190,7 @@ def library_errors(text: str) -> list[str]:
             _formatted(key, entry)
         except PybtexError as error:
             errors.append(f"{key}: {error}")
-    return errors
+    return tuple(errors)
 
 
 def library(text: str) -> dict[str, Work]:
