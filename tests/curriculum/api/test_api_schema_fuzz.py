@@ -45,9 +45,10 @@ FUZZ = settings(
 
 
 @pytest.fixture
-def content(seeded):
-    """Seed content (so generated codes such as II.3 find real chapters), served through WSGI
-    inside the test's transaction: like Django's test client, keep the connection open."""
+def content(seeded_for_the_module):
+    """Seed content (so generated codes such as II.3 find real chapters), imported once for
+    the module and served through WSGI inside the test's savepoint: like Django's test client,
+    keep the connection open."""
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     yield
@@ -225,7 +226,7 @@ def disagreements(schema: dict, method: str, path: str, response) -> list[str]:
 
 
 def test_every_operation_documents_what_representative_requests_get(
-    client, released, erin_token, settings
+    client, released_for_the_module, erin_token, settings
 ):
     """Each operation of the schema is asked; every answer's status, content type, headers,
     error codes and the parts its errors name are in the operation's documentation; no list
