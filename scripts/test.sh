@@ -10,10 +10,10 @@ packages=$!
 # a lint failure ends the script: it still waits for apt, which must never stop half-way
 trap 'wait "$packages" 2>/dev/null || true' EXIT
 PARALLEL=()
-if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint and types
+if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint (and to its
+  # types: mypy is one of the tests, tests/test_types.py, run beside the others)
   .venv/bin/ruff check .
   .venv/bin/ruff format --check .
-  .venv/bin/mypy attention curriculum
   # and runs a pytest-xdist worker per core and one more, each with its own database and
   # broker: a third of a worker's time is spent waiting (on browsers, subprocesses and the
   # Celery worker), and the extra one fills it (on 2 cores, 7.9 min where -n auto took 8.8).
