@@ -32,7 +32,7 @@ from pybtex.exceptions import PybtexError
 from pybtex.richtext import BaseMultipartText, BaseText, Protected, String, Tag, Text
 from pybtex.style.formatting.plain import Style
 
-from .markup import math_errors, render
+from .markup import math_errors, render, render_format
 
 CITE_KEY = r"[A-Za-z0-9_-]+(?:[.:][A-Za-z0-9_-]+)*"
 """A key a text may cite: BibTeX's usual keys (vaswani2017, Vaswani:2017); a dot or colon only
@@ -157,16 +157,22 @@ def _formatted(key: str, entry: Entry) -> Work:
     return Work(key, _typeset(html, formulas), _short(entry))
 
 
+def _read_under() -> tuple[int, int, str]:
+    """What reading a library depends on besides its text, and so keys what is kept of it: its
+    limits, and the renderer and limits its formulas are typeset under."""
+    return settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES, render_format()
+
+
 def library_errors(text: str) -> list[str]:
     """Why a book's library cannot be stored; [] when it can."""
-    limits = (settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES)
-    return list(_library_errors(text, *limits))
+    return list(_library_errors(text, *_read_under()))
 
 
 @lru_cache(maxsize=16)
-def _library_errors(text: str, most_bytes: int, most_entries: int) -> tuple[str, ...]:
+def _library_errors(text: str, most_bytes: int, most_entries: int, form: str) -> tuple[str, ...]:
     """`library_errors`, kept for the texts last read: a book's save, its import and the
-    model's validation each ask of the same library, and formatting it is most of that."""
+    model's validation each ask of the same library, and formatting it is most of that.
+    `form` (`render_format`) only keys what is kept, as in `_library`."""
     if not text.strip():
         return ()
     if errors := _too_large(text, most_bytes):
@@ -195,12 +201,11 @@ def _library_errors(text: str, most_bytes: int, most_entries: int) -> tuple[str,
 
 def library(text: str) -> dict[str, Work]:
     """Every work of a library that can be shown, by key, in the library's order."""
-    limits = (settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES)
-    return _library(text, *limits)
+    return _library(text, *_read_under())
 
 
 @lru_cache(maxsize=16)
-def _library(text: str, most_bytes: int, most_entries: int) -> dict[str, Work]:
+def _library(text: str, most_bytes: int, most_entries: int, form: str) -> dict[str, Work]:
     if not text.strip() or len(text.encode()) > most_bytes:
         return {}
     data, _ = _parsed(text)

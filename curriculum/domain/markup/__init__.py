@@ -20,6 +20,7 @@ from .katex import (
     TooManyFormulas,
     math_errors,
     math_prepared,
+    render_format,
 )
 from .parsing import EQUATION_NUMBER, PARSER, RENDER_FORMAT, formulas
 from .rendering import render, render_many
@@ -38,5 +39,6 @@ __all__ = [
     "math_errors",
     "math_prepared",
     "render",
+    "render_format",
     "render_many",
 ]

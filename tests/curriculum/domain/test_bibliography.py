@@ -53,6 +53,20 @@ def test_a_library_past_its_limits_is_refused_before_it_is_read(settings):
     assert library_errors(two) == ["2 works; at most 1 (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
 
 
+def test_a_library_is_read_again_under_changed_formula_limits(settings):
+    """What is kept of a library read (a save reads it several times) is kept per limits: a
+    formula within LIMIT_FORMULA_CHARS, then past a lowered one, is refused the second time."""
+    formula = WORK.replace("{S}oftmax", "{S}oftmax of $x_1 + x_2 + x_3$")
+    assert library_errors(formula) == []
+    assert "<math" in library(formula)["doe2020"].html
+    settings.LIMIT_FORMULA_CHARS = 5
+    assert library_errors(formula) == [
+        "doe2020: formula $x_1 + x_2 + x_3$ does not parse: "
+        "KaTeX parse error: formula longer than 5 characters (LIMIT_FORMULA_CHARS)"
+    ]
+    assert "<math" not in library(formula)["doe2020"].html
+
+
 def test_a_book_file_with_a_broken_library_is_refused_with_its_path(books):
     text = (
         'books:\n  - numeral: "II"\n    title: Attention\n    slug: attention\n'
