@@ -18,6 +18,8 @@ citation of a bad one dangles (the gate says so).
 """
 
 import re
+from collections.abc import Iterable
+from contextlib import AbstractContextManager, ExitStack, suppress
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,7 +34,7 @@ from pybtex.exceptions import PybtexError
 from pybtex.richtext import BaseMultipartText, BaseText, Protected, String, Tag, Text
 from pybtex.style.formatting.plain import Style
 
-from .markup import math_errors, render, render_format
+from .markup import TooManyFormulas, math_errors, math_prepared, render, render_format
 
 CITE_KEY = r"[A-Za-z0-9_-]+(?:[.:][A-Za-z0-9_-]+)*"
 """A key a text may cite: BibTeX's usual keys (vaswani2017, Vaswani:2017); a dot or colon only
@@ -159,8 +161,14 @@ def _formatted(key: str, entry: Entry) -> Work:
 
 def _read_under() -> tuple[int, int, str]:
     """What reading a library depends on besides its text, and so keys what is kept of it: its
-    limits, and the renderer and limits its formulas are typeset under."""
-    return settings.LIMIT_BIBLIOGRAPHY_BYTES, settings.LIMIT_BIBLIOGRAPHY_ENTRIES, render_format()
+    limits, and the renderer and limits its formulas are typeset under (each formula's, and
+    all of them together, as in a save)."""
+    together = (settings.LIMIT_CHAPTER_FORMULAS, settings.LIMIT_CHAPTER_HTML_BYTES)
+    return (
+        settings.LIMIT_BIBLIOGRAPHY_BYTES,
+        settings.LIMIT_BIBLIOGRAPHY_ENTRIES,
+        f"{render_format()}|{together}",
+    )
 
 
 def library_errors(text: str) -> list[str]:
@@ -169,10 +177,12 @@ def library_errors(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=16)
-def _library_errors(text: str, most_bytes: int, most_entries: int, form: str) -> tuple[str, ...]:
+def _library_errors(
+    text: str, most_bytes: int, most_entries: int, typeset_under: str
+) -> tuple[str, ...]:
     """`library_errors`, kept for the texts last read: a book's save, its import and the
     model's validation each ask of the same library, and formatting it is most of that.
-    `form` (`render_format`) only keys what is kept, as in `_library`."""
+    `typeset_under` only keys what is kept, as in `_library`."""
     if not text.strip():
         return ()
     if errors := _too_large(text, most_bytes):
@@ -188,15 +198,28 @@ def _library_errors(text: str, most_bytes: int, most_entries: int, form: str) ->
         return (
             f"{len(data.entries):,} works; at most {most_entries:,} (LIMIT_BIBLIOGRAPHY_ENTRIES)",
         )
-    for key, entry in data.entries.items():
-        if not re.fullmatch(CITE_KEY, key):
-            errors.append(f"{key}: a key is letters, digits, - and _ (a . or : inside)")
-        errors += [f"{key}: {why}" for value in entry.fields.values() for why in math_errors(value)]
-        try:
-            _formatted(key, entry)
-        except PybtexError as error:
-            errors.append(f"{key}: {error}")
+    try:
+        with _formulas_at_hand(data.entries.values()):
+            for key, entry in data.entries.items():
+                if not re.fullmatch(CITE_KEY, key):
+                    errors.append(f"{key}: a key is letters, digits, - and _ (a . or : inside)")
+                errors += [
+                    f"{key}: {why}" for value in entry.fields.values() for why in math_errors(value)
+                ]
+                try:
+                    _formatted(key, entry)
+                except PybtexError as error:
+                    errors.append(f"{key}: {error}")
+    except TooManyFormulas as error:  # refused before KaTeX runs, or once it made too much
+        return (str(error).removesuffix(": split the chapter"),)
     return tuple(errors)
+
+
+def _formulas_at_hand(entries: Iterable[Entry]) -> AbstractContextManager[None]:
+    """Every formula of these works typeset in one KaTeX run for the checks and renders made
+    inside (`math_prepared`): one run a formula took a sixth of a second each, minutes for a
+    library of a thousand works. TooManyFormulas past the limits a save has."""
+    return math_prepared([value for entry in entries for value in entry.fields.values()])
 
 
 def library(text: str) -> dict[str, Work]:
@@ -205,15 +228,18 @@ def library(text: str) -> dict[str, Work]:
 
 
 @lru_cache(maxsize=16)
-def _library(text: str, most_bytes: int, most_entries: int, form: str) -> dict[str, Work]:
+def _library(text: str, most_bytes: int, most_entries: int, typeset_under: str) -> dict[str, Work]:
     if not text.strip() or len(text.encode()) > most_bytes:
         return {}
     data, _ = _parsed(text)
     works: dict[str, Work] = {}
-    entries = list((data.entries if data else {}).items())
-    for key, entry in entries[:most_entries]:
-        try:
-            works[key] = _formatted(key, entry)
-        except PybtexError:
-            continue  # stored before the rule it breaks: shown without it
+    entries = list((data.entries if data else {}).items())[:most_entries]
+    with ExitStack() as stack:
+        with suppress(TooManyFormulas):  # stored before the limits: typeset as it is shown
+            stack.enter_context(_formulas_at_hand(entry for _, entry in entries))
+        for key, entry in entries:
+            try:
+                works[key] = _formatted(key, entry)
+            except PybtexError:
+                continue  # stored before the rule it breaks: shown without it
     return works
