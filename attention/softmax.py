@@ -69,6 +69,12 @@ def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...]) -> np.ndar
     return np.broadcast_to(np.sqrt(longest_q * longest_k) * (1 + 1e-3), lead)
 
 
+def largest_magnitude(arr: np.ndarray) -> float:
+    """The largest |entry| of a small array, a bound for ``softmax_rows_inplace``: two
+    whole-array passes cost less than a row maximum and its broadcast subtraction."""
+    return float(np.maximum.reduce(np.abs(arr), axis=None))
+
+
 def softmax_rows_inplace(scores: np.ndarray, bound: float | None = None) -> np.ndarray:
     """Softmax over the last axis, overwriting ``scores``; -inf entries become exact zeros.
 
