@@ -326,10 +326,10 @@ def multi_head_attention(
     if _plain_call(x, ws_given, heads, mask, causal):
         plain: np.ndarray = x  # type: ignore[assignment]
         if 3 * plain.size <= TINY_SCORES:
-            joined = _joined(ws_given, heads, None)  # type: ignore[arg-type]
+            w_qkv = _joined_qkv(ws_given, heads, None)  # type: ignore[arg-type]
             # w_q enters scaled by 1/sqrt(dk) <= 1: finite exactly when w_q is
-            if _all_finite([plain, joined]):
-                return _mha_tiny(plain, joined, w_o, heads, causal)  # type: ignore[arg-type]
+            if _all_finite([plain, w_qkv, w_o]):  # type: ignore[list-item]
+                return _mha_tiny(plain, w_qkv, w_o, heads, causal)  # type: ignore[arg-type]
         elif _all_finite([plain, *ws_given]):  # type: ignore[list-item]
             return checked_mha(plain, ws_given, heads, None, causal)  # type: ignore[arg-type]
     x_arr = _prepare_x(x)
@@ -388,7 +388,7 @@ def checked_mha(
     if not batched and mask_arr is None and 3 * x.size <= TINY_SCORES:
         dtype = _result_dtype(x, *ws)
         ws = [_as(w, dtype) for w in ws]
-        return _mha_tiny(_as(x, dtype), _joined(ws, h, scale), ws[3], h, causal)
+        return _mha_tiny(_as(x, dtype), _joined_qkv(ws, h, scale), ws[3], h, causal)
     x3 = x if batched else x[None]
     batch, seq, width = x3.shape
     dtype = _result_dtype(x3, *ws)
@@ -416,23 +416,20 @@ def _scaled_q(w_q: np.ndarray, h: int, scale: float | None) -> np.ndarray:
     return w_q * (1.0 / math.sqrt(w_q.shape[1] // h) if scale is None else float(scale))
 
 
-def _joined(ws: list[np.ndarray], h: int, scale: float | None) -> np.ndarray:
-    """w_q (scaled, ``_scaled_q``), w_k, w_v and w_o side by side, one dtype: one array to
-    check for finiteness, and one product for the projections."""
-    return np.concatenate([_scaled_q(ws[0], h, scale), ws[1], ws[2], ws[3]], axis=1)
+def _joined_qkv(ws: list[np.ndarray], h: int, scale: float | None) -> np.ndarray:
+    """w_q (scaled, ``_scaled_q``), w_k and w_v side by side, one dtype."""
+    return np.concatenate([_scaled_q(ws[0], h, scale), ws[1], ws[2]], axis=1)
 
 
 def _mha_tiny(
-    x: np.ndarray, joined: np.ndarray, w_o: np.ndarray, h: int, causal: bool
+    x: np.ndarray, w_qkv: np.ndarray, w_o: np.ndarray, h: int, causal: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """``checked_mha`` of one small (T, d) sequence with no mask, its arrays all of one float
-    dtype (``joined`` from ``_joined``), in the same operations on 2-D and 3-D arrays: at
+    dtype (``w_qkv`` from ``_joined_qkv``), in the same operations on 2-D and 3-D arrays: at
     textbook sizes numpy's per-call cost is the whole bill (``np.dot`` of two matrices costs
     about two thirds of ``@``'s, the same BLAS product)."""
     seq, width = x.shape
-    # x @ w_o comes along unused: at these sizes one product costs less than two, and a 4th
-    # finiteness pass more than the few multiplies
-    q, k, v, _ = np.dot(x, joined).reshape(seq, 4, h, width // h).transpose(1, 2, 0, 3)  # views
+    q, k, v = np.dot(x, w_qkv).reshape(seq, 3, h, width // h).transpose(1, 2, 0, 3)  # views
     head_out, weights = _attend_tiny(q, k, v, None, causal)
     return np.dot(head_out.transpose(1, 0, 2).reshape(seq, width), w_o), weights
 
