@@ -40,9 +40,10 @@ _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
-    """float32 only when every operand is float32; anything else computes in float64."""
+    """float32 only when every operand is float32 (in either byte order); anything else
+    computes in float64."""
     for arr in arrays:
-        if arr.dtype != _FLOAT32:
+        if arr.dtype.char != "f":
             return _FLOAT64
     return _FLOAT32
 

@@ -122,10 +122,12 @@ def test_a_shared_mask_applies_to_every_batch_element():
     np.testing.assert_allclose(weights, ref_weights, rtol=1e-10)
 
 
-def test_float32_inputs_stay_float32_and_match_the_reference():
+@pytest.mark.parametrize("order", ["<", ">"])  # float32 is float32 in either byte order
+@pytest.mark.parametrize("lead", [(2,), ()])  # the general kernel; a tiny call's own path
+def test_float32_inputs_stay_float32_and_match_the_reference(order, lead):
     rng = np.random.default_rng(7)
-    x = rng.normal(size=(2, 10, 8)).astype(np.float32)
-    ws = _weights(rng, 8, np.float32)
+    x = rng.normal(size=(*lead, 10, 8)).astype(f"{order}f4")
+    ws = [w.astype(f"{order}f4") for w in _weights(rng, 8, np.float32)]
     out, weights = multi_head_attention(x, *ws, 4, causal=True)
     assert out.dtype == np.float32 and weights.dtype == np.float32
     ref_out, ref_weights = reference.reference_mha(x, *ws, 4, causal=True)
