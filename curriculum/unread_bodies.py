@@ -1,0 +1,40 @@
+"""A body the answer leaves unread is read and dropped before the answer goes.
+
+A refusal decided from the headers (a 413 from the Content-Length, a 401 before any view reads,
+a 403 from the CSRF check) leaves the body in the socket. A server that closes a connection with
+data unread resets it, and the proxy in front, still sending that body, may then lose the answer
+and give its client a 502 instead: one in ten such refusals did so through `make serve`'s nginx.
+Reading it first, up to LIMIT_UNREAD_BODY_BYTES (nginx's own limit, so behind it every body is
+read), lets the proxy see a clean end. Past that bound a body is left as it is: a client sending
+more straight to gunicorn is not waited for.
+"""
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, UnreadablePostError
+
+CHUNK = 64 * 1024
+
+
+class UnreadBodyMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        _drop_unread(request)
+        return response
+
+
+def _drop_unread(request: HttpRequest) -> None:
+    """Read what is left of the body (a view that read it, `request.body`, left nothing)."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return
+    if not 0 < declared <= settings.LIMIT_UNREAD_BODY_BYTES or hasattr(request, "_body"):
+        return
+    try:
+        while request.read(CHUNK):
+            pass
+    except (OSError, UnreadablePostError):  # the client went away: nothing left to read
+        return
