@@ -374,9 +374,9 @@ LIMIT_BIBLIOGRAPHY_ENTRIES = env.int("LIMIT_BIBLIOGRAPHY_ENTRIES", 1000)  # work
 LIMIT_YAML_DEPTH = env.int("LIMIT_YAML_DEPTH", 40)  # nested mappings and lists in a file
 LIMIT_JSON_DEPTH = env.int("LIMIT_JSON_DEPTH", 40)  # nested objects and arrays in an API body
 LIMIT_API_BODY_BYTES = env.int("LIMIT_API_BODY_BYTES", 2 * 1024 * 1024)  # 413 beyond
-# A body an answer leaves unread (a refusal) is read and dropped up to this size before the
-# answer goes (curriculum/unread_bodies.py): deploy/nginx's client_max_body_size, 16m, the most
-# nginx passes on.
+# Behind a proxy (NUM_PROXIES), a body an answer leaves unread (a refusal) is read and dropped up
+# to this size before the answer goes (curriculum/unread_bodies.py): deploy/nginx's
+# client_max_body_size, 16m, the most nginx passes on.
 LIMIT_UNREAD_BODY_BYTES = env.int("LIMIT_UNREAD_BODY_BYTES", 16 * 1024 * 1024)
 # One chapter or book file, and what a chapter stores written out as its export (each alias
 # counted where it stands): whatever is stored can be exported and imported again.

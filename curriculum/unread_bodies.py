@@ -5,8 +5,9 @@ a 403 from the CSRF check) leaves the body in the socket. A server that closes a
 data unread resets it, and the proxy in front, still sending that body, may then lose the answer
 and give its client a 502 instead: one in ten such refusals did so through `make serve`'s nginx.
 Reading it first, up to LIMIT_UNREAD_BODY_BYTES (nginx's own limit, so behind it every body is
-read), lets the proxy see a clean end. Past that bound a body is left as it is: a client sending
-more straight to gunicorn is not waited for.
+read), lets the proxy see a clean end. Only behind a proxy (NUM_PROXIES): a buffering proxy hands
+over a body it already holds, where a client talking to gunicorn itself could declare a body it
+never sends and hold the worker until its timeout; past the bound a body is left as it is.
 """
 
 from django.conf import settings
@@ -31,7 +32,9 @@ def _drop_unread(request: HttpRequest) -> None:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return
-    if not 0 < declared <= settings.LIMIT_UNREAD_BODY_BYTES or hasattr(request, "_body"):
+    if not settings.NUM_PROXIES or hasattr(request, "_body"):
+        return
+    if not 0 < declared <= settings.LIMIT_UNREAD_BODY_BYTES:
         return
     try:
         while request.read(CHUNK):
