@@ -13,6 +13,8 @@ never sends and hold the worker until its timeout; past the bound a body is left
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, UnreadablePostError
 
+from curriculum.api.media import declared_length
+
 CHUNK = 64 * 1024
 
 
@@ -28,13 +30,12 @@ class UnreadBodyMiddleware:
 
 def _drop_unread(request: HttpRequest) -> None:
     """Read what is left of the body (a view that read it, `request.body`, left nothing)."""
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return
-    if not settings.NUM_PROXIES or hasattr(request, "_body"):
-        return
-    if not 0 < declared <= settings.LIMIT_UNREAD_BODY_BYTES:
+    behind_a_proxy, unread = settings.NUM_PROXIES > 0, not hasattr(request, "_body")
+    if not (
+        behind_a_proxy
+        and unread
+        and 0 < declared_length(request) <= settings.LIMIT_UNREAD_BODY_BYTES
+    ):
         return
     try:
         while request.read(CHUNK):

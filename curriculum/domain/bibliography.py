@@ -211,7 +211,7 @@ def _library_errors(
                 except PybtexError as error:
                     errors.append(f"{key}: {error}")
     except TooManyFormulas as error:  # refused before KaTeX runs, or once it made too much
-        return (str(error).removesuffix(": split the chapter"),)
+        return (error.reason,)
     return tuple(errors)
 
 

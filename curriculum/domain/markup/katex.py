@@ -23,10 +23,10 @@ class TooManyFormulas(ValueError):
 
     def __init__(self, count: int) -> None:
         limit = settings.LIMIT_CHAPTER_FORMULAS
-        super().__init__(
-            f"holds {count:,} formulas; at most {limit:,} (LIMIT_CHAPTER_FORMULAS): split the "
-            "chapter"
-        )
+        self.reason = f"holds {count:,} formulas; at most {limit:,} (LIMIT_CHAPTER_FORMULAS)"
+        """What is past the limit, without the advice a chapter's author is given (a book's
+        library has no chapter to split)."""
+        super().__init__(f"{self.reason}: split the chapter")
 
 
 class MathTooLarge(TooManyFormulas):
@@ -34,11 +34,11 @@ class MathTooLarge(TooManyFormulas):
     that much (LIMIT_CHAPTER_HTML_BYTES), the rest never typeset."""
 
     def __init__(self) -> None:
-        ValueError.__init__(
-            self,
+        self.reason = (
             f"has formulas that render to more than {settings.LIMIT_CHAPTER_HTML_BYTES:,} bytes "
-            "of HTML (LIMIT_CHAPTER_HTML_BYTES)",
+            "of HTML (LIMIT_CHAPTER_HTML_BYTES)"
         )
+        ValueError.__init__(self, self.reason)
 
 
 class MathUnavailable(RuntimeError):
