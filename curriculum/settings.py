@@ -52,6 +52,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "curriculum.reader_forms.ReaderFormMiddleware",  # after auth: it asks who posts
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -411,12 +412,17 @@ LIMIT_CHAPTER_TYPESET_ENTRIES = env.int("LIMIT_CHAPTER_TYPESET_ENTRIES", 12_000)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
 LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one answer, typed or compact JSON
+LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise
+# Derived, not set: a body sent to the site (not /api/) by anyone but staff, who alone post
+# chapters. A reader's largest form is a report with its answer, each character sent as at most
+# 12 bytes (four UTF-8 bytes, percent-encoded), and 64 KiB for the rest. Parsing a form of
+# DATA_UPLOAD_MAX_MEMORY_SIZE holds several times its size; a worker's allocator keeps it.
+LIMIT_READER_FORM_BYTES = 12 * (LIMIT_ANSWER_CHARS + LIMIT_REPORT_CHARS) + 64 * 1024
 LIMIT_MISTAKE_WORK = env.int("LIMIT_MISTAKE_WORK", 10**9)  # misconceptions at one instance
 LIMIT_PROBLEM_HINTS = env.int("LIMIT_PROBLEM_HINTS", 10)  # one problem's hints
 LIMIT_HINT_CHARS = env.int("LIMIT_HINT_CHARS", 1000)  # one hint's text
 LIMIT_PROBLEM_FEEDBACK = env.int("LIMIT_PROBLEM_FEEDBACK", 20)  # its feedback on wrong answers
 LIMIT_FEEDBACK_CHARS = env.int("LIMIT_FEEDBACK_CHARS", 1000)  # one feedback's text
-LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise
 SCHEDULE_PUBLISH_MAX_DAYS = env.int(
     "SCHEDULE_PUBLISH_MAX_DAYS", 366
 )  # how far ahead a publish may be set

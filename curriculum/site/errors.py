@@ -1,6 +1,7 @@
 """A request Django will not read (a form past DATA_UPLOAD_MAX_NUMBER_FIELDS or
-DATA_UPLOAD_MAX_MEMORY_SIZE) is told which limit it passed and what that limit holds, on the
-site's own page, where Django answers a bare "Bad Request"."""
+DATA_UPLOAD_MAX_MEMORY_SIZE, or a reader's past LIMIT_READER_FORM_BYTES) is told which limit it
+passed and what that limit holds, on the site's own page, where Django answers a bare "Bad
+Request"."""
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
@@ -9,7 +10,17 @@ from django.shortcuts import render
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
-    return render(request, "400.html", {"reason": _reason(exception)}, status=400)
+    return render(request, "400.html", {"reason": _reason(exception), "chapter": True}, status=400)
+
+
+def reader_form_too_large(request: HttpRequest) -> HttpResponse:
+    reason = (
+        f"The form sent more than {settings.LIMIT_READER_FORM_BYTES:,} bytes "
+        "(LIMIT_READER_FORM_BYTES), the most a reader's answer of "
+        f"{settings.LIMIT_ANSWER_CHARS:,} characters (LIMIT_ANSWER_CHARS) with a report of "
+        f"{settings.LIMIT_REPORT_CHARS:,} (LIMIT_REPORT_CHARS) sends."
+    )
+    return render(request, "400.html", {"reason": reason}, status=413)
 
 
 def _reason(exception: Exception) -> str:

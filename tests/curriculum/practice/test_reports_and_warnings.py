@@ -188,3 +188,24 @@ def test_a_refused_report_does_not_count_against_the_limit(client, chapter):
         assert client.post(REPORT, {"instance": 0, "message": "wrong"}).status_code == 303
     assert ProblemReport.objects.count() == 3
     assert client.post(REPORT, {"instance": 0, "message": "wrong"}).status_code == 429
+
+
+def test_the_largest_report_a_browser_sends_is_within_the_reader_form_limit(client, chapter):
+    """Each character four UTF-8 bytes, each byte percent-encoded: LIMIT_READER_FORM_BYTES
+    (curriculum/reader_forms.py) takes a longest answer with a longest message."""
+    from urllib.parse import urlencode
+
+    from django.conf import settings
+
+    widest = "\U0001f600"
+    sent = urlencode(
+        {
+            "instance": 0,
+            "answer": widest * settings.LIMIT_ANSWER_CHARS,
+            "message": widest * settings.LIMIT_REPORT_CHARS,
+        }
+    )
+    assert len(sent) > 0.8 * settings.LIMIT_READER_FORM_BYTES
+    response = client.post(REPORT, sent, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 303
+    assert len(ProblemReport.objects.get().message) == settings.LIMIT_REPORT_CHARS
