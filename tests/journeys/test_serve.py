@@ -206,6 +206,18 @@ def test_gunicorn_reads_a_refused_body_before_it_closes(served):
     assert b"LIMIT_API_BODY_BYTES" in answer
 
 
+def test_a_body_past_the_proxy_limit_is_refused_in_the_apis_shape(served):
+    """nginx refuses a body past client_max_body_size (16 MiB) before gunicorn sees it: below
+    /api/ in the API's problem shape, as every other refusal there, not as nginx's HTML page."""
+    base, _ = served
+    status, text = fetch(f"{base}/api/v1/chapters/II.7", b" " * (17 * 1024 * 1024))
+    assert status == 413
+    problem = json.loads(text)
+    assert problem["status"] == 413 and problem["errors"][0]["code"] == "limit"
+    assert "LIMIT_API_BODY_BYTES" in problem["errors"][0]["detail"]
+    assert fetch(f"{base}/api/v1/ping")[0] == 200
+
+
 def test_serve_refuses_to_start_without_its_secrets():
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     done = subprocess.run(
