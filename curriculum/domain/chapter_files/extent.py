@@ -24,6 +24,10 @@ from .errors import ChapterFileError
 WIDTH = 100
 """`dump_yaml`'s line width: past it YAML folds a long line, adding a break and indentation."""
 STEP = 2  # `dump_yaml`'s indentation
+SEARCHED_PARTS = 1000
+"""A list or mapping with more parts than this is named itself as the part past a limit, not
+searched for one of them that alone is: measuring each of a million small ones again took
+seconds of a request."""
 
 # What writing a text may add to its UTF-8 bytes, by character, in YAML's quoted styles or JSON.
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")  # five more: JSON's \u0001 (YAML's \x01: three)
@@ -96,6 +100,7 @@ class _Measure:
         self.flat: dict[int, tuple[int, int, int]] = {}
         self.open: set[int] = set()  # the lists and mappings being measured: an alias to one
         # of them inside itself would stand for an endless value
+        self.bracketed: dict[int, bool] = {}  # each list's `_in_brackets`, a pass over it
 
     def extent(self, value: Any, place: Place) -> Extent:
         numbers, size, depth = self._measured(value, place)
@@ -106,7 +111,7 @@ class _Measure:
     def _measured(self, value: Any, place: Place) -> tuple[int, int, int]:
         """(numbers, bytes, depth), each list, mapping and text once for each place."""
         if isinstance(value, dict | list) and value:
-            if place[0] == "flow" or _in_brackets(value):
+            if place[0] == "flow" or self._in_brackets(value):
                 numbers, size, depth = self._flat(value)
                 if place[0] != "flow":  # one bracketed line, folded past the width
                     size += _folds(place[2], size, place[1] + STEP * depth)
@@ -126,7 +131,7 @@ class _Measure:
 
     def _block(self, value: dict | list, place: Place) -> tuple[int, int, int]:
         numbers, size, depth = 0, 2, 0  # 2: JSON's brackets
-        for _, child, child_place, lead in _parts(value, place):
+        for _, child, child_place, lead in _parts(value, place, self._in_brackets(value)):
             n, s, d = self._measured(child, child_place)
             numbers, size, depth = numbers + n, size + lead + s, max(depth, d)
         return numbers, size, depth + 1
@@ -145,7 +150,10 @@ class _Measure:
             if mapping:
                 size += _key(key, 0) + 2  # "key: "
             kind = type(item)
-            if kind is float or kind is int:  # most of a large file: counted here, in line
+            if kind is int:  # most of a large file: counted here, in line
+                numbers, size = numbers + 1, size + 2 + len(str(item))
+                continue
+            if kind is float:
                 numbers, size = numbers + 1, size + 2 + len(_scalar_text(item))
                 continue
             n, s, d = self._measured(item, FLOW)
@@ -153,6 +161,11 @@ class _Measure:
         self.open.discard(id(value))
         self.flat[id(value)] = (numbers, size, depth + 1)
         return self.flat[id(value)]
+
+    def _in_brackets(self, value: Any) -> bool:
+        if id(value) not in self.bracketed:
+            self.bracketed[id(value)] = _in_brackets(value)
+        return self.bracketed[id(value)]
 
     def _enter(self, value: Any) -> None:
         if id(value) in self.open:
@@ -165,7 +178,9 @@ class _Measure:
         """The deepest part that alone is over the limit: where the author should look."""
         path, value, place, extent = where, document, ROOT, whole
         while isinstance(value, dict | list) and value:
-            for name, child, child_place, _ in _parts(value, place):
+            if len(value) > SEARCHED_PARTS:
+                break
+            for name, child, child_place, _ in _parts(value, place, self._in_brackets(value)):
                 part = self.extent(child, child_place)
                 if over(part):
                     step = f"[{name}]" if isinstance(value, list) else f".{name}"
@@ -177,11 +192,14 @@ class _Measure:
         return path, extent
 
 
-def _parts(value: dict | list, place: Place) -> Iterator[tuple[Any, Any, Place, int]]:
+def _parts(
+    value: dict | list, place: Place, bracketed: bool
+) -> Iterator[tuple[Any, Any, Place, int]]:
     """Each (key or index, child, where it is written, what precedes it: a line break,
-    indentation, a key or "-", and a space; never less than JSON's ", " and ": ")."""
+    indentation, a key or "-", and a space; never less than JSON's ", " and ": "); `bracketed`:
+    the value is a list `dump_yaml` writes in brackets."""
     kind, indent, _ = place
-    if kind == "flow" or _in_brackets(value):
+    if kind == "flow" or bracketed:
         if isinstance(value, dict):
             for key, child in value.items():
                 yield key, child, FLOW, _key(key, 0) + 4  # "key: " and ", "

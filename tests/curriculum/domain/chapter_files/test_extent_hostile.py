@@ -241,3 +241,19 @@ def test_a_chapter_stored_before_the_limits_is_refused_as_a_file_and_served_as_j
     with pytest.raises(CommandError) as refused:
         call_command("export_chapter", "II.7")
     assert "LIMIT_CHAPTER_NUMBERS" in str(refused.value)
+
+
+def test_a_list_of_more_parts_than_are_searched_is_named_itself(settings):
+    """Past SEARCHED_PARTS parts a list is named as the part past the limit, not searched part
+    by part for one that alone is (a million small ones took seconds of a request); within
+    it, the part that alone is past the limit is named."""
+    from curriculum.domain.chapter_files.extent import SEARCHED_PARTS, extent_errors
+
+    settings.LIMIT_CHAPTER_NUMBERS = 10
+    over = [1] * 11
+    searched = [[1]] * (SEARCHED_PARTS - 1) + [over]
+    [error] = extent_errors({"answer": searched}, where="body")
+    assert error.startswith(f"answer[{SEARCHED_PARTS - 1}]: holds 11 numbers")
+    named = [[1]] * SEARCHED_PARTS + [over]
+    [error] = extent_errors({"answer": named}, where="body")
+    assert error.startswith(f"answer: holds {SEARCHED_PARTS + 11:,} numbers")
