@@ -52,11 +52,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "curriculum.reader_forms.ReaderFormMiddleware",  # after auth: it asks who posts
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "curriculum.reader_bodies.ReaderBodyMiddleware",  # after auth (who sends), its 413 headed
     "axes.middleware.AxesMiddleware",
     "curriculum.doors.WritingDoorMiddleware",
 ]
@@ -413,11 +413,12 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10 * LIMIT_CHAPTER_PARTS + 100
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * LIMIT_CHAPTER_FILE_BYTES + 64 * DATA_UPLOAD_MAX_NUMBER_FIELDS
 LIMIT_ANSWER_CHARS = env.int("LIMIT_ANSWER_CHARS", 20_000)  # one answer, typed or compact JSON
 LIMIT_REPORT_CHARS = env.int("LIMIT_REPORT_CHARS", 4000)  # a reader's report on an exercise
-# Derived, not set: a body sent to the site (not /api/) by anyone but staff, who alone post
-# chapters. A reader's largest form is a report with its answer, each character sent as at most
-# 12 bytes (four UTF-8 bytes, percent-encoded), and 64 KiB for the rest. Parsing a form of
-# DATA_UPLOAD_MAX_MEMORY_SIZE holds several times its size; a worker's allocator keeps it.
-LIMIT_READER_FORM_BYTES = 12 * (LIMIT_ANSWER_CHARS + LIMIT_REPORT_CHARS) + 64 * 1024
+# Derived, not set: a body sent by anyone but staff (a staff session, or below /api/ a token),
+# who alone send chapters. A reader's largest is a report with its answer, each character sent
+# as at most 12 bytes (four UTF-8 bytes percent-encoded, or a JSON escape), and 64 KiB for the
+# rest. Parsing a form of DATA_UPLOAD_MAX_MEMORY_SIZE held several times its size, which a
+# worker's allocator kept; measuring a JSON body of LIMIT_API_BODY_BYTES took seconds.
+LIMIT_READER_BODY_BYTES = 12 * (LIMIT_ANSWER_CHARS + LIMIT_REPORT_CHARS) + 64 * 1024
 LIMIT_MISTAKE_WORK = env.int("LIMIT_MISTAKE_WORK", 10**9)  # misconceptions at one instance
 LIMIT_PROBLEM_HINTS = env.int("LIMIT_PROBLEM_HINTS", 10)  # one problem's hints
 LIMIT_HINT_CHARS = env.int("LIMIT_HINT_CHARS", 1000)  # one hint's text

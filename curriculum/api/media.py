@@ -40,11 +40,11 @@ class JsonRefused(Exception):
         self.errors = errors
 
 
-def too_large() -> HttpResponse:
+def too_large(setting: str = "LIMIT_API_BODY_BYTES", note: str = "") -> HttpResponse:
     """The 413 for a body past LIMIT_API_BODY_BYTES, whatever the route (its middleware, from
-    the Content-Length, before anything reads it; a route, for one sent without it)."""
-    limit = settings.LIMIT_API_BODY_BYTES
-    said = f"at most {limit:,} bytes (LIMIT_API_BODY_BYTES)"
+    the Content-Length, before anything reads it; a route, for one sent without it), or past
+    another limit `setting` names."""
+    said = f"at most {getattr(settings, setting):,} bytes ({setting}){note}"
     item = {"pointer": "", "code": "limit", "detail": said}
     return problem_response(413, "the body is too large", [item])
 

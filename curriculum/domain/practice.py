@@ -173,8 +173,9 @@ def instance_random(practice: Practice) -> int:
 def answer_parse(text: str) -> tuple[Any, bool]:
     """Numbers as a reader types them: separated by spaces, commas or semicolons, one matrix row
     per line, or JSON. Returns the value and whether it was written flat (one line, or one
-    number per line), which may then take the engine's shape."""
-    text = text.strip()
+    number per line), which may then take the engine's shape. A line break is one character,
+    as the reader's text box counts it, though a browser sends it as two (CRLF)."""
+    text = text.replace("\r\n", "\n").strip()
     if not text:
         raise AnswerInvalid("type the answer: a number, a vector or a matrix")
     if len(text) > settings.LIMIT_ANSWER_CHARS:

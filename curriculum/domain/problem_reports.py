@@ -30,8 +30,9 @@ def report_file(
 ) -> ProblemReport:
     """Keep a report; a signed-in reader is named on it (and can see it in their export).
     `admit` (the client's report throttle) is asked only once the report is found sound, so a
-    refused one never counts against the rate; ReportThrottled when it says no."""
-    message = message.strip()
+    refused one never counts against the rate; ReportThrottled when it says no. A line break
+    is one character, as the text box's maxlength counts it (a browser sends CRLF)."""
+    message = message.replace("\r\n", "\n").strip()
     if not message:
         raise ReportInvalid("say what is wrong with the exercise")
     if len(message) > settings.LIMIT_REPORT_CHARS:

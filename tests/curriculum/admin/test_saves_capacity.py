@@ -192,7 +192,7 @@ def test_a_form_larger_than_the_limit_is_told_why_not_given_a_bare_400(books, au
     chapter = chapter_with(items(1))
     sent = "thesis=" + "a" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     refused = author.post(change_url(chapter), sent, content_type=FORM)
-    assert refused.status_code == 400
+    assert refused.status_code == 413  # Content Too Large, as a reader's past theirs
     text = refused.content.decode()
     assert f"more than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes" in text
     assert "DATA_UPLOAD_MAX_MEMORY_SIZE" in text and "LIMIT_CHAPTER_FILE_BYTES" in text

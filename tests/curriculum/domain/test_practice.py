@@ -16,3 +16,15 @@ def test_a_typed_whole_number_stays_whole_and_a_count_past_2_to_the_53_is_judged
     assert not attention.compare(flops, off, digits=3).ok
     assert answer_parse("1 2.5\n-3 4e2") == ([[1, 2.5], [-3, 400.0]], False)
     assert [type(v) for v in answer_parse("1, 2.0")[0]] == [int, float]
+
+
+def test_a_line_break_counts_once_as_the_text_box_counts_it(settings):
+    """A browser sends a textarea's line break as CRLF; LIMIT_ANSWER_CHARS counts it once."""
+    import pytest
+
+    from curriculum.domain.practice import AnswerInvalid
+
+    rows = "1 2\r\n" * (settings.LIMIT_ANSWER_CHARS // 4)  # the limit, typed; more, sent
+    assert len(answer_parse(rows)[0]) == settings.LIMIT_ANSWER_CHARS // 4
+    with pytest.raises(AnswerInvalid, match="LIMIT_ANSWER_CHARS"):
+        answer_parse("1\r\n" * (settings.LIMIT_ANSWER_CHARS // 2 + 1))

@@ -191,8 +191,8 @@ def test_a_refused_report_does_not_count_against_the_limit(client, chapter):
 
 
 def test_the_largest_report_a_browser_sends_is_within_the_reader_form_limit(client, chapter):
-    """Each character four UTF-8 bytes, each byte percent-encoded: LIMIT_READER_FORM_BYTES
-    (curriculum/reader_forms.py) takes a longest answer with a longest message."""
+    """Each character four UTF-8 bytes, each byte percent-encoded: LIMIT_READER_BODY_BYTES
+    (curriculum/reader_bodies.py) takes a longest answer with a longest message."""
     from urllib.parse import urlencode
 
     from django.conf import settings
@@ -205,7 +205,18 @@ def test_the_largest_report_a_browser_sends_is_within_the_reader_form_limit(clie
             "message": widest * settings.LIMIT_REPORT_CHARS,
         }
     )
-    assert len(sent) > 0.8 * settings.LIMIT_READER_FORM_BYTES
+    assert len(sent) > 0.8 * settings.LIMIT_READER_BODY_BYTES
     response = client.post(REPORT, sent, content_type="application/x-www-form-urlencoded")
     assert response.status_code == 303
     assert len(ProblemReport.objects.get().message) == settings.LIMIT_REPORT_CHARS
+
+
+def test_a_report_as_long_as_its_text_box_allows_is_kept_line_breaks_and_all(client, chapter):
+    """The box's maxlength counts a line break once; the browser sends it as CRLF."""
+    from django.conf import settings
+
+    typed = "ab\n" * (settings.LIMIT_REPORT_CHARS // 3) + "x" * (settings.LIMIT_REPORT_CHARS % 3)
+    sent = typed.replace("\n", "\r\n")
+    response = client.post(REPORT, {"instance": 0, "message": sent})
+    assert response.status_code == 303
+    assert ProblemReport.objects.get().message == typed.strip()
