@@ -26,6 +26,7 @@ ALLOWED_HOSTS = (
     else env.list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 )
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "curriculum.site.errors.csrf_failure"  # the site's page, not Django's bare one
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -16,6 +16,12 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "400.html", context, status=status)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """The site's own page (CSRF_FAILURE_VIEW) where Django gives its bare one; `reason` is
+    Django's, for the log, not the reader."""
+    return render(request, "403_csrf.html", status=403)
+
+
 def reader_body_too_large(request: HttpRequest) -> HttpResponse:
     reason = (
         f"The request sent more than {settings.LIMIT_READER_BODY_BYTES:,} bytes "
