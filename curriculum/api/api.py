@@ -182,9 +182,6 @@ def http_error(request, exc: HttpError):
     cause = exc.__cause__
     if isinstance(cause, BODY_REFUSALS):  # ninja calls any body it cannot parse a 400
         return api.on_exception(request, cause)
-    if isinstance(cause, ChapterFileError):  # JSON holding more than a chapter file may
-        limits = [limit_or("invalid", e) for e in cause.errors]
-        return _error(request, 422, "the body holds more than a chapter file may", limits)
     errors: list[dict[str, str]] = []
     if exc.status_code == 429:  # the throttle that refused says which rate, and when to retry
         refused_by = getattr(request, "refused_by", ANONYMOUS_READS)

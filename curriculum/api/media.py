@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from curriculum.domain.chapter_files import JsonUnreadable, json_document
+from curriculum.domain.chapter_files import JsonUnreadable, json_document, json_read
 
 from .problems import problem_response
 
@@ -100,13 +100,14 @@ def json_declared(request: HttpRequest, accepted: str = JSON_TYPE) -> None:
     body_type(request, accepted=accepted)
 
 
-def json_body(request: HttpRequest, accepted: str = JSON_TYPE) -> Any:
-    """The body as JSON (`json_document`: every refusal with its reason, as JsonRefused), once
-    its Content-Type says it is JSON (UnsupportedMediaType otherwise) and its size is within
-    bounds (BodyTooLarge)."""
+def json_body(request: HttpRequest, accepted: str = JSON_TYPE, *, document: bool = False) -> Any:
+    """The body as JSON (`json_read`, or for a chapter `document` `json_document`: every refusal
+    with its reason, as JsonRefused; a document past a chapter file's limits, ChapterFileError),
+    once its Content-Type says it is JSON (UnsupportedMediaType otherwise) and its size is
+    within bounds (BodyTooLarge)."""
     json_declared(request, accepted)
     body = body_bytes(request)
     try:
-        return json_document(body)
+        return json_document(body) if document else json_read(body)
     except JsonUnreadable as refused:
         raise JsonRefused(refused.errors) from refused

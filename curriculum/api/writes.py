@@ -94,7 +94,7 @@ def _document(request) -> object:
     types the route documents, in UTF-8 (415 else)."""
     accepted = "application/json or application/yaml"
     if body_type(request, (JSON_TYPE, *YAML_TYPES), accepted) == JSON_TYPE:
-        return json_body(request, accepted)
+        return json_body(request, accepted, document=True)
     try:
         return load_yaml(body_bytes(request).decode("utf-8"))
     except UnicodeDecodeError as error:

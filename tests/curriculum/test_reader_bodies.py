@@ -66,6 +66,15 @@ def test_a_token_is_judged_by_the_api_before_any_body(db):
     assert refused.status_code == 401
 
 
+@pytest.mark.parametrize("scheme", ["Basic eHg6eXk=", "Token abc", "Bearerxyz", "Bearer\txyz"])
+def test_an_authorization_that_names_no_bearer_token_lifts_nothing(db, scheme):
+    """The API reads any other header as no token at all (ninja's HttpBearer)."""
+    refused = Client().post(
+        CHECK, numbers_past_the_limit(), "application/json", HTTP_AUTHORIZATION=scheme
+    )
+    assert refused.status_code == 413
+
+
 def test_staff_are_held_to_the_apis_own_bound(db):
     staff = Client()
     staff.force_login(User.objects.create_user("erin", password="x", is_staff=True))

@@ -19,7 +19,7 @@ from .importing import (
     is_book_document,
     source_text,
 )
-from .json_form import JsonUnreadable, json_document
+from .json_form import JsonUnreadable, json_document, json_read
 from .validation import chapter_checked, validate_book, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
@@ -41,6 +41,7 @@ __all__ = [
     "import_order",
     "is_book_document",
     "json_document",
+    "json_read",
     "load_yaml",
     "source_text",
     "source_tag",

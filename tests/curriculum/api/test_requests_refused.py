@@ -38,16 +38,16 @@ def test_an_answer_past_its_limit_is_422_naming_it(client, shown, settings):
     assert "LIMIT_ANSWER_CHARS" in item["detail"]
 
 
-def test_a_body_of_more_numbers_than_a_chapter_file_is_422_naming_the_limit(
+def test_a_check_of_more_numbers_than_a_chapter_file_is_an_answer_past_its_limit(
     client, shown, erin_token, settings
 ):
-    """Within LIMIT_API_BODY_BYTES, past LIMIT_CHAPTER_NUMBERS: the limit, at the part that
-    holds them (ninja called it a 400 that "cannot parse", saying nothing)."""
+    """Within LIMIT_API_BODY_BYTES, past LIMIT_CHAPTER_NUMBERS: an answer is held to its own
+    limit, not measured as a chapter file (ninja called that a 400 that "cannot parse")."""
     body = json.dumps({"answer": [1] * (settings.LIMIT_CHAPTER_NUMBERS + 1)})
     response = client.post(CHECK, body, content_type="application/json", **erin_token)
     assert response.status_code == 422
     [item] = response.json()["errors"]
-    assert item["code"] == "limit" and "LIMIT_CHAPTER_NUMBERS" in item["detail"]
+    assert item["pointer"] == "/answer" and "LIMIT_ANSWER_CHARS" in item["detail"]
 
 
 @pytest.mark.parametrize("body", ["{", '{"answer": 1, "answer": 2}'])
