@@ -75,3 +75,14 @@ def test_the_schema_and_the_docs_are_throttled_like_other_anonymous_reads(
     assert refused.json()["detail"] and refused["Retry-After"] == "60"
     with_a_token = client.get("/api/v1/openapi.json", REMOTE_ADDR=address, **erin_token)
     assert with_a_token.status_code == 200
+
+
+def test_the_schema_and_the_docs_answer_another_method_405_in_the_apis_shape(db):
+    """They are read only: a POST is 405 naming GET and HEAD (it was the CSRF check's 403)."""
+    from django.test import Client
+
+    for path in ("/api/v1/openapi.json", "/api/v1/docs"):
+        answer = Client(enforce_csrf_checks=True).post(path, "{}", "application/json")
+        assert answer.status_code == 405, path
+        assert answer["Content-Type"] == "application/problem+json"
+        assert {"GET", "HEAD"} <= {m.strip() for m in answer["Allow"].split(",")}
