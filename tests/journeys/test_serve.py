@@ -208,7 +208,8 @@ def test_gunicorn_reads_a_refused_body_before_it_closes(served):
 
 def test_a_body_past_the_proxy_limit_is_refused_in_the_apis_shape(served):
     """nginx refuses a body past client_max_body_size (16 MiB) before gunicorn sees it: below
-    /api/ in the API's problem shape, as every other refusal there, not as nginx's HTML page."""
+    /api/ in the API's problem shape, as every other refusal there, and on the site with a page
+    of the site's words, not as nginx's bare page."""
     base, _ = served
     status, text = fetch(f"{base}/api/v1/chapters/II.7", b" " * (17 * 1024 * 1024))
     assert status == 413
@@ -216,6 +217,8 @@ def test_a_body_past_the_proxy_limit_is_refused_in_the_apis_shape(served):
     assert problem["status"] == 413 and problem["errors"][0]["code"] == "limit"
     assert "LIMIT_API_BODY_BYTES" in problem["errors"][0]["detail"]
     assert fetch(f"{base}/api/v1/ping")[0] == 200
+    status, page = fetch(f"{base}/chapters/II.3/", b" " * (17 * 1024 * 1024))
+    assert status == 413 and "Nothing was saved" in page  # the site's words, not nginx's page
 
 
 def test_serve_refuses_to_start_without_its_secrets():
