@@ -74,7 +74,7 @@ def practice_page(request: HttpRequest, code: str, key: str) -> HttpResponse:
 
 
 def _answered(request: HttpRequest, practice: Practice, instance: int, hints: int) -> HttpResponse:
-    text = request.POST.get("answer", "")  # LIMIT_READER_BODY_BYTES bounds it; read, then held
+    text = request.POST.get("answer", "")  # LIMIT_READER_BODY_BYTES, then answer_parse
     outcome: dict[str, Any] = {"answer": text[: settings.LIMIT_ANSWER_CHARS]}
     try:
         reading = answer_reading(practice=practice, instance=instance, text=text)

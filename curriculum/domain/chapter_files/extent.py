@@ -131,7 +131,7 @@ class _Measure:
 
     def _block(self, value: dict | list, place: Place) -> tuple[int, int, int]:
         numbers, size, depth = 0, 2, 0  # 2: JSON's brackets
-        for _, child, child_place, lead in _parts(value, place, self._in_brackets(value)):
+        for _, child, child_place, lead in _parts(value, place, bracketed=False):  # else `_flat`
             n, s, d = self._measured(child, child_place)
             numbers, size, depth = numbers + n, size + lead + s, max(depth, d)
         return numbers, size, depth + 1
@@ -150,10 +150,7 @@ class _Measure:
             if mapping:
                 size += _key(key, 0) + 2  # "key: "
             kind = type(item)
-            if kind is int:  # most of a large file: counted here, in line
-                numbers, size = numbers + 1, size + 2 + len(str(item))
-                continue
-            if kind is float:
+            if kind is float or kind is int:  # most of a large file: counted here, in line
                 numbers, size = numbers + 1, size + 2 + len(_scalar_text(item))
                 continue
             n, s, d = self._measured(item, FLOW)
