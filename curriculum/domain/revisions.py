@@ -36,16 +36,20 @@ def chapters_moved(
         return
     shown = Q(entry_id__in=moved) & ~Q(entry__state=Chapter.State.DRAFT)
     leaning = ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
-    moved |= set(leaning.values_list("chapter_id", flat=True))  # one statement, as a join
+    if searched:  # the signal names them all: read them (one statement, as a join)
+        moved |= set(leaning.values_list("chapter_id", flat=True))
+    leaners = Q() if searched else Q(pk__in=leaning.values("chapter_id"))  # else a subquery
     # one transaction (the caller's, else its own): a chapter and its index entry move
     # together, or a rebuild between the two (under the chapter's lock) is moved past its own
     # revision, and a search finds the index stale (the claims worker writes in autocommit)
     with transaction.atomic(savepoint=False):
-        Chapter.objects.filter(pk__in=moved).update(
+        Chapter.objects.filter(Q(pk__in=moved) | leaners).update(
             revision=F("revision") + 1, updated_at=timezone.now()
         )
         if not searched:
-            SearchChapter.objects.filter(chapter_id__in=moved).update(revision=F("revision") + 1)
+            SearchChapter.objects.filter(
+                chapter__in=Chapter.objects.filter(Q(pk__in=moved) | leaners)
+            ).update(revision=F("revision") + 1)
     if searched:
         writer = writer_now()  # read now: the entry point has returned by the commit
         transaction.on_commit(

@@ -137,12 +137,14 @@ def chapter_visibility_told(*, chapter, shown: bool) -> None:
 def verdicts_changed(changes: dict[int, tuple[str, str]]) -> None:
     """One `verdict.changed` per solution whose decision changed its stored status (`changes`:
     the status each decision found stored, "" when there was none, and the one it wrote), with
-    its chapter, problem and both statuses, when any endpoint wants them (else no query)."""
+    its chapter, problem and both statuses, when any endpoint wants them."""
     changed = {pk: (before, after) for pk, (before, after) in changes.items() if before != after}
+    if not changed:  # a check that confirmed what was stored: no query at all
+        return
     endpoints = [
         e for e in WebhookEndpoint.objects.filter(active=True) if VERDICT_CHANGED in e.events
     ]
-    if not endpoints or not changed:
+    if not endpoints:
         return
     rows = Solution.objects.filter(pk__in=changed).values_list(
         "pk", "problem__key", "problem__chapter__code"

@@ -15,6 +15,8 @@ from curriculum.domain.editing import (
 )
 from curriculum.domain.gate import chapter_publish
 from curriculum.domain.reading import NotVisible, chapter_freshness
+from curriculum.domain.revisions import chapters_moved
+from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify, verdict_decide
 from curriculum.models import Book, Chapter, Problem, Solution, StrandItem
 from tests.conftest import sketch, verify_now
@@ -91,6 +93,18 @@ def test_a_book_0_entry_moves_the_chapters_leaning_on_it_but_not_others(books):
         chapter=Chapter.objects.get(code="0.LA.01")
     ).execute()  # a draft's edit shows nowhere
     assert etag("II.7") == leaning
+
+
+def test_a_verdict_s_move_of_a_book_0_entry_moves_its_leaners_and_their_index_alike(books):
+    """A move that changes no searched text (a verdict asked for or decided) moves the chapters
+    leaning on the entry too, each with its index entry: the index stays as current as it was."""
+    chapter_import(document=sketch("II.7", apparatus=["0.LA.01"]))
+    chapter_import(document=sketch("II.8", apparatus=[]))
+    search_index_sync()
+    leaning, other = etag("II.7"), etag("II.8")
+    chapters_moved({Chapter.objects.get(code="0.LA.01").pk}, searched=False)
+    assert etag("II.7") != leaning and etag("II.8") == other
+    assert search_index_sync() == 0
 
 
 def test_an_admin_save_of_an_inline_moves_the_version(client, books, alice):

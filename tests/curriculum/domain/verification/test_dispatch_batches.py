@@ -49,6 +49,22 @@ def test_a_batch_reads_in_bulk_and_writes_each_verdict_by_compare_and_set(books)
     assert verdicts_decide(checks=checks) == {}  # run twice (redelivered): nothing changes
 
 
+def test_a_check_that_confirms_its_stored_verdict_costs_the_fewest_statements(books):
+    """Asked again (an engine upgrade), a verdict that stays what it was changes no status, so
+    no webhook endpoint is read; the chapters leaning on the one moved move inside its
+    updates, not by a read of their own: two statements each side fewer than before."""
+    [solution_id] = import_chapter([uniform_problem("p1", [[2, 3], [2, 3]])])
+    verdicts_decide(checks=[(solution_id, None)])
+    Reverify(solution_ids=[solution_id]).execute()
+
+    with CaptureQueriesContext(connection) as queries:
+        assert verdicts_decide(checks=[(solution_id, None)]) == {solution_id: "verified"}
+
+    read = [q["sql"][:60] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    assert not [sql for sql in read if "webhookendpoint" in sql or "apparatuslink" in sql[:40]]
+    assert len(read) == 9, read  # read; the attempt: 3; the decision: 5
+
+
 def test_a_batch_skips_what_was_edited_since_it_was_asked_for(books):
     ids = import_chapter(
         [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 3]])]
