@@ -12,7 +12,8 @@ A library is BibTeX only: CSL-JSON (which pybtex cannot read, nor any library th
 uses) is refused saying so, and so is any text that holds no entry, so a library never reads as
 empty by mistake. A library that does not parse, holds a key twice, or holds an entry the style
 cannot format is refused whole, each error with its line or key; one past
-LIMIT_BIBLIOGRAPHY_BYTES or LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read. A library
+LIMIT_BIBLIOGRAPHY_BYTES or LIMIT_BIBLIOGRAPHY_ENTRIES is refused before it is read, and so is
+one whose @string macros stand for more text than that limit, counted where each is used. A library
 stored before a rule it breaks is read as far as it can be: its good entries are shown, and a
 citation of a bad one dangles (the gate says so).
 """
@@ -33,6 +34,7 @@ from pybtex.database.input.bibtex import Parser
 from pybtex.exceptions import PybtexError
 from pybtex.richtext import BaseMultipartText, BaseText, Protected, String, Tag, Text
 from pybtex.style.formatting.plain import Style
+from pybtex.utils import CaseInsensitiveDict
 
 from .markup import TooManyFormulas, math_errors, math_prepared, render, render_format
 
@@ -72,13 +74,35 @@ def _too_large(text: str, most_bytes: int) -> list[str]:
     return []
 
 
+class _Macros(CaseInsensitiveDict):
+    """A library's @string macros, each use counted as the text it stands for: macros that
+    double each other (`@string{b = a # a}`) make a few hundred bytes stand for megabytes,
+    which pybtex would write out, and each of its readers format, before any limit looked."""
+
+    def __init__(self, macros: CaseInsensitiveDict, most: int):
+        super().__init__(macros)
+        self.most, self.used = most, 0
+
+    def __getitem__(self, key: str) -> str:
+        value = super().__getitem__(key)
+        self.used += len(value)
+        if self.used > self.most:
+            raise PybtexError(
+                f"its @string macros stand for more than {self.most:,} characters of text, "
+                "each counted where it is used (LIMIT_BIBLIOGRAPHY_BYTES)"
+            )
+        return value
+
+
 def _parsed(text: str) -> tuple[BibliographyData | None, list[str]]:
     """The library and what pybtex said of it, each error with its line where it has one."""
     with pybtex.errors.capture() as said:
         try:
             # pybtex's own parse_string looks its parser up in every installed package's
             # entry points, each call (a book's save read its library three times)
-            data = Parser().parse_string(text)
+            parser = Parser()
+            parser.macros = _Macros(parser.macros, settings.LIMIT_BIBLIOGRAPHY_BYTES)
+            data = parser.parse_string(text)
         except PybtexError as error:
             data = None
             said.append(error)

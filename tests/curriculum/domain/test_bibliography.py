@@ -56,6 +56,41 @@ def test_a_library_past_its_limits_is_refused_before_it_is_read(settings):
     assert library_errors(two) == ["2 works; at most 1 (LIMIT_BIBLIOGRAPHY_ENTRIES)"]
 
 
+def doubling_macros(times: int) -> str:
+    """A library of a few hundred bytes whose @string macros each double the last."""
+    lines = ['@string{s0 = "xxxxxxxxxxxxxxxx"}']
+    lines += [f"@string{{s{i} = s{i - 1} # s{i - 1}}}" for i in range(1, times + 1)]
+    return "\n".join([*lines, f"@misc{{bomb, title = s{times}, year = {{2020}}}}"])
+
+
+def test_macros_that_stand_for_more_text_than_the_limit_are_refused_before_it_is_written_out(
+    books,
+):
+    """Macros doubling each other stand for far more text than they hold: refused, counted
+    where each is used, the book as it was (forty doublings, 16 TiB, at once); a journal's name
+    used by every work is not."""
+    said = (
+        "its @string macros stand for more than 262,144 characters of text, each counted where "
+        "it is used (LIMIT_BIBLIOGRAPHY_BYTES)"
+    )
+    assert library_errors(doubling_macros(15)) == [said]  # 512 Ki characters from 450 bytes
+    assert library_errors(doubling_macros(12)) == []  # 64 Ki characters, all uses 192 Ki
+    bomb = doubling_macros(40)
+    assert library_errors(bomb) == [said] and library(bomb) == {}
+    book = Book.objects.get(numeral="II")
+    book.bibliography = bomb
+    with pytest.raises(ValidationError) as refused:
+        BookSave(book=book).execute()
+    assert refused.value.message_dict["bibliography"] == [said]
+    assert "vaswani2017" in Book.objects.get(numeral="II").bibliography
+    journal = '@string{jmlr = "Journal of Machine Learning Research"}\n'
+    works = "\n".join(
+        f"@article{{a{i}, author = {{A. Doe}}, title = {{T}}, journal = jmlr, year = 2020}}"
+        for i in range(100)
+    )
+    assert library_errors(journal + works) == []
+
+
 def test_a_library_is_read_again_under_changed_formula_limits(settings):
     """What is kept of a library read (a save reads it several times) is kept per limits: a
     formula within LIMIT_FORMULA_CHARS, then past a lowered one, is refused the second time."""
