@@ -31,7 +31,8 @@ def report_file(
     """Keep a report; a signed-in reader is named on it (and can see it in their export).
     `admit` (the client's report throttle) is asked only once the report is found sound, so a
     refused one never counts against the rate; ReportThrottled when it says no. A line break
-    is one character, as the text box's maxlength counts it (a browser sends CRLF)."""
+    is one character, as the text box's maxlength counts it (a browser sends CRLF); a message
+    or an answer past its limit is refused, never cut."""
     message = message.replace("\r\n", "\n").strip()
     if not message:
         raise ReportInvalid("say what is wrong with the exercise")
@@ -39,6 +40,12 @@ def report_file(
         raise ReportInvalid(
             f"the report is longer than {settings.LIMIT_REPORT_CHARS} characters "
             "(LIMIT_REPORT_CHARS)"
+        )
+    answer = answer.replace("\r\n", "\n")
+    if len(answer) > settings.LIMIT_ANSWER_CHARS:
+        raise ReportInvalid(
+            f"the answer sent with the report is longer than {settings.LIMIT_ANSWER_CHARS} "
+            "characters (LIMIT_ANSWER_CHARS)"
         )
     if "\x00" in message or "\x00" in answer:
         raise ReportInvalid("the report contains a NUL character")
@@ -49,7 +56,7 @@ def report_file(
         problem_key=key,
         release=release,
         instance=instance,
-        answer=answer[: settings.LIMIT_ANSWER_CHARS],
+        answer=answer,
         message=message,
         reporter=reporter if reporter is not None and reporter.is_authenticated else None,
     )

@@ -71,6 +71,9 @@ def test_an_empty_or_overlong_report_is_refused_and_nothing_is_kept(client, chap
     assert empty.status_code == 400 and "Say what is wrong" in empty.content.decode()
     long = client.post(REPORT, {"instance": 0, "message": "x" * (settings.LIMIT_REPORT_CHARS + 1)})
     assert long.status_code == 400 and "LIMIT_REPORT_CHARS" in long.content.decode()
+    answer = "1" * (settings.LIMIT_ANSWER_CHARS + 1)
+    long = client.post(REPORT, {"instance": 0, "message": "wrong", "answer": answer})
+    assert long.status_code == 400 and "LIMIT_ANSWER_CHARS" in long.content.decode()
     assert client.post(REPORT, {"instance": 7, "message": "hi"}).status_code == 400
     assert client.get(REPORT).status_code == 405
     assert not ProblemReport.objects.exists()
