@@ -46,7 +46,7 @@ if [ -n "${CELERY_BROKER_URL:-}" ]; then
   worker=$!
 fi
 workers="${WEB_CONCURRENCY:-$((2 * $(nproc) + 1))}"
-$BIN/gunicorn curriculum.wsgi:application --bind "${GUNICORN_BIND:-unix:$socket}" \
+$BIN/gunicorn -c deploy/gunicorn.conf.py curriculum.wsgi:application --bind "${GUNICORN_BIND:-unix:$socket}" \
   --workers "$workers" --timeout "${GUNICORN_TIMEOUT:-60}" &
 server=$!
 if [ -z "${GUNICORN_BIND:-}" ]; then

@@ -149,6 +149,19 @@ def test_production_mode_serves_pages_static_admin_and_docs(served):
     assert all(re.search(r"\.[0-9a-f]{12}\.", path) for path in assets)
 
 
+def test_a_client_cannot_claim_https_through_nginx_and_gunicorn(served):
+    """Only a TLS proxy Django is told of (DJANGO_BEHIND_TLS_PROXY) names the scheme: what a
+    client writes in X-Forwarded-Proto passes nginx, and neither gunicorn nor Django believes
+    it, so no absolute link names https."""
+    served, _ = served
+    status, body = fetch(
+        served + "/api/v1/chapters?limit=1&offset=1", **{"X-Forwarded-Proto": "https"}
+    )
+    assert status == 200
+    links = [link for link in (json.loads(body)[k] for k in ("next", "previous")) if link]
+    assert links and all(link.startswith(served + "/api/v1/chapters?") for link in links), links
+
+
 def test_hostile_writes_are_refused_and_the_server_stays_small(served, alice):
     base, group = served
     auth = {
