@@ -26,6 +26,13 @@ from django.conf import settings
 
 NOT_PUBLIC = ("unspecified", "loopback", "link_local", "multicast", "reserved", "private")
 
+NOT_GLOBAL = tuple(
+    ipaddress.ip_network(network) for network in ("192.0.0.0/24", "192.88.99.0/24", "3fff::/20")
+)
+"""Blocks IANA's special-purpose registries say are not globally reachable (or retired: the
+6to4 relays) that Python 3.12's `is_global` still takes for public: protocol assignments,
+6to4 relay anycast and IPv6 documentation (RFC 9637)."""
+
 
 class AddressRefused(ValueError):
     """A URL no delivery may go to, whatever the time: the message says why."""
@@ -98,7 +105,7 @@ def _not_public(address: str) -> str:
     for kind in NOT_PUBLIC:
         if getattr(ip, f"is_{kind}"):
             return kind.replace("_", "-")
-    return "" if ip.is_global else "non-public"
+    return "" if ip.is_global and not any(ip in network for network in NOT_GLOBAL) else "non-public"
 
 
 class _Pinned(http.client.HTTPConnection):
