@@ -79,6 +79,18 @@ def test_from_past_the_end_previous_is_the_last_window_with_items(client, seeded
     assert back["offset"] == count - 5 and len(back["items"]) == 5
 
 
+def test_the_page_past_the_end_links_back_to_the_last_window_with_results(client, seeded):
+    """A reader who followed an old link past the end is not stranded: "Previous" leads to
+    results, as the API's `previous` does."""
+    count = api(client, q="attention")["count"]
+    page = client.get("/search/", {"q": "attention", "offset": count + 10}).content.decode()
+    assert f"No more results for “attention” ({count} in all)" in page
+    back = re.search(r'<a rel="prev" href="\?q=attention&amp;offset=(\d+)">Previous</a>', page)
+    assert back and 0 <= int(back[1]) < count
+    shown = client.get("/search/", {"q": "attention", "offset": back[1]}).content.decode()
+    assert 'class="search-hit"' in shown
+
+
 def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded):
     """The API's schema states the bounds (schemathesis holds clients to them), so the API
     refuses past them as its schema says; the page names the setting."""
