@@ -1,11 +1,16 @@
 """/search/?q=&offset=: the readers' search page (a plain GET form: no JavaScript needed), a
 page of results at a time with the total and links to the next and previous pages."""
 
+import re
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from curriculum.domain.search import SearchRefused, search
+
+OFFSET = re.compile(r"0|[1-9][0-9]{0,8}", re.ASCII)
+"""An offset as the page's own links write it: ASCII digits, no sign or leading zero."""
 
 
 def search_page(request: HttpRequest) -> HttpResponse:
@@ -14,7 +19,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     raw_offset = request.GET.get("offset", "0")
     if query.strip():
         try:
-            if not raw_offset.isdigit() or len(raw_offset) > 9:
+            if not OFFSET.fullmatch(raw_offset):
                 raise SearchRefused(
                     f"offset is 0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)"
                 )

@@ -19,7 +19,21 @@ class Word:
         return value
 
 
+class Number:
+    """A release number as its address writes it: ASCII digits, no leading zero, so one release
+    has one address (/releases/01/ is a 404, as /releases/1.0/ is)."""
+
+    regex = r"[1-9][0-9]{0,8}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
 register_converter(Word, "word")
+register_converter(Number, "number")
 
 app_name = "site"
 urlpatterns = [
@@ -37,9 +51,9 @@ urlpatterns = [
         practice.report,
         name="practice_report",
     ),
-    path("chapters/<word:code>/releases/<int:number>/", views.release, name="release"),
+    path("chapters/<word:code>/releases/<number:number>/", views.release, name="release"),
     path(
-        "chapters/<word:code>/releases/<int:number>/pdf",
+        "chapters/<word:code>/releases/<number:number>/pdf",
         printing.release_pdf_view,
         name="release_pdf",
     ),

@@ -91,6 +91,13 @@ def test_the_page_past_the_end_links_back_to_the_last_window_with_results(client
     assert 'class="search-hit"' in shown
 
 
+def test_the_page_takes_an_offset_only_as_its_links_write_it(client, seeded):
+    assert client.get("/search/", {"q": "attention", "offset": "5"}).status_code == 200
+    for other in ("05", "５", "٥", "+5", " 5", "5.0"):
+        refused = client.get("/search/", {"q": "attention", "offset": other})
+        assert refused.status_code == 400 and "LIMIT_SEARCH_OFFSET" in refused.content.decode()
+
+
 def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded):
     """The API's schema states the bounds (schemathesis holds clients to them), so the API
     refuses past them as its schema says; the page names the setting."""

@@ -42,6 +42,14 @@ def test_the_latest_release_at_its_own_address_carries_no_earlier_release_note(c
     assert "an earlier release" not in client.get("/chapters/II.3/releases/1/").content.decode()
 
 
+def test_a_release_has_one_address(client, released):
+    """Written as its links write it: another spelling of the number is no address at all."""
+    assert client.get("/chapters/II.3/releases/1/").status_code == 200
+    for other in ("01", "١", "１", "+1", "0"):
+        assert client.get(f"/chapters/II.3/releases/{other}/").status_code == 404, other
+        assert client.get(f"/chapters/II.3/releases/{other}/pdf").status_code == 404, other
+
+
 def test_an_unchanged_chapter_is_revalidated_with_a_304(client, released):
     first = client.get("/chapters/II.3/")
     again = client.get("/chapters/II.3/", HTTP_IF_NONE_MATCH=first["ETag"])
