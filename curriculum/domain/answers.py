@@ -17,7 +17,7 @@ from attention.answers import answer_problems
 from curriculum.models import Problem
 
 from .hints import shape_words
-from .instance_values import instance_value
+from .instance_values import instance_noise, instance_value
 from .judging import judged_words, reader_compare, tolerance_of
 from .mistakes import mistake_warnings
 from .placeholders import SHOWN_DIGITS
@@ -144,7 +144,13 @@ def answer_check(
         return CheckResult(False, reading.refusal, reading.shape, reading.expected)
     try:
         value = _instance_value(problem, instance)
-        zero = _zero(problem, value, instance)
+        zero = instance_noise(
+            operation=problem.operation,
+            inputs=problem.inputs,
+            ask=problem.ask,
+            instance=instance,
+            value=value,
+        )
         result = reader_compare(value, reading.answer, tolerance_of(problem), zero)
     except attention.EngineInputError as error:
         return CheckResult(False, str(error), reading.shape, reading.expected)
@@ -156,8 +162,9 @@ def answer_check(
 
 def _instance_value(problem: Problem, instance: int) -> Any:
     """The engine's value at `instance`, made once for every reader and kept in the shared cache
-    (`instance_value`): a check was counted against its reader's rate before it came here, so
-    it runs the engine only where no one has yet."""
+    (`instance_value`; its float noise beside it, `instance_noise`): a check was counted
+    against its reader's rate before it came here, so it runs the engine only where no one
+    has yet."""
     found = instance_value(
         operation=problem.operation,
         inputs=problem.inputs,

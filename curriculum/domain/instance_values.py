@@ -1,4 +1,6 @@
-"""The engine's value of a practice instance, made once and kept in the shared cache.
+"""The engine's value of a practice instance, made once and kept in the shared cache, and
+where it finds float noise in that value (a second run where an entry is in doubt), kept beside
+it.
 
 A reader who asks for a solution runs the engine only when no one has before, and then only
 within the practice throttle (`allow`); everyone after reads the cached value. The key names
@@ -69,3 +71,15 @@ def _awaited(key: str, making: str) -> Any:
         if cache.get(making) is None:  # made and read just now, or given up
             return cache.get(key)
     return None
+
+
+def instance_noise(*, operation: str, inputs: Any, ask: Any, instance: int, value: Any) -> Any:
+    """Where the engine finds float noise in `value`, its value at `instance`: each entry's
+    bound taken as 0 (`attention.noise_bounds`, which runs the operation again on moved inputs
+    where an entry is in doubt), made once for every reader as the value is."""
+    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance) + ":noise"
+    found = cache.get(key)
+    if found is None:
+        found = attention.noise_bounds(operation, inputs, ask, value, instance)
+        cache.set(key, found, timeout=VALUE_SECONDS)
+    return found

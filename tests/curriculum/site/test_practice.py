@@ -230,19 +230,28 @@ def test_the_solution_asked_for_many_times_is_computed_once(client, practice, ev
     assert all(answer <= set(page_numbers(page.content.decode())) for page in pages)
 
 
-def test_checks_of_an_instance_run_the_engine_once_for_every_reader(client, practice, evaluations):
-    """The engine's value of an instance is made once and kept for everyone: checks right and
-    wrong, from any reader, and the solution shown after them share it (a problem whose value
-    costs seconds must not cost them again on each check)."""
+def test_checks_of_an_instance_run_the_engine_once_for_every_reader(
+    client, practice, evaluations, monkeypatch
+):
+    """The engine's value of an instance is made once and kept for everyone, and so is where
+    it finds float noise in it (a second run where an entry is in doubt): checks right and
+    wrong, from any reader, and the solution shown after them share them (a problem whose
+    value costs seconds must not cost them again on each check)."""
+    noise_checks = []
+    noise_bounds = attention.noise_bounds
+    monkeypatch.setattr(
+        attention, "noise_bounds", lambda *args: noise_checks.append(args) or noise_bounds(*args)
+    )
     wrong = "\n".join(" ".join(str(v + 1) for v in row) for row in engine(6))
     checks = [check(client, 6, wrong)]
     first = evaluations.count(6)  # the value, and what the page's text shows of the instance
+    assert len(noise_checks) == 1
     checks += [check(client, 6, wrong) for _ in range(2)]
     checks += [check(Client(REMOTE_ADDR=f"10.0.1.{n}"), 6, wrong) for n in range(3)]
     assert {response.status_code for response in checks} == {200}
     assert all("Not right." in response.content.decode() for response in checks)
     assert solution_page(client, 6).status_code == 200
-    assert evaluations.count(6) == first
+    assert evaluations.count(6) == first and len(noise_checks) == 1
 
 
 def test_computing_solutions_counts_against_the_practice_throttle(
