@@ -17,7 +17,7 @@ from attention.answers import answer_problems
 from curriculum.models import Problem
 
 from .hints import shape_words
-from .instance_values import instance_noise, instance_value
+from .instance_values import instance_judged
 from .judging import judged_words, reader_compare, tolerance_of
 from .mistakes import mistake_warnings
 from .placeholders import SHOWN_DIGITS
@@ -143,13 +143,9 @@ def answer_check(
     if reading.refusal:
         return CheckResult(False, reading.refusal, reading.shape, reading.expected)
     try:
-        value = _instance_value(problem, instance)
-        zero = instance_noise(
-            operation=problem.operation,
-            inputs=problem.inputs,
-            ask=problem.ask,
-            instance=instance,
-            value=value,
+        # made once for every reader (the check was counted against its reader's rate)
+        value, zero = instance_judged(
+            operation=problem.operation, inputs=problem.inputs, ask=problem.ask, instance=instance
         )
         result = reader_compare(value, reading.answer, tolerance_of(problem), zero)
     except attention.EngineInputError as error:
@@ -158,21 +154,6 @@ def answer_check(
     return CheckResult(
         result.ok, "" if result.ok else refused, reading.shape, reading.expected, value=value
     )
-
-
-def _instance_value(problem: Problem, instance: int) -> Any:
-    """The engine's value at `instance`, made once for every reader and kept in the shared cache
-    (`instance_value`; its float noise beside it, `instance_noise`): a check was counted
-    against its reader's rate before it came here, so it runs the engine only where no one
-    has yet."""
-    found = instance_value(
-        operation=problem.operation,
-        inputs=problem.inputs,
-        ask=problem.ask,
-        instance=instance,
-        allow=lambda: True,
-    )
-    return found if isinstance(found, dict) else np.asarray(found)
 
 
 def instances_checked(*, problem: Problem) -> tuple[dict[int, Any], str]:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from django.core.cache import cache
 
 import attention
@@ -42,6 +43,27 @@ def instance_value(
     """The engine's value at `instance` (a dict of named values, or nested lists); `allow` is
     asked, once, only when the engine must run. Raises EngineThrottled when it says no."""
     key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
+    return _made(key, operation, inputs, ask, instance, allow)
+
+
+def instance_judged(*, operation: str, inputs: Any, ask: Any, instance: int) -> tuple[Any, Any]:
+    """For a reader's check (counted against the reader's rate already): the value at
+    `instance` as an array (or named values), and where the engine finds float noise in it
+    (`attention.noise_bounds`, a second run where an entry is in doubt), each made once for
+    every reader under one key."""
+    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
+    found = _made(key, operation, inputs, ask, instance, lambda: True)
+    value = found if isinstance(found, dict) else np.asarray(found)
+    noise = cache.get(f"{key}:noise")
+    if noise is None:
+        noise = attention.noise_bounds(operation, inputs, ask, value, instance)
+        cache.set(f"{key}:noise", noise, timeout=VALUE_SECONDS)
+    return value, noise
+
+
+def _made(
+    key: str, operation: str, inputs: Any, ask: Any, instance: int, allow: Callable[[], bool]
+) -> Any:
     found = cache.get(key)
     if found is not None:
         return found
@@ -71,15 +93,3 @@ def _awaited(key: str, making: str) -> Any:
         if cache.get(making) is None:  # made and read just now, or given up
             return cache.get(key)
     return None
-
-
-def instance_noise(*, operation: str, inputs: Any, ask: Any, instance: int, value: Any) -> Any:
-    """Where the engine finds float noise in `value`, its value at `instance`: each entry's
-    bound taken as 0 (`attention.noise_bounds`, which runs the operation again on moved inputs
-    where an entry is in doubt), made once for every reader as the value is."""
-    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance) + ":noise"
-    found = cache.get(key)
-    if found is None:
-        found = attention.noise_bounds(operation, inputs, ask, value, instance)
-        cache.set(key, found, timeout=VALUE_SECONDS)
-    return found

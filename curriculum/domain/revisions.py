@@ -42,14 +42,11 @@ def chapters_moved(
     # one transaction (the caller's, else its own): a chapter and its index entry move
     # together, or a rebuild between the two (under the chapter's lock) is moved past its own
     # revision, and a search finds the index stale (the claims worker writes in autocommit)
+    chapters = Chapter.objects.filter(Q(pk__in=moved) | leaners)
     with transaction.atomic(savepoint=False):
-        Chapter.objects.filter(Q(pk__in=moved) | leaners).update(
-            revision=F("revision") + 1, updated_at=timezone.now()
-        )
+        chapters.update(revision=F("revision") + 1, updated_at=timezone.now())
         if not searched:
-            SearchChapter.objects.filter(
-                chapter__in=Chapter.objects.filter(Q(pk__in=moved) | leaners)
-            ).update(revision=F("revision") + 1)
+            SearchChapter.objects.filter(chapter__in=chapters).update(revision=F("revision") + 1)
     if searched:
         writer = writer_now()  # read now: the entry point has returned by the commit
         transaction.on_commit(
