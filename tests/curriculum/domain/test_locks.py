@@ -46,6 +46,13 @@ def lockable_now(chapter_id: int) -> bool:
         return cursor.fetchone() is not None
 
 
+def settled(*chapters: Chapter) -> None:
+    """Let the imports' own verdicts land: the worker locks a chapter while it decides them, and
+    a test that holds or waits on these locks must be the only one taking them."""
+    decided(list(Solution.objects.values_list("pk", flat=True)))
+    assert until(lambda: all(lockable_now(chapter.pk) for chapter in chapters))
+
+
 def verify_in_order(chapter_ids: list[int]) -> int:
     """A multi-chapter operation handed its chapters in the caller's order."""
     with transaction.atomic():
@@ -59,6 +66,7 @@ def test_two_multi_chapter_operations_in_opposite_orders_both_finish(books, work
     for code in ("II.7", "II.8"):
         chapter_import(document=sketch(code))
     first, second = Chapter.objects.order_by("pk").filter(code__in=["II.7", "II.8"])
+    settled(first, second)
     release_holder = threading.Event()
 
     def hold_first():
@@ -93,6 +101,7 @@ def test_verify_all_waits_on_the_lowest_chapter_without_holding_a_later_one(book
     for code in ("II.8", "II.7"):
         chapter_import(document=sketch(code))
     first, second = Chapter.objects.order_by("pk").filter(code__in=["II.7", "II.8"])
+    settled(first, second)
     release_holder = threading.Event()
 
     def hold_first():
