@@ -60,12 +60,17 @@ def serve_env(rate: str, database_url: str | None = None) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def serving_default(tmp_path_factory):
+def serve_log(tmp_path_factory) -> Path:
+    """What the module's make serve writes: nginx's, gunicorn's and Django's logs."""
+    return tmp_path_factory.mktemp("serve") / "serve.log"
+
+
+@pytest.fixture(scope="module")
+def serving_default(serve_log):
     """One make serve for this module's tests (each start is a migrate, a collectstatic and
     gunicorn's boot: 20 s here); it reads whatever each test's database holds. A test of another
     rate has a module of its own (test_serve_rate.py): the script lock is held while it serves."""
-    log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with serving("scripts/serve.sh", serve_env("10000/min"), log) as (base, pid):
+    with serving("scripts/serve.sh", serve_env("10000/min"), serve_log) as (base, pid):
         yield base, pid
 
 
@@ -160,6 +165,21 @@ def test_a_client_cannot_claim_https_through_nginx_and_gunicorn(served):
     assert status == 200
     links = [link for link in (json.loads(body)[k] for k in ("next", "previous")) if link]
     assert links and all(link.startswith(served + "/api/v1/chapters?") for link in links), links
+
+
+def test_a_forged_host_is_refused_and_logged_in_one_line_without_a_traceback(served, serve_log):
+    """Django logs each request it refuses as suspicious with its own parsing's traceback: a
+    client sending forged Hosts on purpose filled the log with tracebacks that read as faults."""
+    base, _ = served
+    before = serve_log.stat().st_size
+    assert fetch(base + "/", Host="forged.example")[0] == 400
+    wait_for(lambda: "forged.example" in serve_log.read_text(), timeout=10, what="the log line")
+    time.sleep(0.5)  # a traceback follows its message line
+    with serve_log.open() as read:
+        read.seek(before)
+        log = read.read()
+    assert "Invalid HTTP_HOST header: 'forged.example'" in log
+    assert "Traceback" not in log and "DisallowedHost" not in log, log
 
 
 def test_hostile_writes_are_refused_and_the_server_stays_small(served, alice):
