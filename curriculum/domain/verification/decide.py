@@ -25,7 +25,7 @@ from ..tolerances import tolerance_problems
 from ..webhooks import verdicts_changed
 from ..work_budget import work_refusal
 from .dispatch import Slice
-from .fingerprints import CHECKED, checkable, fingerprint
+from .fingerprints import CHECKED, checkable
 from .state import DECIDED, Status, column_type
 
 logger = logging.getLogger(__name__)
@@ -117,8 +117,10 @@ def _decide_together(due: list[tuple[Solution, str]], run: Slice) -> dict[int, s
                 left.append((solution.pk, requested))
                 continue
             fields[solution.pk]["duration_ms"] = (time.perf_counter() - started) * 1000
+    # what was checked is named by the fingerprint its writer stored with it, read in the same
+    # statement as the content (every writer stores both in one transaction: fingerprint_store)
     fingerprints = {
-        solution.pk: (requested, fingerprint(solution.problem, solution))
+        solution.pk: (requested, solution.fingerprint)
         for solution, requested in due
         if solution.pk in fields
     }

@@ -90,9 +90,10 @@ def _as_stored(value: Any) -> Any:
     return value
 
 
-CHECKED = ("problem__chapter_id", *FINGERPRINTED)
-"""The columns a check reads (the fingerprint's, and the chapter it locks): loading a batch
-reads no statement, no steps and no earlier engine value."""
+CHECKED = ("problem__chapter_id", *FINGERPRINTED, "fingerprint")
+"""The columns a check reads (the fingerprint's, the fingerprint its writer stored beside them,
+and the chapter it locks): loading a batch reads no statement, no steps and no earlier engine
+value."""
 
 
 def checkable():
