@@ -30,11 +30,19 @@ from attention.noise import noise_bounds
 from attention.norms import layer_norm, rms_norm
 from attention.positions import rope, sinusoidal_positions
 from attention.registry.convert import KINDS
-from attention.registry.operation import SELECTORS, Example, Misconception, Operation, Parameter
+from attention.registry.operation import (
+    SELECTORS,
+    Example,
+    Misconception,
+    Operation,
+    Outputs,
+    Parameter,
+)
 from attention.registry.table import (
     NAMED_OUTPUT,
     OPERATIONS,
     check,
+    check_planned,
     evaluate,
     instances_values,
     misconception_values,
@@ -42,9 +50,10 @@ from attention.registry.table import (
     output_axes,
     output_selectors,
     output_shape,
+    shape_asked,
 )
 from attention.softmax import softmax
-from attention.work import evaluation_work
+from attention.work import evaluation_work, numbers_at_most
 
 ENGINE_VERSION = "1.2.2"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
@@ -85,16 +94,19 @@ __all__ = [
     "InputProblem",
     "Misconception",
     "Operation",
+    "Outputs",
     "Parameter",
     "attention_cost",
     "attention_head",
     "check",
+    "check_planned",
     "compare",
     "compare_each",
     "noise_bounds",
     "cpu_budget",
     "evaluate",
     "evaluation_work",
+    "numbers_at_most",
     "expand_inputs",
     "generated_numbers",
     "head_dependent_terms",
@@ -105,6 +117,7 @@ __all__ = [
     "multi_head_attention",
     "output_axes",
     "output_shape",
+    "shape_asked",
     "NAMED_OUTPUT",
     "scaled_dot_product_attention",
     "softmax",

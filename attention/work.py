@@ -178,6 +178,14 @@ ESTIMATES: dict[str, Callable[[_Inputs], Cost]] = {
 """Each registered operation's cost from its inputs' shapes."""
 
 
+def numbers_at_most(work: int) -> int:
+    """The most numbers an evaluation of ``work`` units returns, all its outputs together: each
+    is written by at least one elementwise operation, or is an input's size and charged as read
+    (``PER_INPUT_NUMBER``), so it costs at least ``ELEMENTWISE`` units. A caller bounding what
+    an evaluation holds need not look at its outputs' shapes below this."""
+    return work // ELEMENTWISE
+
+
 def evaluation_work(operation: str, inputs: Mapping[str, Any]) -> int | None:
     """The estimated work (units above) of evaluating ``operation`` once on ``inputs``, which
     ``attention.check`` has accepted; None for an operation it does not know or inputs it cannot

@@ -177,6 +177,15 @@ def check(operation: object, inputs: object, ask: object, instance: int = 0) -> 
     return _analyse(operation, inputs, ask, instance)[0]
 
 
+def check_planned(
+    operation: object, inputs: object, ask: object, instance: int = 0
+) -> tuple[list[InputProblem], Outputs | None]:
+    """``check``'s problems and, when there are none, each output's axes (``output_axes``):
+    one analysis, and one draw of generated inputs, for a caller that needs both."""
+    problems, _, _, axes = _analyse(operation, inputs, ask, instance)
+    return problems, None if problems else axes
+
+
 def evaluate(
     operation: object, inputs: object, ask: object, instance: int = 0
 ) -> np.ndarray | dict[str, int]:
@@ -295,7 +304,12 @@ def output_shape(
     selects (nothing is evaluated): NAMED_OUTPUT for a mapping, None when the inputs or ``ask``
     do not say (``check`` says why)."""
     axes = output_axes(operation, inputs, instance)
-    if axes is None or not isinstance(ask, Mapping) or ask.get("output") not in axes:
+    return None if axes is None else shape_asked(axes, ask)
+
+
+def shape_asked(axes: Outputs, ask: object) -> tuple[int, ...] | str | None:
+    """``output_shape`` from the outputs' axes (``output_axes``, ``check_planned``)."""
+    if not isinstance(ask, Mapping) or ask.get("output") not in axes:
         return None
     shape = axes[ask["output"]]
     if shape is None:

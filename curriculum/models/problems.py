@@ -114,12 +114,17 @@ class Problem(models.Model):
             errors.setdefault(field, []).append(f"{path}: contains a NUL character (\\0)")
         if errors:  # PostgreSQL could not store it; the engine need not look
             raise ValidationError(errors)
-        for problem in attention.check(self.operation, self.inputs, self.ask):
+        refused, axes = attention.check_planned(self.operation, self.inputs, self.ask)
+        for problem in refused:
             field = problem.path.split(".")[0]
             field = field if field in ("operation", "inputs", "ask") else "__all__"
             errors.setdefault(field, []).append(f"{problem.path}: {problem.message}")
-        if not errors and (too_much := work_refusal(operation=self.operation, inputs=self.inputs)):
-            errors["inputs"] = [f"inputs: {too_much}"]
+        if not errors and (
+            too_much := work_refusal(
+                operation=self.operation, inputs=self.inputs, ask=self.ask, axes=axes
+            )
+        ):
+            errors[too_much.field] = [f"{too_much.field}: {too_much.message}"]
         computable = "inputs" not in errors and "operation" not in errors
         if computable and (
             found := placeholder_errors(

@@ -1,6 +1,7 @@
 """The engine's estimate of an evaluation's work, from shapes alone, and the CPU budget an engine
 run checks itself."""
 
+import math
 import time
 
 import pytest
@@ -126,3 +127,26 @@ def test_a_run_within_its_budget_leaves_no_timer_behind():
     with cpu_budget(0.3):
         busy(0.01)
     busy(0.5)  # would raise if the timer were still armed
+
+
+LARGE_INPUTS = [
+    ("multi_head_attention", mha(1024, 32, 8)),
+    ("sinusoidal_positions", {"seq_len": 4096, "width": 4096}),
+    ("softmax", {"scores": generated(16, 4096)}),
+    (
+        "scaled_dot_product_attention",
+        {"q": generated(2048, 2), "k": generated(2048, 2), "v": generated(2048, 2)},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("operation", "inputs"),
+    [(name, operation.example.inputs) for name, operation in OPERATIONS.items()] + LARGE_INPUTS,
+)
+def test_no_evaluation_makes_more_numbers_than_its_work_allows(operation, inputs):
+    """`numbers_at_most`: a caller bounding what an evaluation makes reads no shapes below it
+    (curriculum/domain/work_budget.py), so no operation may make more for its work."""
+    axes = attention.output_axes(operation, inputs)
+    made = sum(math.prod(n for _, n in shape) for shape in axes.values() if shape is not None)
+    assert made <= attention.numbers_at_most(evaluation_work(operation, inputs)), operation

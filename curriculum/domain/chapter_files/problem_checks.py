@@ -43,11 +43,15 @@ def problems_checked(c: Checker, raws: list) -> list:
                 f"draw at most {settings.LIMIT_CHAPTER_GENERATED:,} (LIMIT_CHAPTER_GENERATED)",
             )
             break
-        found = attention.check(prob.operation, prob.inputs, prob.ask)
+        found, axes = attention.check_planned(prob.operation, prob.inputs, prob.ask)
         for refusal in found:
             c.error(f"{path}.{refusal.path}", refusal.message)
-        if not found and (too_much := work_refusal(operation=prob.operation, inputs=prob.inputs)):
-            c.error(f"{path}.inputs", too_much)
+        if not found and (
+            too_much := work_refusal(
+                operation=prob.operation, inputs=prob.inputs, ask=prob.ask, axes=axes
+            )
+        ):
+            c.error(f"{path}.{too_much.field}", too_much.message)
         names = known_names({"operation": prob.operation, "inputs": prob.inputs})
         solution = dict(prob.solution) if prob.solution else None  # the answer as given
         answer = solution["answer"] if solution else None

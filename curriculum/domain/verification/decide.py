@@ -245,9 +245,9 @@ def _engine_verdict(
     if loose:  # stored before the bound existed: never called right
         reasons = "; ".join(f"{key}: {message}" for key, message in loose.items())
         return fields | {"status": Status.ERROR, "message": f"tolerance too wide: {reasons}"}
-    too_much = work_refusal(operation=problem.operation, inputs=problem.inputs)
+    too_much = work_refusal(operation=problem.operation, inputs=problem.inputs, ask=problem.ask)
     if too_much and not attention.check(problem.operation, problem.inputs, problem.ask):
-        return fields | {"status": Status.ERROR, "message": too_much}
+        return fields | {"status": Status.ERROR, "message": too_much.message}
     try:
         with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
             value = attention.evaluate(problem.operation, problem.inputs, problem.ask)

@@ -1,7 +1,10 @@
-"""A problem may ask only so much of the verifier (LIMIT_PROBLEM_WORK), estimated from its
-shapes before anything runs: refused where it is written, an error verdict where it is stored."""
+"""A problem may ask only so much of the verifier (LIMIT_PROBLEM_WORK) and make only so many
+numbers at a time (LIMIT_PROBLEM_VALUES; what it asks, no more than an answer may hold), known
+from its shapes before anything runs: refused where it is written, an error verdict where it is
+stored."""
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import
 from curriculum.domain.verification import verdict_decide
@@ -81,3 +84,69 @@ def test_a_run_past_the_engine_time_budget_is_an_error_naming_it(books, settings
     assert verdict_decide(solution_id=solution.pk) == "error"
     message = Verdict.objects.get(solution=solution).message
     assert "more than 0.01 s of CPU time (VERIFY_ENGINE_SECONDS)" in message
+
+
+def positions(key: str, seq_len: int, width: int, ask: dict | None = None) -> dict:
+    """A 200-byte problem whose value is a seq_len x width table (a hostile test's: 4096 x 4096
+    passed LIMIT_PROBLEM_WORK, then held a worker at 4 GB, kept, until its hard time limit, three
+    times, for an error that named no limit)."""
+    return {
+        "key": key,
+        "kind": "worked",
+        "variant": key,
+        "statement": "Tabulate.",
+        "operation": "sinusoidal_positions",
+        "inputs": {"seq_len": seq_len, "width": width},
+        "ask": ask or {"output": "out"},
+        "tolerance": {"digits": 3},
+        "solution": {"steps": "Sines.", "answer": 0.5, "published": True},
+    }
+
+
+def test_a_table_an_answer_could_not_hold_is_refused_where_it_asks(books):
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=sketch("II.7", problems=[positions("p1", 4096, 4096)]))
+    [error] = [e for e in refused.value.errors if "LIMIT_CHAPTER_NUMBERS" in e]
+    assert error.startswith("problems[0].ask: the value it asks for holds 16,777,216 numbers")
+    assert not Problem.objects.filter(chapter__code="II.7").exists()
+
+
+def test_one_entry_of_a_table_too_large_to_make_is_refused_by_what_it_makes(books, settings):
+    settings.LIMIT_PROBLEM_VALUES = 2**20
+    one_entry = {"output": "out", "row": 0, "col": 0}
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=sketch("II.7", problems=[positions("p1", 2048, 1024, one_entry)]))
+    [error] = [e for e in refused.value.errors if "LIMIT_PROBLEM_VALUES" in e]
+    assert error.startswith("problems[0].inputs: one evaluation of this problem makes 2,097,152")
+    assert "(1,048,576)" in error and "make its inputs smaller" in error
+
+
+def test_a_table_within_both_limits_is_imported_and_one_entry_of_a_large_one_too(books):
+    one_entry = {"output": "out", "row": 0, "col": 0}
+    problems = [positions("p1", 64, 16), positions("p2", 4096, 4096, one_entry)]
+    chapter_import(document=sketch("II.7", problems=problems))
+    assert Problem.objects.filter(chapter__code="II.7").count() == 2
+
+
+def test_a_table_stored_before_the_limits_gets_an_error_verdict_naming_them(books, settings):
+    chapter_import(document=sketch("II.7", problems=[positions("p1", 64, 16)]))
+    settings.LIMIT_CHAPTER_NUMBERS = 1000
+    solution = Solution.objects.get(problem__chapter__code="II.7", problem__key="p1")
+
+    assert verdict_decide(solution_id=solution.pk) == "error"
+    assert "LIMIT_CHAPTER_NUMBERS" in Verdict.objects.get(solution=solution).message
+
+
+def test_admin_refuses_the_table_on_its_ask_field(chapter):
+    problem = Problem(
+        chapter=chapter,
+        **{
+            k: v
+            for k, v in positions("p9", 4096, 4096).items()
+            if k not in ("tolerance", "solution")
+        },
+    )
+    with pytest.raises(ValidationError) as refused:
+        problem.full_clean()
+    [message] = refused.value.message_dict["ask"]
+    assert message.startswith("ask: the value it asks for holds 16,777,216 numbers")
