@@ -195,11 +195,15 @@ def evaluate(
     if problems or op is None:
         raise EngineInputError(problems)
     assert isinstance(ask, Mapping) and axes is not None
-    # a value past float range comes back as inf or NaN for the caller to judge (the verifier
-    # and the placeholders refuse it as not finite); numpy's warning would only fill a log
+    return _asked(_run(op, values)[ask["output"]], axes[ask["output"]], ask)
+
+
+def _run(op: Operation, values: Values) -> Values:
+    """The operation's outputs. A value past float range comes back as inf or NaN for the
+    caller to judge (the verifier and the placeholders refuse it as not finite); numpy's
+    warning would only fill a log."""
     with np.errstate(over="ignore", invalid="ignore"):
-        result = op.run(values)
-    return _asked(result[ask["output"]], axes[ask["output"]], ask)
+        return op.run(values)
 
 
 def _asked(result: Any, axes: Axes | None, ask: Mapping[str, Any]) -> np.ndarray | dict[str, int]:
@@ -232,7 +236,7 @@ def misconception_values(
         raise EngineInputError(problems)
     assert axes is not None
     output = ask["output"]
-    full = op.run(values)[output]
+    full = _run(op, values)[output]
     right = _asked(full, axes[output], ask)
     found: Mistaken = []
     for misconception in op.misconceptions:

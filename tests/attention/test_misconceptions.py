@@ -6,6 +6,7 @@ selectors, a value only where the mistake gives one of the right shape that diff
 
 import math
 import re
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -141,3 +142,13 @@ def test_misconception_work_bounds_an_evaluation_and_each_mistake(name):
     assert bound >= once
     assert misconception_work(name, inputs, instance=3) == bound
     assert misconception_work("no_such_operation", inputs) is None
+
+
+def test_misconceptions_of_scores_near_float_range_warn_of_nothing():
+    """Their right value is the engine's, as `evaluate` makes it: a worker's log filled with
+    numpy's overflow warning from a hostile test's scores of 1e308 and -1e308."""
+    args = ("softmax", {"scores": [1e308, -1e308]}, {"output": "out"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        misconception_values(*args)
+    assert evaluate(*args).tolist() == [1.0, 0.0]
