@@ -12,17 +12,19 @@ The relation is evaluated on instances 0 .. N-1 of the generated inputs (`attent
 readers are told it was checked numerically on N random instances, never that it is proved.
 """
 
+import ast
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 
-from attention.expressions import ExpressionError, parse
+from attention.expressions import ExpressionError, checked, parse
 from attention.generated import MAX_GENERATED_ELEMENTS, is_generator, spec_problems
 from attention.scalars import is_finite_number
 
 from ..tolerances import MAX_RTOL
+from .syntax import looser_than_typed
 
 KEYS = ("inputs", "holds", "instances", "tolerance", "note")
 """Every key a property may hold; ``note`` says what the check leaves out, shown to readers."""
@@ -59,11 +61,15 @@ def property_errors(check: Any, path: str = "check") -> list[tuple[str, str]]:
         errors.append(
             (f"{path}.instances", f"a whole number from 1 to {limit} (LIMIT_PROPERTY_INSTANCES)")
         )
-    errors += _tolerance_errors(check.get("tolerance", {}), f"{path}.tolerance")
+    tolerance_errors = _tolerance_errors(check.get("tolerance", {}), f"{path}.tolerance")
+    errors += tolerance_errors
     if isinstance(check.get("note", ""), str) is False:
         errors.append((f"{path}.note", "must be text"))
     if isinstance(holds := check.get("holds"), str):
-        errors += _holds_errors(holds, set(map(str, inputs)), f"{path}.holds")
+        holds_errors = _holds_errors(holds, set(map(str, inputs)), f"{path}.holds")
+        if not holds_errors and not tolerance_errors:
+            holds_errors = _constant_errors(holds, tolerance_of(check), f"{path}.holds")
+        errors += holds_errors
     elif "holds" in check:
         errors.append((f"{path}.holds", "must be an expression, as text"))
     return errors
@@ -131,6 +137,32 @@ def _holds_errors(holds: str, names: set[str], path: str) -> list[tuple[str, str
             )
         )
     return errors
+
+
+def _constant_errors(
+    holds: str, tolerance: tuple[float, float], path: str
+) -> list[tuple[str, str]]:
+    """A number an == states as one side (``sum(x) == 1.0001``) is held to the figures typed,
+    as a claim's is: the tolerance may not let its last figure be wrong."""
+    body, source, summary = checked(holds)
+    if summary.relation != "==" or not isinstance(body, ast.Compare):
+        return []
+    written = [
+        text for side in (body.left, body.comparators[0]) if (text := _constant(side, source))
+    ]
+    rtol, atol = tolerance
+    looser = looser_than_typed({"rtol": rtol, "atol": atol}, written)
+    return [(path, looser)] if looser else []
+
+
+def _constant(node: ast.expr, source: str) -> str:
+    """A number as written (possibly signed), else ""."""
+    number = node.operand if isinstance(node, ast.UnaryOp) else node
+    if not isinstance(number, ast.Constant) or type(number.value) not in (int, float):
+        return ""
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, (ast.USub, ast.UAdd)):
+        return ""
+    return (ast.get_source_segment(source, node) or "").replace("+", "", 1).replace(" ", "")
 
 
 def tolerance_of(check: Mapping[str, Any]) -> tuple[float, float]:

@@ -62,9 +62,7 @@ class Claim:
         return found
 
 
-def _tolerance(
-    text: str | None, numbers: tuple[float, ...], figures: tuple[int, ...]
-) -> dict[str, Any]:
+def _tolerance(text: str | None, written: list[str]) -> dict[str, Any]:
     if not text:
         return {}
     words = dict(TOLERANCE_WORDS.findall(text))
@@ -81,23 +79,28 @@ def _tolerance(
         raise ExpressionError(f"tolerance {text!r}: not a number") from error
     if not all(math.isfinite(v) and v >= 0 for v in tolerance.values()):
         raise ExpressionError(f"tolerance {text!r}: each a finite number of at least 0")
+    numbers = _numbers(written)
     answer = list(numbers) if len(numbers) > 1 else numbers[0]
     if found := tolerance_problems(**_as_problem(tolerance), answer=answer):
         raise ExpressionError("; ".join(f"{key}: {message}" for key, message in found.items()))
-    if looser := _looser_than_typed(tolerance, numbers, figures):
+    if looser := looser_than_typed(tolerance, written):
         raise ExpressionError(looser)
     return tolerance
 
 
-def _looser_than_typed(
-    tolerance: dict[str, Any], numbers: tuple[float, ...], figures: tuple[int, ...]
-) -> str:
+def _numbers(written: list[str]) -> tuple[float, ...]:
+    return tuple(float(n.replace("\u2212", "-")) for n in written)
+
+
+def looser_than_typed(tolerance: dict[str, Any], written: list[str]) -> str:
     """A stated tolerance may tighten the figures typed, never loosen them: a reader reads every
-    figure of 0.2691, so a check to 3 would let its last one be wrong."""
-    for number, typed in zip(numbers, figures, strict=True):
+    figure of 0.2691, so a check to 3 would let its last one be wrong. ``written``: each number
+    as typed; a property's constant (``sum(x) == 1.0001``) is held to it as a claim's is."""
+    for text, number in zip(written, _numbers(written), strict=True):
+        typed = min(figures_of(text), MAX_DIGITS)
         if "digits" in tolerance and tolerance["digits"] < typed:
             return (
-                f"{number:g} is written to {typed} significant figures; digits "
+                f"{text} is written to {typed} significant figures; digits "
                 f"{tolerance['digits']} would let its last figures be wrong: type fewer"
             )
         half = float(half_unit(np.asarray(number), typed))
@@ -107,7 +110,7 @@ def _looser_than_typed(
             and tolerance["atol"] + tolerance["rtol"] * abs(number) > half
         ):
             return (
-                f"{number:g} is written to {typed} significant figures; this tolerance would let "
+                f"{text} is written to {typed} significant figures; this tolerance would let "
                 "its last figure be wrong: tighten it, or type fewer figures"
             )
     return ""
@@ -123,7 +126,7 @@ def claim_of(found: re.Match) -> Claim:
     """The claim a match writes; ExpressionError saying what is wrong with it."""
     typed = found["typed"]
     written = re.findall(NUMBER, typed)
-    numbers = tuple(float(n.replace("\u2212", "-")) for n in written)
+    numbers = _numbers(written)
     figures = tuple(min(figures_of(n), MAX_DIGITS) for n in written)
     return Claim(
         text=found.group(),
@@ -131,7 +134,7 @@ def claim_of(found: re.Match) -> Claim:
         numbers=numbers,
         figures=figures,
         expression=parse(found["expression"]),
-        tolerance=_tolerance(found["tolerance"], numbers, figures),
+        tolerance=_tolerance(found["tolerance"], written),
     )
 
 

@@ -167,3 +167,34 @@ def test_a_property_whose_sides_are_within_its_tolerance_of_0_is_an_error_never_
     assert decided.status == "error" and "compares nothing on instance 0: " + why in decided.message
     wide = spec | {"holds": "x + 1 == 2 * x + 1", "inputs": {"x": check | {"scale": 1.0}}}
     assert outcome("property", wide).status == "mismatch"  # compared at 1: the relation fails
+
+
+SUM = {
+    "inputs": {"s": {"generate": "normal", "shape": [5], "seed": 1}},
+    "holds": "sum(softmax(scores=s).out) == 1.0001",
+    "instances": 5,
+}
+
+
+@pytest.mark.parametrize("holds", [SUM["holds"], "-1.0001 == -sum(softmax(scores=s).out)"])
+def test_a_constant_a_property_states_is_held_to_its_figures_as_a_claims_is(holds):
+    """A hostile test had `sum(...) == 1.0001` verified within rtol 5e-4, a false statement
+    shown as checked; the same number in a claim is refused for that tolerance."""
+    errors = property_errors(SUM | {"holds": holds, "tolerance": {"rtol": 5e-4}})
+    assert errors == [
+        (
+            "check.holds",
+            f"{holds.split()[0] if holds[0] == '-' else '1.0001'} is written to 5 significant "
+            "figures; this tolerance would let its last figure be wrong: tighten it, or type "
+            "fewer figures",
+        )
+    ]
+    assert outcome("property", SUM | {"tolerance": {"rtol": 1e-12}}).status == "mismatch"
+
+
+def test_a_constant_within_its_figures_and_a_bound_are_not_refused():
+    for holds, tolerance in [
+        ("sum(softmax(scores=s).out) == 1.0", {"rtol": 1e-12, "atol": 1e-15}),
+        ("softmax(scores=s).out <= 1.0001", {"rtol": 5e-4}),
+    ]:
+        assert property_errors(SUM | {"holds": holds, "tolerance": tolerance}) == [], holds
