@@ -153,15 +153,16 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
 
     Send `If-Match` with the ETag of `GET /chapters/{code}/source` to write only over the
     version you read: another writer's edit since then gets 412 and nothing is written (read
-    again, merge, send again). `If-None-Match: *` creates only. Without either, the last writer
-    wins. The answer's ETag is the version just written.
+    again, merge, send again). `If-None-Match: *` creates only; `If-None-Match` with ETags
+    writes only over a version it does not name (compared weakly, as RFC 9110 says), else 412.
+    Without either, the last writer wins. The answer's ETag is the version just written.
     """
     result = ChapterImport(
         document=_document(request),
         expected_code=code,
         user=caller(request).user,
         if_match=_tags(request.headers.get("If-Match")),
-        create_only=request.headers.get("If-None-Match", "").strip() == "*",
+        if_none_match=_none_match(request.headers.get("If-None-Match")),
     ).execute()
     response["ETag"] = source_tag(code=code)
     body = {
@@ -178,14 +179,29 @@ def _tags(header: str | None) -> frozenset[str] | None:
     """The strong entity tags an If-Match names ("*" for any). A weak tag never matches, and
     neither does anything malformed: an empty header or a stray word is a client that asked for
     a guard, and gets 412 rather than an unguarded write."""
+    items = _entity_tags(header)
+    if items is None:
+        return None if header is None else frozenset()
+    return frozenset(item for item in items if not item.startswith("W/"))
+
+
+def _none_match(header: str | None) -> frozenset[str] | None:
+    """The entity tags an If-None-Match names, compared weakly ("*" for any). A malformed one
+    is read as "*": it never lets a write over an existing chapter through."""
+    items = _entity_tags(header)
+    if items is None:
+        return None if header is None else frozenset({"*"})
+    return frozenset(item.removeprefix("W/") for item in items)
+
+
+def _entity_tags(header: str | None) -> list[str] | None:
+    """A conditional header's entity tags, or ["*"]; None when it is absent or malformed."""
     if header is None:
         return None
     if header.strip() == "*":
-        return frozenset({"*"})
+        return ["*"]
     items = [item.strip() for item in header.split(",")]
-    if not all(ENTITY_TAG.fullmatch(item) for item in items):
-        return frozenset()
-    return frozenset(item for item in items if not item.startswith("W/"))
+    return items if all(ENTITY_TAG.fullmatch(item) for item in items) else None
 
 
 ENTITY_TAG = re.compile(r'(?:W/)?"[\x21\x23-\x7e]*"')  # RFC 9110 entity-tag

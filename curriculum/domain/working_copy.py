@@ -52,10 +52,15 @@ def tag_named(tag: str, tags: frozenset[str]) -> bool:
     return ANY in tags or tag in tags or yaml_tag(tag) in tags
 
 
-def working_copy_require(*, chapter_id: int, tags: frozenset[str]) -> Chapter:
+def working_copy_require(*, chapter_id: int, tags: frozenset[str], at: bool = True) -> Chapter:
     """Lock the chapter for the rest of the caller's transaction, then refuse unless its working
-    copy is at one of `tags`; returns the locked row. Callers must be inside atomic()."""
+    copy is at one of `tags` (If-Match), or, with `at` False, at none of them (If-None-Match:
+    "*" names any); returns the locked row. Callers must be inside atomic()."""
     locked = chapter_lock(chapter_id=chapter_id)
-    if not tag_named(source_tag(code=locked.code), tags):
-        raise SourceChanged("the working copy changed since that version was read")
+    if tag_named(source_tag(code=locked.code), tags) != at:
+        raise SourceChanged(
+            "the working copy changed since that version was read"
+            if at
+            else "the working copy is at a version If-None-Match names (any, for *)"
+        )
     return locked

@@ -82,15 +82,15 @@ class ChapterImport(Action):
     Every write goes through the editing actions, with the user's permissions: a released
     chapter keeps its identity, and withdrawing is an Editor's act. With `if_match` (versions
     from `source_tag`, or "*" for any), the write happens only if the working copy exists
-    and is at one of them, checked under its lock; with `create_only`, only if there is none;
-    else SourceChanged.
+    and is at one of them, checked under its lock; with `if_none_match`, only if it is at none
+    of them ("*": only if there is none); else SourceChanged.
     """
 
     document: Any
     dry_run: bool = False
     expected_code: str | None = None
     if_match: frozenset[str] | None = None
-    create_only: bool = False
+    if_none_match: frozenset[str] | None = None
 
     def code(self) -> Any:
         """The document's code, where a row could hold it: a code with a NUL is looked up
@@ -128,8 +128,10 @@ class ChapterImport(Action):
         ):
             try:
                 with transaction.atomic():
-                    if self.create_only and existing is not None:
-                        raise SourceChanged("the chapter exists, and this write only creates")
+                    if self.if_none_match is not None and existing is not None:
+                        working_copy_require(
+                            chapter_id=existing.pk, tags=self.if_none_match, at=False
+                        )
                     if self.if_match is not None:
                         _require_version(existing, self.if_match)
                     if dropped := document_terms_dropped(clean, existing):

@@ -203,6 +203,22 @@ def test_if_none_match_any_creates_only(client, books, alice_token):
     assert Chapter.objects.get(code="II.7").title != "Over"
 
 
+def test_if_none_match_naming_the_working_copy_writes_nothing(
+    client, chapter_with_everything, alice_token
+):
+    """RFC 9110: If-None-Match names the versions a write may not go over, compared weakly (a
+    hostile test's PUT with the current ETag there was written, 200)."""
+    read = source(client, alice_token, "application/json")
+    document = read.json() | {"title": "Changed"}
+    for header in (read["ETag"], f'"other", W/{read["ETag"]}', "not a tag"):
+        refused = put_source(client, alice_token, document, HTTP_IF_NONE_MATCH=header)
+        assert refused.status_code == 412, header
+        assert refused.json()["errors"][0]["header"] == "If-None-Match"
+    assert Chapter.objects.get(code="II.7").title != "Changed"
+    written = put_source(client, alice_token, document, HTTP_IF_NONE_MATCH='"other"')
+    assert written.status_code == 200 and Chapter.objects.get(code="II.7").title == "Changed"
+
+
 def test_a_put_citing_an_unknown_work_is_refused_with_its_path(client, books, alice_token):
     document = sketch()
     document["thesis"] = "As @cite:nobody2020 showed."
