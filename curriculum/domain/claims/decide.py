@@ -16,6 +16,7 @@ from attention.expressions import ExpressionError, evaluate, holds, parse, sides
 from ..tolerances import compared_too_small
 from .pattern import NUMBER
 from .properties import tolerance_of
+from .syntax import outputs_readable, outputs_unreadable
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ def _problem_lookup(context: Mapping[str, Any]):
         kind, _, short = name.partition(".")
         if kind == "inputs" and short in inputs:
             return attention.expand_inputs({short: inputs[short]}, 0)[short]
+        if kind == "outputs" and not outputs_readable(context):  # stored before the rule
+            raise ExpressionError(outputs_unreadable())
         if kind == "outputs" and short not in outputs:
             outputs[short] = attention.evaluate(operation, inputs, {"output": short})
         if kind == "outputs":

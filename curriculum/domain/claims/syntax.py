@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import numpy as np
+from django.conf import settings
 
 import attention
 from attention.compare import half_unit
@@ -211,9 +212,15 @@ def claim_name_errors(
             continue
         if unknown := sorted(claim.expression.names - known):
             have = ", ".join(sorted(known)) or "no named values (only a problem's texts do)"
+            outputs = [n for n in unknown if n.startswith("outputs.")]
+            why = (
+                f"; {outputs_unreadable()}"
+                if outputs and known and not any(n.startswith("outputs.") for n in known)
+                else ""
+            )
             errors.append(
                 f"claim {shown(claim.text)}: no value named {', '.join(unknown)} here "
-                f"(known: {have})"
+                f"(known: {have}){why}"
             )
     return errors
 
@@ -223,12 +230,32 @@ def shown(text: str) -> str:
 
 
 def known_names(context: Mapping[str, Any] | None) -> frozenset[str]:
-    """The names a claim in a problem's text may read: its inputs and the operation's outputs."""
+    """The names a claim in a problem's text may read: its inputs and, where `outputs_readable`,
+    the operation's outputs."""
     if context is None:
         return frozenset()
     inputs = context.get("inputs")
     names = {f"inputs.{name}" for name in inputs} if isinstance(inputs, Mapping) else set()
     operation = attention.OPERATIONS.get(str(context.get("operation")))
-    return frozenset(
-        names | {f"outputs.{name}" for name in (operation.outputs if operation else ())}
+    if operation is None or not outputs_readable(context):
+        return frozenset(names)
+    return frozenset(names | {f"outputs.{name}" for name in operation.outputs})
+
+
+def outputs_readable(context: Mapping[str, Any]) -> bool:
+    """Whether a claim may read a problem's outputs: computing them is work a claim may do
+    (LIMIT_CLAIM_WORK). Else every claim reading them would run the whole problem again (a
+    hostile test's 20 claims on one problem took 84 s of a worker)."""
+    operation, inputs = context.get("operation"), context.get("inputs")
+    if not isinstance(operation, str) or not isinstance(inputs, Mapping):
+        return False
+    work = attention.evaluation_work(operation, inputs)
+    return work is not None and work <= settings.LIMIT_CLAIM_WORK
+
+
+def outputs_unreadable() -> str:
+    return (
+        "a claim reads a problem's outputs only where computing them needs at most "
+        f"LIMIT_CLAIM_WORK ({settings.LIMIT_CLAIM_WORK:.2g}) of engine work: claim its inputs, "
+        "or make the problem smaller"
     )

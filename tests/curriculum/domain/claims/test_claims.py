@@ -123,6 +123,24 @@ def test_a_claim_reads_its_problems_inputs_and_outputs():
     assert outcome("claim", unknown.spec | {"context": context}).status == "error"
 
 
+def test_a_claim_reads_a_problems_outputs_only_where_computing_them_is_claim_sized(books, settings):
+    """Each claim on a problem's outputs computes the problem again: a hostile test's 20 such
+    claims on one large problem took 84 s of a worker, past every claim's LIMIT_CLAIM_WORK."""
+    document = with_claim(f"So {{{{ {A10} = outputs.out[0, 0] }}}}.", where="steps")
+    context = {"operation": "softmax", "inputs": {"scores": [[1, 0]]}}
+    (claim,) = claims_in(f"{{{{ {A10} = outputs.out[0, 0] }}}}")
+    settings.LIMIT_CLAIM_WORK = 10
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=document)
+    [error] = refused.value.errors
+    assert error.startswith("problems[0].solution.steps: claim {{ 0.731059 = outputs.out[0, 0]")
+    assert "computing them needs at most LIMIT_CLAIM_WORK (10) of engine work" in error
+    stored = outcome("claim", claim.spec | {"context": context})  # stored before the limit
+    assert stored.status == "error" and "LIMIT_CLAIM_WORK" in stored.message
+    settings.LIMIT_CLAIM_WORK = 10**8
+    assert outcome("claim", claim.spec | {"context": context}).status == "verified"
+
+
 def test_a_wrong_claim_blocks_publishing_with_a_reason_quoting_it(books):
     chapter = imported(with_claim("Here $a = {{ 0.7312 = softmax(scores=[1, 0]).out[0] }}$."))
     (reason,) = reasons(chapter)
