@@ -247,7 +247,12 @@ def document_refused(request, exc: ChapterFileError):
 def source_changed(request, exc: SourceChanged):
     guard = "If-Match" if "If-Match" in request.headers else "If-None-Match"
     changed = [{"header": guard, "code": "source_changed", "detail": str(exc)}]
-    return _error(request, 412, "the working copy changed; nothing was written", changed)
+    title = (
+        "the working copy changed; nothing was written"
+        if guard == "If-Match"
+        else "the chapter is at a version If-None-Match names; nothing was written"
+    )
+    return _error(request, 412, title, changed)
 
 
 @api.exception_handler(PublishRefused)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from curriculum.models import (
     ApparatusLink,
@@ -103,6 +103,15 @@ class ChapterImport(Action):
         exists = isinstance(code, str) and Chapter.objects.filter(code=code).exists()
         return [f"curriculum.{'change' if exists else 'add'}_chapter", *PROBLEMS_REPLACE]
 
+    def execute(self) -> ImportResult:
+        """Two writers creating one chapter at once: the one that finds it created meanwhile
+        writes again, as a writer who found it would have (over it, with the permission to
+        change it, or refused by its If-None-Match), never a 500."""
+        try:
+            return super().execute()
+        except _CreatedMeanwhile:
+            return super().execute()
+
     def run(self) -> ImportResult:
         document, code, expected_code = self.document, self.code(), self.expected_code
         mismatched = isinstance(document, dict) and document.get("code") != expected_code
@@ -127,7 +136,7 @@ class ChapterImport(Action):
             ) as clean,
         ):
             try:
-                with transaction.atomic():
+                with _created_elsewhere(code if existing is None else None), transaction.atomic():
                     if self.if_none_match is not None and existing is not None:
                         working_copy_require(
                             chapter_id=existing.pk, tags=self.if_none_match, at=False
@@ -148,6 +157,22 @@ class ChapterImport(Action):
         return ImportResult(
             "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
         )
+
+
+class _CreatedMeanwhile(Exception):
+    pass
+
+
+@contextmanager
+def _created_elsewhere(creating: Any) -> Iterator[None]:
+    """A chapter this write creates (`creating`: its code) that another writer's commit created
+    first: its insert fails on the unique code, and the write goes again (`execute`)."""
+    try:
+        yield
+    except IntegrityError:
+        if creating is not None and Chapter.objects.filter(code=creating).exists():
+            raise _CreatedMeanwhile from None
+        raise
 
 
 def chapter_import(**arguments: Any) -> ImportResult:

@@ -214,6 +214,7 @@ def test_if_none_match_naming_the_working_copy_writes_nothing(
         refused = put_source(client, alice_token, document, HTTP_IF_NONE_MATCH=header)
         assert refused.status_code == 412, header
         assert refused.json()["errors"][0]["header"] == "If-None-Match"
+        assert refused.json()["detail"].startswith("the chapter is at a version If-None-Match")
     assert Chapter.objects.get(code="II.7").title != "Changed"
     written = put_source(client, alice_token, document, HTTP_IF_NONE_MATCH='"other"')
     assert written.status_code == 200 and Chapter.objects.get(code="II.7").title == "Changed"
