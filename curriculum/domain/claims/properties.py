@@ -23,7 +23,6 @@ from attention.expressions import ExpressionError, checked, parse
 from attention.generated import MAX_GENERATED_ELEMENTS, is_generator, spec_problems
 from attention.scalars import is_finite_number
 
-from ..tolerances import MAX_RTOL
 from .syntax import looser_than_typed
 
 KEYS = ("inputs", "holds", "instances", "tolerance", "note")
@@ -75,10 +74,12 @@ def property_errors(check: Any, path: str = "check") -> list[tuple[str, str]]:
     return errors
 
 
-MAX_ATOL = 1e-6
-"""A property's == holds entry by entry within rtol (at most an answer's MAX_RTOL) and this
-atol: a looser "equal" would call unequal things equal; a statistical statement says its
-bound as a relation instead (``abs(mean(x)) <= 0.1``), which readers see."""
+MAX_PROPERTY_RTOL = 1e-9
+MAX_ATOL = 1e-9
+"""A property's == is equality up to float noise: entry by entry within this rtol and atol (a
+million times a float64 rounding, and far finer than an answer's tolerance: at an answer's
+5e-4, a false identity off by a twentieth of a percent was verified). A statistical statement
+says its bound as a relation instead (``abs(mean(x)) <= 0.1``), which readers see."""
 
 
 MAX_INPUTS = 16
@@ -107,7 +108,7 @@ def _tolerance_errors(tolerance: Any, path: str) -> list[tuple[str, str]]:
         for key in tolerance
         if key not in ("rtol", "atol")
     ]
-    for key, most in (("rtol", MAX_RTOL), ("atol", MAX_ATOL)):
+    for key, most in (("rtol", MAX_PROPERTY_RTOL), ("atol", MAX_ATOL)):
         value = tolerance.get(key, 0.0)
         if not is_finite_number(value) or not 0 <= value <= most:
             errors.append(

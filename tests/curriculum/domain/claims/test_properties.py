@@ -171,30 +171,49 @@ def test_a_property_whose_sides_are_within_its_tolerance_of_0_is_an_error_never_
 
 SUM = {
     "inputs": {"s": {"generate": "normal", "shape": [5], "seed": 1}},
-    "holds": "sum(softmax(scores=s).out) == 1.0001",
+    "holds": "sum(softmax(scores=s).out) == 1.0000000001",
     "instances": 5,
 }
 
 
-@pytest.mark.parametrize("holds", [SUM["holds"], "-1.0001 == -sum(softmax(scores=s).out)"])
+@pytest.mark.parametrize("holds", [SUM["holds"], "-1.0000000001 == -sum(softmax(scores=s).out)"])
 def test_a_constant_a_property_states_is_held_to_its_figures_as_a_claims_is(holds):
     """A hostile test had `sum(...) == 1.0001` verified within rtol 5e-4, a false statement
     shown as checked; the same number in a claim is refused for that tolerance."""
-    errors = property_errors(SUM | {"holds": holds, "tolerance": {"rtol": 5e-4}})
+    errors = property_errors(SUM | {"holds": holds, "tolerance": {"rtol": 1e-9}})
     assert errors == [
         (
             "check.holds",
-            f"{holds.split()[0] if holds[0] == '-' else '1.0001'} is written to 5 significant "
-            "figures; this tolerance would let its last figure be wrong: tighten it, or type "
-            "fewer figures",
+            f"{holds.split()[0] if holds[0] == '-' else '1.0000000001'} is written to 11 "
+            "significant figures; this tolerance would let its last figure be wrong: tighten "
+            "it, or type fewer figures",
         )
     ]
     assert outcome("property", SUM | {"tolerance": {"rtol": 1e-12}}).status == "mismatch"
 
 
+@pytest.mark.parametrize(
+    "holds",
+    [
+        "sum(softmax(scores=s).out) == -(-1.0001)",
+        "sum(softmax(scores=s).out) == 1.0001 * 1",
+        "sum(softmax(scores=s).out) == 1 + 1e-4",
+        "softmax(scores=[0, 1]).out + 0 * s[0] == [0.2690, 0.7310]",
+    ],
+)
+def test_a_false_identity_is_not_verified_whatever_its_constants_look_like(holds):
+    """A hostile test had each verified at rtol 5e-4, the answers' bound; a property's == is
+    equality up to float noise (at most 1e-9)."""
+    loose = property_errors(SUM | {"holds": holds, "tolerance": {"rtol": 5e-4}})
+    assert [where for where, _ in loose] == ["check.tolerance.rtol"]
+    assert outcome("property", SUM | {"holds": holds, "tolerance": {"rtol": 1e-9}}).status == (
+        "mismatch"
+    )
+
+
 def test_a_constant_within_its_figures_and_a_bound_are_not_refused():
     for holds, tolerance in [
         ("sum(softmax(scores=s).out) == 1.0", {"rtol": 1e-12, "atol": 1e-15}),
-        ("softmax(scores=s).out <= 1.0001", {"rtol": 5e-4}),
+        ("softmax(scores=s).out <= 1.0001", {"rtol": 1e-9}),
     ]:
         assert property_errors(SUM | {"holds": holds, "tolerance": tolerance}) == [], holds
