@@ -39,7 +39,7 @@ from attention.expression_parse import (
 )
 from attention.registry.table import OPERATIONS, check
 from attention.registry.table import evaluate as engine_evaluate
-from attention.work import ELEMENTWISE, PER_INPUT_NUMBER, evaluation_work
+from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_EXPRESSION_CHARS", "MAX_EXPRESSION_WORK", "MAX_NODES"]
 __all__ += ["Expression", "ExpressionError", "evaluate", "holds", "parse", "sides"]
@@ -336,7 +336,7 @@ class _Evaluator:
         work = evaluation_work(name, inputs)
         if work is None:
             raise ExpressionError(f"{name}(...): the engine cannot estimate its work")
-        self.charge(work, node)
+        self.charge(work + PER_CALL, node)
         try:
             result = engine_evaluate(name, inputs, ask)
         except (EngineInputError, ArithmeticError, ValueError) as error:

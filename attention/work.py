@@ -27,6 +27,11 @@ PER_INPUT_NUMBER = 32
 """Elementwise operations charged per input number: drawing or reading it, converting, checking
 it is finite (some 200 ns a number, as much as a pass over a large array costs per element)."""
 
+PER_CALL = 10**5
+"""Units one call of an operation costs whatever its size: its inputs read and checked, its
+outputs made and narrowed (some 0.1 ms). An expression's budget counts it, so one that calls
+tiny operations many times (a property over 200 instances) is bounded by its calls too."""
+
 Shape = tuple[int, ...]
 
 
