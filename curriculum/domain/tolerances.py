@@ -94,13 +94,25 @@ def tolerance_words(tolerance: Mapping[str, Any]) -> str:
     return f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g}"
 
 
-def compared_too_small(left: Any, right: Any, atol: float) -> str | None:
+EXACT_WHOLE = 2.0**53
+"""Past this, float64 holds no odd whole number: n + 1 and n are one value."""
+
+
+def compared_vacuously(left: Any, right: Any, atol: float) -> str | None:
     """Why a property's comparison says nothing, if it does not: ``atol`` wider than half a unit
     in the third figure of the largest value either side holds (every side 0 included), so that
-    any relation of such values would hold within it (x == 2 * x on draws of 1e-7, within 1e-6)."""
+    any relation of such values would hold within it (x == 2 * x on draws of 1e-7, within 1e-6);
+    or sides past EXACT_WHOLE, where a unit is lost to rounding (n**4 + 1 == n**4 held on draws
+    of a million, and the true n**4 + 1 > n**4 failed)."""
     scale = max(float(np.max(np.abs(np.asarray(side, dtype=np.float64)))) for side in (left, right))
     if scale == 0:
         return "both sides are 0: any relation of them would hold"
+    if scale > EXACT_WHOLE:
+        return (
+            f"its sides reach {scale:.3g}, past 2^53, where float64 cannot tell n + 1 from n: "
+            "any relation that differs there by less than rounding would hold, or fail "
+            "(compare smaller values, such as a ratio or a logarithm)"
+        )
     if atol > float(half_unit(np.asarray(scale), MIN_FIGURES)):
         return (
             f"its sides are at most {scale:.3g}, and the absolute tolerance {atol:g} is wider than "

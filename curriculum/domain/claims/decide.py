@@ -13,7 +13,7 @@ from django.conf import settings
 import attention
 from attention.expressions import ExpressionError, evaluate, holds, parse, sides
 
-from ..tolerances import compared_too_small
+from ..tolerances import compared_vacuously
 from .pattern import NUMBER
 from .properties import tolerance_of
 from .syntax import outputs_readable, outputs_unreadable
@@ -117,7 +117,7 @@ def _property(spec: Mapping[str, Any]) -> Outcome:
         left, right = sides(expression, values.__getitem__, max_work=share)
         if not np.size(left) or not np.size(right):
             return Outcome("error", f"compares nothing on instance {instance}: a side is empty")
-        if vacuous := compared_too_small(left, right, atol):
+        if vacuous := compared_vacuously(left, right, atol):
             return Outcome("error", f"compares nothing on instance {instance}: {vacuous}")
         ok, message = holds(expression.relation or "==", left, right, rtol=rtol, atol=atol)
         if not ok:

@@ -217,3 +217,18 @@ def test_a_constant_within_its_figures_and_a_bound_are_not_refused():
         ("softmax(scores=s).out <= 1.0001", {"rtol": 1e-9}),
     ]:
         assert property_errors(SUM | {"holds": holds, "tolerance": tolerance}) == [], holds
+
+
+@pytest.mark.parametrize("holds", ["n*n*n*n + 1 == n*n*n*n", "n*n*n*n + 1 > n*n*n*n"])
+def test_a_property_past_exact_whole_numbers_is_an_error_never_verified(holds):
+    """A hostile test had the false n**4 + 1 == n**4 verified exactly on draws of a million,
+    and the true n**4 + 1 > n**4 fail: float64 holds no odd whole number past 2^53."""
+    spec = {
+        "inputs": {
+            "n": {"generate": "integers", "low": 999000, "high": 1000000, "shape": [], "seed": 1}
+        },
+        "holds": holds,
+        "instances": 5,
+    }
+    decided = outcome("property", spec)
+    assert decided.status == "error" and "past 2^53" in decided.message, decided
