@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
@@ -89,6 +90,17 @@ def _tolerance(text: str | None, written: list[str]) -> dict[str, Any]:
     return tolerance
 
 
+def past_float(number: str) -> bool:
+    """Whether a typed number says more than float64 holds, so that figures past the 15th the
+    check compares would go unchecked: 9007199254740993 reads as ...992. A float's own shortest
+    form (0.7310585786300049, 17 figures at most) holds exactly what it says."""
+    figures = figures_of(number)
+    if figures <= MAX_DIGITS:
+        return False
+    plain = number.replace("\u2212", "-")
+    return figures > 17 or Decimal(plain) != Decimal(repr(float(plain)))
+
+
 def _numbers(written: list[str]) -> tuple[float, ...]:
     return tuple(float(n.replace("\u2212", "-")) for n in written)
 
@@ -127,6 +139,12 @@ def claim_of(found: re.Match) -> Claim:
     """The claim a match writes; ExpressionError saying what is wrong with it."""
     typed = found["typed"]
     written = re.findall(NUMBER, typed)
+    for number in written:
+        if past_float(number):
+            raise ExpressionError(
+                f"{number} is written to {figures_of(number)} significant figures, more than "
+                f"float64 holds (it reads as {_numbers([number])[0]!r}): type fewer"
+            )
     numbers = _numbers(written)
     figures = tuple(min(figures_of(n), MAX_DIGITS) for n in written)
     return Claim(

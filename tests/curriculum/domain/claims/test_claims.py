@@ -267,6 +267,9 @@ def test_a_generated_problems_statement_may_not_type_instance_0s_numbers(books):
         ("{{ 0.2691 = softmax(scores=[1, 0]).out[1] | digits 3 }}", "written to 4 significant"),
         ("{{ 0.2690 = softmax(scores=[1, 0]).out[1] | rtol 5e-4 atol 0 }}", "written to 4"),
         ("{{ 1216.0 = 1216.5 | rtol 5e-4 atol 0 }}", "1216.0 is written to 5 significant"),
+        # float64 holds 15 to 17 figures: a hostile test had this verified, checked to 15
+        ("{{ 9007199254740993 = 9007199254740992 }}", "more than float64 holds"),
+        ("{{ 100000000000000000001 = 10**20 }}", "more than float64 holds"),
         ("{{ 1 = 1 | rtol nan atol 0 }}", "write digits N, or rtol R atol A"),
         ("{{ 1 = 1 | rtol 1e-4 atol nan }}", "write digits N, or rtol R atol A"),
         ("{{ 1 = 1 | rtol 1e999 atol 0 }}", "finite number of at least 0"),
