@@ -97,12 +97,17 @@ def past_float(number: str) -> bool:
     figures = figures_of(number)
     if figures <= MAX_DIGITS:
         return False
-    plain = number.replace("\u2212", "-")
+    plain = _plain(number)
     return figures > 17 or Decimal(plain) != Decimal(repr(float(plain)))
 
 
+def _plain(number: str) -> str:
+    """A typed number as Python reads it (a typographic minus written as "-")."""
+    return number.replace("\u2212", "-")
+
+
 def _numbers(written: list[str]) -> tuple[float, ...]:
-    return tuple(float(n.replace("\u2212", "-")) for n in written)
+    return tuple(float(_plain(n)) for n in written)
 
 
 def looser_than_typed(tolerance: dict[str, Any], written: list[str]) -> str:
