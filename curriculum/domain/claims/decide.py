@@ -43,9 +43,9 @@ def _problem_lookup(context: Mapping[str, Any]):
         kind, _, short = name.partition(".")
         if kind == "inputs" and short in inputs:
             return attention.expand_inputs({short: inputs[short]}, 0)[short]
-        if kind == "outputs" and not outputs_readable(context):  # stored before the rule
-            raise ExpressionError(outputs_unreadable())
         if kind == "outputs" and short not in outputs:
+            if not outputs_readable(context):  # stored before the rule
+                raise ExpressionError(outputs_unreadable())
             outputs[short] = attention.evaluate(operation, inputs, {"output": short})
         if kind == "outputs":
             return outputs[short]

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 
-from attention.expressions import ExpressionError, checked, parse
+from attention.expressions import ExpressionError, checked
 from attention.generated import MAX_GENERATED_ELEMENTS, is_generator, spec_problems
 from attention.scalars import is_finite_number
 
@@ -65,10 +65,8 @@ def property_errors(check: Any, path: str = "check") -> list[tuple[str, str]]:
     if isinstance(check.get("note", ""), str) is False:
         errors.append((f"{path}.note", "must be text"))
     if isinstance(holds := check.get("holds"), str):
-        holds_errors = _holds_errors(holds, set(map(str, inputs)), f"{path}.holds")
-        if not holds_errors and not tolerance_errors:
-            holds_errors = _constant_errors(holds, tolerance_of(check), f"{path}.holds")
-        errors += holds_errors
+        tolerance = None if tolerance_errors else tolerance_of(check)
+        errors += _holds_errors(holds, set(map(str, inputs)), tolerance, f"{path}.holds")
     elif "holds" in check:
         errors.append((f"{path}.holds", "must be an expression, as text"))
     return errors
@@ -121,9 +119,13 @@ def _tolerance_errors(tolerance: Any, path: str) -> list[tuple[str, str]]:
     return errors
 
 
-def _holds_errors(holds: str, names: set[str], path: str) -> list[tuple[str, str]]:
+def _holds_errors(
+    holds: str, names: set[str], tolerance: tuple[float, float] | None, path: str
+) -> list[tuple[str, str]]:
+    """What is wrong with the relation; with a `tolerance` that is itself well formed, a
+    constant an == states is held to the figures typed, as a claim's number is."""
     try:
-        expression = parse(holds)
+        body, source, expression = checked(holds)
     except ExpressionError as error:
         return [(path, str(error))]
     errors = []
@@ -137,20 +139,10 @@ def _holds_errors(holds: str, names: set[str], path: str) -> list[tuple[str, str
                 f"(inputs: {', '.join(sorted(names)) or 'none'})",
             )
         )
-    return errors
-
-
-def _constant_errors(
-    holds: str, tolerance: tuple[float, float], path: str
-) -> list[tuple[str, str]]:
-    """A number an == states as one side (``sum(x) == 1.0001``) is held to the figures typed,
-    as a claim's is: the tolerance may not let its last figure be wrong."""
-    body, source, summary = checked(holds)
-    if summary.relation != "==" or not isinstance(body, ast.Compare):
-        return []
-    written = [
-        text for side in (body.left, body.comparators[0]) if (text := _constant(side, source))
-    ]
+    if errors or tolerance is None or expression.relation != "==":
+        return errors
+    assert isinstance(body, ast.Compare)  # a top-level relation
+    written = [text for side in (body.left, *body.comparators) if (text := _constant(side, source))]
     rtol, atol = tolerance
     looser = looser_than_typed({"rtol": rtol, "atol": atol}, written)
     return [(path, looser)] if looser else []
