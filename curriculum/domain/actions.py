@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from django.db import transaction
 
 from .roles import Forbidden, Withheld, refusals, scope_refusal
-from .writers import writing
+from .writers import one_write, writing
 
 
 class Reason(str):
@@ -57,7 +57,7 @@ class Action:
         raise NotImplementedError
 
     def execute(self) -> Any:
-        with transaction.atomic(), writing(user=self.user):
+        with transaction.atomic(), writing(user=self.user), one_write():
             self.lock()
             if reasons := self.check():
                 raise scope_refusal(reasons) or self.refuse(reasons)

@@ -5,8 +5,9 @@ and parts, its verdicts, its release, publish or withdraw, its book's fields. A 
 change moves every chapter that links to it too, while readers see the entry (or it was just
 withdrawn): a draft's edits show nowhere, so they move nothing else. The working copy's ETag
 and cache key, the lists' tag and the search index all read the revision; `chapters_revised`
-is sent once the moved chapters' transaction commits (search rebuilds their index on it, never
-in a reader's request; the chapter history records each changed working copy on it).
+is sent once the moved chapters' transaction commits, once for each action however often it
+moves them (search rebuilds their index on it, never in a reader's request; the chapter history
+records each changed working copy on it).
 """
 
 from collections.abc import Iterable
@@ -18,7 +19,7 @@ from django.utils import timezone
 
 from curriculum.models import ApparatusLink, Chapter, SearchChapter
 
-from .writers import writer_now
+from .writers import Writer, sends_of_this_write, writer_now
 
 # chapter_ids: chapters whose searched text may have changed; writer: who wrote, through what
 chapters_revised = Signal()
@@ -48,9 +49,34 @@ def chapters_moved(
         if not searched:
             SearchChapter.objects.filter(chapter__in=chapters).update(revision=F("revision") + 1)
     if searched:
-        writer = writer_now()  # read now: the entry point has returned by the commit
-        transaction.on_commit(
-            lambda: chapters_revised.send(
-                sender=Chapter, chapter_ids=frozenset(moved), writer=writer
-            )
+        _revised_on_commit(moved, writer_now())  # read now: the entry point has returned by then
+
+
+class _Revised:
+    """`chapters_revised` for the chapters one writer moved, sent when the transaction commits.
+    An action that moves its chapter three times (its parts, its glossary's readers, its
+    problems) has it indexed, recorded and asked for claims once, not three times."""
+
+    def __init__(self, writer: Writer, moved: set[int]) -> None:
+        self.writer, self.chapter_ids = writer, set(moved)
+
+    def __call__(self) -> None:
+        chapters_revised.send(
+            sender=Chapter, chapter_ids=frozenset(self.chapter_ids), writer=self.writer
         )
+
+
+def _revised_on_commit(moved: set[int], writer: Writer) -> None:
+    """Join this action's pending send for the writer, while it is pending (a savepoint rolled
+    back since discards it: then a send of its own)."""
+    sends = sends_of_this_write()
+    pending = None if sends is None else sends.get(writer)
+    if pending is not None and any(
+        callback is pending for _, callback, _ in transaction.get_connection().run_on_commit
+    ):
+        pending.chapter_ids |= moved
+        return
+    revised = _Revised(writer, moved)
+    if sends is not None:
+        sends[writer] = revised
+    transaction.on_commit(revised)

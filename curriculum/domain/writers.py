@@ -40,3 +40,25 @@ def writing(*, user: Any = None, via: str = "", note: str = "") -> Iterator[None
 
 def writer_now() -> Writer:
     return _writer.get() or NOBODY
+
+
+_sends: ContextVar[dict[Writer, Any] | None] = ContextVar("sends", default=None)
+
+
+@contextmanager
+def one_write() -> Iterator[None]:
+    """An action's transaction (`actions.execute`): what it moves is announced once for each
+    writer (`revisions.chapters_moved`), however many times it moves it. An inner one joins."""
+    if _sends.get() is not None:
+        yield
+        return
+    token = _sends.set({})
+    try:
+        yield
+    finally:
+        _sends.reset(token)
+
+
+def sends_of_this_write() -> dict[Writer, Any] | None:
+    """The announcements this action has made so far, by writer; None outside an action."""
+    return _sends.get()

@@ -2,6 +2,7 @@
 ETag), in its own transaction; a Book 0 entry's change moves the chapters that lean on it."""
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 
 from curriculum.domain.chapter_files import chapter_import
@@ -15,9 +16,10 @@ from curriculum.domain.editing import (
 )
 from curriculum.domain.gate import chapter_publish
 from curriculum.domain.reading import NotVisible, chapter_freshness
-from curriculum.domain.revisions import chapters_moved
+from curriculum.domain.revisions import chapters_moved, chapters_revised
 from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify, verdict_decide
+from curriculum.domain.writers import one_write
 from curriculum.models import Book, Chapter, Problem, Solution, StrandItem
 from tests.conftest import sketch, verify_now
 from tests.curriculum.admin.test_books_chapters import resubmitted
@@ -152,3 +154,43 @@ def test_a_release_stops_linking_a_book_0_entry_withdrawn_since_and_its_tag_move
     entry.state = Chapter.State.IN_PROGRESS
     ChapterSave(chapter=entry, user=erin).execute()
     assert links() == [True] * 4
+
+
+@pytest.fixture
+def announced():
+    """The chapters each `chapters_revised` names, by code, in the order sent."""
+    sent: list[list[str]] = []
+
+    def heard(sender, chapter_ids, **kwargs):
+        codes = Chapter.objects.filter(pk__in=chapter_ids).values_list("code", flat=True)
+        sent.append(sorted(codes))
+
+    chapters_revised.connect(heard)
+    yield sent
+    chapters_revised.disconnect(heard)
+
+
+def test_an_import_is_announced_once_however_often_it_moves_its_chapter(
+    books, committed, announced
+):
+    """Its parts, then its problems: the index, the history and the claims hear of it once."""
+    committed(lambda: chapter_import(document=sketch()))
+    assert announced == [["II.7"]]
+    committed(lambda: chapter_import(document=sketch(thesis="Another claim.")))
+    assert announced == [["II.7"], ["II.7"]]
+
+
+def test_a_move_after_a_savepoint_rolled_back_is_still_announced(books, committed, announced):
+    chapter_import(document=sketch("II.7"))
+    chapter_import(document=sketch("II.8"))
+    ii7, ii8 = (Chapter.objects.get(code=code).pk for code in ("II.7", "II.8"))
+
+    def write():
+        with one_write():
+            with transaction.atomic():  # its announcement is discarded with it
+                chapters_moved({ii7})
+                transaction.set_rollback(True)
+            chapters_moved({ii8})
+
+    committed(write)
+    assert announced == [["II.8"]]
