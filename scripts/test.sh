@@ -14,11 +14,11 @@ if [ $# -eq 0 ]; then  # the whole suite also holds the code to the house lint (
   # types: mypy is one of the tests, tests/test_types.py, run beside the others)
   .venv/bin/ruff check .
   .venv/bin/ruff format --check .
-  # and runs a pytest-xdist worker per core and one more, each with its own database and
-  # broker: a third of a worker's time is spent waiting (on browsers, subprocesses and the
-  # Celery worker), and the extra one fills it (on 2 cores, 7.9 min where -n auto took 8.8).
+  # and runs two pytest-xdist workers per core, each with its own database and broker: much
+  # of a worker's time is spent waiting (on browsers, subprocesses, the Celery worker and the
+  # sweep's timeouts), and the second fills it (on 2 cores, 9.6 min where 3 workers took 10.5).
   # At most 16: Redis has 16 databases, one a worker (tests/xdist_apart.py).
-  workers=$(( $(nproc) + 1 ))
+  workers=$(( 2 * $(nproc) ))
   PARALLEL=(-n "$(( workers < 16 ? workers : 16 ))" --dist worksteal)
 fi
 wait "$packages"
