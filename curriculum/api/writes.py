@@ -163,8 +163,10 @@ def chapter_put(request, response: HttpResponse, code: str = CODE):
         user=caller(request).user,
         if_match=_tags(request.headers.get("If-Match")),
         if_none_match=_none_match(request.headers.get("If-None-Match")),
+        tagged=True,
     ).execute()
-    response["ETag"] = source_tag(code=code)
+    if result.tag:  # always, for a tagged write: the version it made, not a later writer's
+        response["ETag"] = result.tag
     body = {
         "code": result.label,
         "created": result.created,

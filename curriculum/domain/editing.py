@@ -109,6 +109,8 @@ class ChapterSave(Action):
     def run(self) -> Chapter:
         chapter = self.chapter
         stored = Chapter.objects.filter(pk=chapter.pk).first() if chapter.pk else None
+        if stored is not None:  # moved only by chapters_moved: never the caller's copy read
+            chapter.revision = stored.revision  # before the lock (a write meanwhile moved it)
         terms_before = shown_terms(chapter.pk)
         chapter.full_clean()
         chapter.save()

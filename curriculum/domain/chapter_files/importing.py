@@ -27,7 +27,7 @@ from ..ladder import MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..notation import notation_conflicts
 from ..shelf_uses import document_terms_dropped, glossary_moved, shown_terms
-from ..working_copy import SourceChanged, chapter_source, working_copy_require
+from ..working_copy import SourceChanged, chapter_source, source_tag, working_copy_require
 from .checker import kind_of
 from .errors import ChapterFileError
 from .extent import extent_errors
@@ -43,6 +43,7 @@ class ImportResult:
     enqueued: int = 0
     kept: tuple[str, ...] = ()  # what was already in the database and left as it is
     warnings: tuple[str, ...] = ()  # written anyway: content-format.md, Tolerance
+    tag: str | None = None  # the version this write made, when asked for (`tagged`)
 
 
 def is_book_document(document: Any) -> bool:
@@ -91,6 +92,7 @@ class ChapterImport(Action):
     expected_code: str | None = None
     if_match: frozenset[str] | None = None
     if_none_match: frozenset[str] | None = None
+    tagged: bool = False  # the result names the version written (`source_tag`): the API's ETag
 
     def code(self) -> Any:
         """The document's code, where a row could hold it: a code with a NUL is looked up
@@ -151,11 +153,13 @@ class ChapterImport(Action):
                     enqueued = problems_replace(
                         chapter=chapter, problems=clean["problems"], user=self.user
                     )
+                    # under the chapter's lock: after the commit, another writer's may be read
+                    tag = source_tag(code=chapter.code) if self.tagged else None
                     transaction.set_rollback(self.dry_run)
             except ValidationError as error:
                 raise ChapterFileError(_paths(error)) from error
         return ImportResult(
-            "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean)
+            "chapter", clean["code"], existing is None, enqueued, warnings=_lint(clean), tag=tag
         )
 
 
