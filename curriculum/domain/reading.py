@@ -82,7 +82,15 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
     row = _visible(code, staff)
     if row["latest"]:
         return _release_freshness(code, row, f"r{row['latest']}", row["released_at"])
-    return Freshness(f"{code}:w{row['pk']}.{row['revision']}", row["updated_at"])
+    return Freshness(f"{code}:{_moved(row)}", row["updated_at"])
+
+
+def _moved(row: Mapping[str, Any]) -> str:
+    """The row's id, revision and the moment it moved (to the microsecond, moved with the
+    revision): a database made again or restored from a backup counts revisions from where it
+    stood, and the cache kept beside it must never take one of its texts for another's."""
+    moment = row["updated_at"]
+    return f"w{row['pk']}.{row['revision']}.{int(moment.timestamp() * 1_000_000):x}"
 
 
 def release_freshness(*, code: str, number: int, staff: bool = False) -> Freshness:
@@ -143,7 +151,7 @@ def _release_freshness(
 ) -> Freshness:
     """A release's text is fixed, but which Book 0 entries it may link moves with the chapter's
     revision (and its Last-Modified with the chapter's)."""
-    moved = f"{code}:{release}:w{row['pk']}.{row['revision']}"
+    moved = f"{code}:{release}:{_moved(row)}"
     return Freshness(moved, max(created, row["updated_at"]))
 
 
@@ -371,7 +379,8 @@ def _joined(*fields: Any) -> Concat:
 
 
 def _course() -> QuerySet[Any, Any]:
-    """Every book's fields, then each chapter's id, book, state and revision, as one digest.
+    """Every book's fields, then each chapter's id, book, state, revision and the moment it
+    moved, as one digest.
     Texts are preceded by their lengths, so no two courses read alike. Where the database cannot
     order an aggregate (SQLite before 3.44) the rows come in its own order: another order of the
     same rows only costs a list being made again."""
@@ -381,7 +390,7 @@ def _course() -> QuerySet[Any, Any]:
     )
     every_book = StringAgg(book, Value("\n"), order_by=("position", "id") if ordered else None)
     books = Book.objects.annotate(one=Value(1)).values("one").order_by().values(every=every_book)
-    chapter = _joined("id", "book_id", "state", "revision")
+    chapter = _joined("id", "book_id", "state", "revision", "updated_at")  # as `_moved`
     chapters = StringAgg(chapter, Value("\n"), order_by=("id",) if ordered else None)
     digest = MD5(Concat(Subquery(books), Value("\n"), chapters, output_field=TextField()))
     return Chapter.objects.annotate(one=Value(1)).values("one").order_by().values(digest=digest)

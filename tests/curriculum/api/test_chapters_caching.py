@@ -118,3 +118,22 @@ def test_an_api_write_moves_the_etag(client, books, alice_token):
     assert written.status_code == 200, written.content
     after = client.get("/api/v1/chapters/II.7")
     assert after["ETag"] != before and after.json()["title"] == "Renamed"
+
+
+def test_a_database_restored_under_its_cache_never_serves_another_text(client, books):
+    """A backup restored (or the database made again) counts revisions from where it stood,
+    beside a cache that has seen the later ones: a revision number written again with another
+    text is another ETag, never the cached page (a hostile test's database made again was shown
+    the old database's text)."""
+    chapter_import(document=sketch(state="in_progress"))
+    before = Chapter.objects.get(code="II.7").revision
+    chapter_import(document=sketch(title="Before the backup was restored", state="in_progress"))
+    written = Chapter.objects.get(code="II.7").revision
+    cached = client.get("/api/v1/chapters/II.7")
+    assert cached.json()["title"] == "Before the backup was restored"
+    Chapter.objects.filter(code="II.7").update(revision=before)  # the backup's, as restored
+    chapter_import(document=sketch(title="Written after the restore", state="in_progress"))
+    assert Chapter.objects.get(code="II.7").revision == written
+    again = client.get("/api/v1/chapters/II.7", HTTP_IF_NONE_MATCH=cached["ETag"])
+    assert again.status_code == 200
+    assert again.json()["title"] == "Written after the restore"
