@@ -125,7 +125,9 @@ class ChapterSave(Action):
 
 @dataclass(kw_only=True)
 class ChapterWithdraw(ChapterSave):
-    """Back to draft: readers no longer see the chapter or its releases, which are all kept."""
+    """Back to draft: readers no longer see the chapter or its releases, which are all kept.
+    Only the state changes: the row is read again under the chapter's lock, so an edit
+    committed since the caller read it (a list's Withdraw racing a PUT) is kept."""
 
     denied: ClassVar[str | None] = WITHDRAW_FOR_EDITORS
 
@@ -134,6 +136,11 @@ class ChapterWithdraw(ChapterSave):
 
     def permissions(self) -> list[str]:
         return [*super().permissions(), PUBLISH_PERMISSION]
+
+    def run(self) -> Chapter:
+        self.chapter.refresh_from_db()  # under the lock (`lock`, before `run`)
+        self.chapter.state = Chapter.State.DRAFT
+        return super().run()
 
 
 @dataclass(kw_only=True)

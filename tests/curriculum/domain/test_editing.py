@@ -90,6 +90,17 @@ def test_an_editor_withdraws_from_the_admin_list(released, erin, client):
     assert Release.objects.filter(chapter=released).count() == 1
 
 
+def test_a_withdraw_keeps_an_edit_committed_since_its_chapter_was_read(released, erin):
+    """The admin list reads its chapters before Withdraw takes the lock: a PUT that committed
+    meanwhile keeps its text (a hostile test's PUT, answered 200, was undone by the list's
+    Withdraw writing back the whole row it had read)."""
+    listed = Chapter.objects.get(code="II.7")  # as the list read it
+    chapter_import(document=sketch("II.7", thesis="Written meanwhile.", state="published"))
+    ChapterWithdraw(chapter=listed, user=erin).execute()
+    stored = Chapter.objects.get(code="II.7")
+    assert (stored.state, stored.thesis) == ("draft", "Written meanwhile.")
+
+
 def test_a_role_without_the_permission_is_refused_by_the_service(released, alice):
     alice.groups.clear()
     problem = Problem.objects.get(chapter=released, key="p1")
