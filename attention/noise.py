@@ -2,11 +2,14 @@
 
 An entry is noise only where the computation itself cannot tell it from 0: run again on inputs
 moved by a relative PERTURBATION (a few hundred units in the last place), it moves by as much
-as it measures. An entry that is exactly 0 is noise; so is 1e-17 left where a mathematically
-exact 0 was summed. An entry computed apart from larger ones (0.3 beside 1e12 in another
-column, 1e-13 from inputs that small) barely moves and is a number to answer, whatever its size
-beside the rest. The second run is made only when the value has an entry small enough beside
-its largest to be in doubt.
+as it measures, and run on inputs moved STRETCH times as far, it moves STRETCH times as far (a
+rounding residue answers the move in proportion). An entry that is exactly 0 is noise; so is
+1e-17 left where a mathematically exact 0 was summed. An entry computed apart from larger ones
+(0.3 beside 1e12 in another column, 1e-13 from inputs that small) barely moves and is a number
+to answer, whatever its size beside the rest; so is a value the first move already swamps (the
+softmax of 1e14 and 1e14 + 1, computed exactly, moves no further however far its inputs go).
+The moved runs are made only when the value has an entry small enough beside its largest to be
+in doubt.
 """
 
 from __future__ import annotations
@@ -28,6 +31,14 @@ PERTURBATION = 2.0**-44
 MOVED = 4.0
 """An entry within MOVED x how far the perturbation moved it of 0 is noise."""
 
+STRETCH = 4.0
+"""The second moved run moves the inputs this many times as far as the first."""
+
+IN_PROPORTION = (0.75, 1.25)
+"""How far the second run must move a noise entry, as a share of STRETCH x the first's move:
+a residue's move is linear in the inputs' (a saturated one, an exact value swamped by the
+move, is not, and an answer it let through was verified 0.73 off)."""
+
 IN_DOUBT = 2.0**-20
 """Only an entry below this share of its output's largest |entry|, or of its inputs' largest
 number (an output that is all noise: x - mean of a constant row), may be noise."""
@@ -41,19 +52,30 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     given = _given(inputs, instance)
     among = _largest(given)
     doubtful = any(_in_doubt(v, among).any() for k, v in floats.items() if not _counts(arrays[k]))
-    moved = _moved(operation, given, ask) if doubtful and given is not None else None
+    runs = _moved(operation, given, ask) if doubtful and given is not None else None
     bounds = {}
     for key, got in floats.items():
         scale = float(np.max(np.abs(got), initial=0.0))
         bound = np.where(got == 0, ZERO_SHARE * scale, 0.0)
-        if moved is not None and not _counts(arrays[key]):
-            other = np.asarray(moved[key] if isinstance(moved, Mapping) else moved, np.float64)
-            if other.shape == got.shape:
-                shift = MOVED * np.abs(got - other)
-                noise = _in_doubt(got, among) & (np.abs(got) <= shift)
+        if runs is not None and not _counts(arrays[key]):
+            near, far = (_entry(run, key, got.shape) for run in runs)
+            if near is not None and far is not None:
+                moved = np.abs(got - near)
+                further = np.abs(got - far) / STRETCH
+                low, high = IN_PROPORTION
+                linear = (further >= low * moved) & (further <= high * moved)
+                shift = MOVED * moved
+                noise = _in_doubt(got, among) & (np.abs(got) <= shift) & linear
                 bound = np.where(noise, np.maximum(shift, ZERO_SHARE * scale), bound)
         bounds[key] = bound
     return bounds if isinstance(value, Mapping) else bounds[""]
+
+
+def _entry(run: Any, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """Output ``key`` of a moved run (the whole run for an unnamed value), None where its shape
+    is not the value's."""
+    found = np.asarray(run[key] if isinstance(run, Mapping) else run, np.float64)
+    return found if found.shape == shape else None
 
 
 def _counts(value: Any) -> bool:
@@ -89,21 +111,28 @@ def _largest(given: dict[str, Any] | None) -> float:
     return largest
 
 
-def _moved(operation: Any, given: dict[str, Any], ask: Any) -> Any:
-    """The value again, every list of numbers moved by PERTURBATION with random signs (lists of
-    whole numbers too, as the tensors they are; where the operation refuses that, as for class
-    indices, only lists of floats); None where even that is refused."""
+def _moved(operation: Any, given: dict[str, Any], ask: Any) -> tuple[Any, Any] | None:
+    """The value again twice, every list of numbers moved with the same random signs by
+    PERTURBATION, then STRETCH times as far (lists of whole numbers too, as the tensors they
+    are; where the operation refuses that, as for class indices, only lists of floats); None
+    where even that is refused."""
     for kinds in ("iuf", "f"):
-        rng = np.random.default_rng(20240)
-        moved = {name: _move(v, kinds, rng) for name, v in given.items()}
         try:
-            return evaluate(operation, moved, ask, 0)
+            return tuple(  # type: ignore[return-value]
+                evaluate(operation, _moved_inputs(given, kinds, by), ask, 0)
+                for by in (PERTURBATION, STRETCH * PERTURBATION)
+            )
         except EngineInputError:
             continue
     return None
 
 
-def _move(node: Any, kinds: str, rng: np.random.Generator) -> Any:
+def _moved_inputs(given: dict[str, Any], kinds: str, by: float) -> dict[str, Any]:
+    rng = np.random.default_rng(20240)  # the same signs for either run
+    return {name: _move(v, kinds, rng, by) for name, v in given.items()}
+
+
+def _move(node: Any, kinds: str, rng: np.random.Generator, by: float) -> Any:
     if not isinstance(node, (list, tuple, np.ndarray)):
         return node  # a scalar is a count or a setting (heads, eps): kept
     try:
@@ -113,4 +142,4 @@ def _move(node: Any, kinds: str, rng: np.random.Generator) -> Any:
     if array.dtype.kind not in kinds or array.dtype.kind == "b":
         return node
     signs = rng.choice((-1.0, 1.0), size=array.shape)
-    return (array.astype(np.float64) * (1.0 + PERTURBATION * signs)).tolist()
+    return (array.astype(np.float64) * (1.0 + by * signs)).tolist()

@@ -227,6 +227,25 @@ def test_more_figures_than_three_stay_as_tight_as_they_say():
     assert not compare(np.asarray(0.26894142), 0.2689, digits=5).ok
 
 
+@pytest.mark.parametrize("offset", [1e13, 2e13, 1e14, 1e15])
+def test_a_value_its_inputs_move_a_long_way_is_a_number_not_noise(offset):
+    """The softmax of offset and offset + 1 is computed exactly at any offset; moved by 2^-44,
+    such inputs move it all the way, and a hostile client had [[1, 0]] and [[0.5, 0.5]]
+    verified for [[0.269, 0.731]]: a value the move swamps goes no further when moved further,
+    as a rounding residue would, and is held to its figures."""
+    scores = {"scores": [[offset, offset + 1]]}
+    for wrong in ([[1.0, 0.0]], [[0.5, 0.5]], [[0.0, 0.731059]], [[0.0, 0.0]]):
+        assert not judged("softmax", scores, wrong).ok, wrong
+    assert judged("softmax", scores, [[0.268941, 0.731059]]).ok
+    row = {"x": [[offset, offset + 1]]}
+    for wrong in ([[5.0, 7.0]], [[1.0, -1.0]], [[0.0, 0.0]], [[0.3, -0.3]]):
+        for tolerance in ({"digits": 6}, {"digits": 15}, {"rtol": 0.0, "atol": 0.0}):
+            assert not judged("layer_norm", row, wrong, **tolerance).ok, (wrong, tolerance)
+    assert judged("layer_norm", row, [[-0.99998, 0.99998]]).ok
+    far = {"q": [[1e8]], "k": [[1e7], [1e7 + 1e-6]], "v": [[0.0], [1.0]]}
+    assert not judged(SDPA, far, [[0.9]]).ok
+
+
 def test_exact_zeros_of_an_output_that_is_all_noise_are_answered_zero():
     """x - mean of a constant row, and the gradients of attention whose values are all alike,
     are exactly 0 and come out as noise; measured against the inputs, 0 is their answer."""

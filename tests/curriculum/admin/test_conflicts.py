@@ -147,3 +147,25 @@ def test_a_put_overtaken_by_a_page_save_while_validating_gets_412(chapter, api, 
 
     assert outcome[0].status_code == 412, outcome[0].content
     page_edit_kept(chapter)
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ({"thesis": "<b>bold</b>"}, "raw HTML"),
+        ({"title": "T" * 300}, "at most 200 characters"),
+    ],
+)
+def test_a_refused_field_is_said_alone_when_nobody_else_wrote(chapter, erin, change, said):
+    """With no other writer, a field the form refuses is the only error: the page never says
+    someone changed the chapter, which would send the author away from their edit."""
+    client = Client()
+    client.force_login(erin)
+    data = resubmitted(client.get(change_url(chapter))) | change
+
+    page = client.post(change_url(chapter), data)
+
+    assert page.status_code == 200
+    errors = shown_errors(page).replace("&#x27;", "'")
+    assert said in errors
+    assert OPENED_CHANGED not in errors
