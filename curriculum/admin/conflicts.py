@@ -47,11 +47,14 @@ class CheckedAgainWhenSaved:
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         form = context.get("adminform") and context["adminform"].form
-        formsets = [inline.formset for inline in context.get("inline_admin_formsets", [])]
+        inlines = context.get("inline_admin_formsets", [])
+        formsets = [inline.formset for inline in inlines]
+        # rows are posted back only where the author may change them (releases are listed)
+        posted = [inline.formset for inline in inlines if inline.has_change_permission]
         if (
             form
             and form.is_bound
-            and (getattr(form, "overtaken", False) or any(map(_rows_gone, formsets)))
+            and (getattr(form, "overtaken", False) or any(map(_rows_gone, posted)))
         ):
             if not getattr(form, "overtaken", False):
                 form.add_error(None, OPENED_CHANGED)
