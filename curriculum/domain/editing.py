@@ -9,7 +9,7 @@ path (a state field, a file).
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError
@@ -20,7 +20,7 @@ from curriculum.models.course import state_after_edit
 
 from .actions import Action
 from .gate import PublishForbidden
-from .locks import book_lock, chapter_lock
+from .locks import book_lock, chapter_lock, chapters_lock
 from .problem_keys import next_problem
 from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden, Withheld, refusals
@@ -179,13 +179,18 @@ class ProblemSave(Action):
 
     problem: Problem
     solution: Solution | None = None
+    chapters: frozenset[int] = field(init=False, default=frozenset())  # to, and any it leaves
 
     def permissions(self) -> list[str]:
         solution = [_permission("solution", self.solution)] if self.solution is not None else []
         return [_permission("problem", self.problem), *solution]
 
     def lock(self) -> None:
-        chapter_lock(chapter_id=self.problem.chapter_id)
+        """A problem moved to another chapter leaves its own: both are locked and both move
+        (readers of the one it left were served it until that chapter's next write)."""
+        stored = Problem.objects.filter(pk=self.problem.pk).values_list("chapter_id", flat=True)
+        self.chapters = frozenset({self.problem.chapter_id, *stored})
+        chapters_lock(chapter_ids=self.chapters)
 
     def run(self) -> bool:
         problem, solution = self.problem, self.solution
@@ -200,7 +205,7 @@ class ProblemSave(Action):
         else:
             solution = Solution.objects.filter(problem=problem).first()
         sent = solution is not None and verdict_request(solution=solution)
-        chapters_moved({problem.chapter_id})
+        chapters_moved(self.chapters)
         return sent
 
 

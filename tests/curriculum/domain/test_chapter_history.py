@@ -40,6 +40,28 @@ def test_a_problem_save_is_a_revision_and_a_verdict_is_none(books, committed):
     assert stored["problems"][1]["statement"] == "Another statement."
 
 
+def test_a_problem_moved_to_another_chapter_moves_both_and_is_a_revision_of_each(books, committed):
+    """Admin's problem page lets its chapter be changed: the chapter it leaves loses it at
+    once, for readers (its revision moves) and in its history, as the one it joins gains it."""
+    committed(lambda: chapter_import(document=sketch()))
+    committed(lambda: chapter_import(document=sketch(code="II.8", title="Other")))
+    left, joined = Chapter.objects.get(code="II.7"), Chapter.objects.get(code="II.8")
+    revisions = {chapter.pk: chapter.revision for chapter in (left, joined)}
+    problem = Problem.objects.get(chapter=left, key="p2")
+    problem.chapter, problem.key = joined, "p9"
+    committed(lambda: ProblemSave(problem=problem).execute())
+    for chapter in (left, joined):
+        chapter.refresh_from_db()
+        assert chapter.revision > revisions[chapter.pk], chapter.code
+    keys = {
+        chapter.code: sorted(
+            p["key"] for p in chapter_history(chapter=chapter)[0].document["problems"]
+        )
+        for chapter in (left, joined)
+    }
+    assert keys == {"II.7": ["p1", "p3"], "II.8": ["p1", "p2", "p3", "p9"]}
+
+
 def test_an_unchanged_write_records_nothing(books, committed):
     committed(lambda: chapter_import(document=sketch()))
     committed(lambda: chapter_import(document=sketch()))
