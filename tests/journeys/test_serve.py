@@ -254,6 +254,33 @@ def test_a_body_past_the_proxy_limit_is_refused_in_the_apis_shape(served):
     assert status == 413 and "Nothing was saved" in page  # the site's words, not nginx's page
 
 
+def test_nginx_refusals_before_any_location_are_problems_below_the_api(served):
+    """TRACE and headers past nginx's buffers are refused by nginx before any location; below
+    /api/ they come in the API's problem shape too, elsewhere as nginx's own page."""
+    base, _ = served
+    parts = urllib.parse.urlsplit(base)
+    big = "a" * 100_000
+    for method, path, headers, status in (
+        ("TRACE", "/api/v1/chapters", {}, 405),
+        ("GET", "/api/v1/chapters", {"X-Big": big}, 400),
+        ("TRACE", "/chapters/", {}, 405),
+        ("GET", "/", {"X-Big": big}, 400),
+    ):
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        try:
+            connection.request(method, path, headers=headers)
+            response = connection.getresponse()
+            kind, body = response.getheader("Content-Type"), response.read()
+        finally:
+            connection.close()
+        assert response.status == status, (method, path)
+        if path.startswith("/api/"):
+            assert kind == "application/problem+json", (method, kind)
+            assert json.loads(body)["status"] == status
+        else:
+            assert kind.startswith("text/html"), (method, path, kind)
+
+
 def test_serve_refuses_to_start_without_its_secrets():
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     done = subprocess.run(
