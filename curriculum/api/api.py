@@ -20,6 +20,7 @@ from curriculum.domain.chapter_files.schema import ChapterDocument
 from curriculum.domain.gate import CHANGED_SINCE_REVIEW, PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
 from curriculum.domain.roles import Forbidden, TokenOutOfScope
+from curriculum.domain.working_copy import NOT_A_SOURCE_TAG
 
 from . import chapters, claims, lists, operations, practice, search, writes  # noqa: F401  (writes, claims: on chapters.router)
 from .auth import BEARER_CHALLENGE, READ_AUTH, READ_SECURITY, TOKEN_REQUIRED, TokenRefused
@@ -246,7 +247,8 @@ def document_refused(request, exc: ChapterFileError):
 @api.exception_handler(SourceChanged)
 def source_changed(request, exc: SourceChanged):
     guard = "If-Match" if "If-Match" in request.headers else "If-None-Match"
-    changed = [{"header": guard, "code": "source_changed", "detail": str(exc)}]
+    code = "precondition_failed" if str(exc) == NOT_A_SOURCE_TAG else "source_changed"
+    changed = [{"header": guard, "code": code, "detail": str(exc)}]
     title = (
         "the working copy changed; nothing was written"
         if guard == "If-Match"
@@ -263,9 +265,14 @@ def publish_refused(request, exc: PublishRefused):
 
 @api.exception_handler(PublishOutdated)
 def publish_outdated(request, exc: PublishOutdated):
-    changed = {"header": "If-Match", "code": "source_changed", "detail": CHANGED_SINCE_REVIEW}
+    at_the_header = {
+        CHANGED_SINCE_REVIEW: "source_changed",
+        NOT_A_SOURCE_TAG: "precondition_failed",
+    }
     reasons = [
-        changed if reason == CHANGED_SINCE_REVIEW else reason_item(reason, "not_publishable")
+        {"header": "If-Match", "code": at_the_header[reason], "detail": reason}
+        if reason in at_the_header
+        else reason_item(reason, "not_publishable")
         for reason in exc.reasons
     ]
     return _error(request, 412, "the working copy changed; nothing was published", reasons)

@@ -43,7 +43,7 @@ from .roles import PUBLISH_PERMISSION, Forbidden
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
 from .webhooks import chapter_published, chapter_visibility_told
-from .working_copy import source_tag, tag_named
+from .working_copy import NOT_A_SOURCE_TAG, names_no_source, source_tag, tag_named
 
 NOT_AN_EDITOR = "only Editors publish chapters"
 CHANGED_SINCE_REVIEW = "the chapter changed since you reviewed it: review it again, then publish"
@@ -190,6 +190,8 @@ class ChapterPublish(Action):
         """The refusal when the working copy is not a version the publisher reviewed."""
         if self.reviewed is None:
             return []
+        if names_no_source(self.reviewed):
+            return [NOT_A_SOURCE_TAG]
         tag = source_tag(code=loaded.code, document=chapter_document(loaded))
         return [] if tag_named(tag, self.reviewed) else [CHANGED_SINCE_REVIEW]
 
@@ -200,7 +202,7 @@ class ChapterPublish(Action):
     def refuse(self, reasons: list[str]) -> Exception:
         if NOT_AN_EDITOR in reasons:
             return PublishForbidden(NOT_AN_EDITOR)
-        if CHANGED_SINCE_REVIEW in reasons:
+        if CHANGED_SINCE_REVIEW in reasons or NOT_A_SOURCE_TAG in reasons:
             return PublishOutdated(reasons)
         return PublishRefused(reasons)
 

@@ -9,6 +9,7 @@ made before the lock (a form's) only refuses early; it never stands in for this 
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from curriculum.models import Chapter
@@ -19,6 +20,20 @@ from .selectors import chapter_with_parts
 
 ANY = "*"  # If-Match: * names whatever version there is
 YAML_FORM = "-yaml"  # the YAML text's ETag: the version's, this added inside its quotes
+
+
+NOT_A_SOURCE_TAG = (
+    "If-Match names no version of the working copy (a chapter read's ETag names what readers "
+    "are served, not the source): read the chapter's source and send the ETag it came with"
+)
+_SOURCE_TAG = re.compile(r'"[0-9a-f]{32}(?:' + YAML_FORM + ')?"')
+
+
+def names_no_source(tags: frozenset[str]) -> bool:
+    """Whether none of a writer's tags could be a version of the working copy (`source_tag`,
+    in either form, or "*"): another ETag sent by mistake is told so, never that someone
+    changed the chapter."""
+    return not any(tag == ANY or _SOURCE_TAG.fullmatch(tag) for tag in tags)
 
 
 class SourceChanged(Exception):
@@ -57,6 +72,8 @@ def working_copy_require(*, chapter_id: int, tags: frozenset[str], at: bool = Tr
     copy is at one of `tags` (If-Match), or, with `at` False, at none of them (If-None-Match:
     "*" names any); returns the locked row. Callers must be inside atomic()."""
     locked = chapter_lock(chapter_id=chapter_id)
+    if at and names_no_source(tags):
+        raise SourceChanged(NOT_A_SOURCE_TAG)
     if tag_named(source_tag(code=locked.code), tags) != at:
         raise SourceChanged(
             "the working copy changed since that version was read"

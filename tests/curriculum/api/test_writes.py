@@ -159,6 +159,29 @@ def test_a_publish_naming_the_version_reviewed_is_refused_after_another_edit(
     assert Release.objects.count() == 1
 
 
+def test_the_chapter_reads_etag_sent_as_if_match_is_told_it_is_no_source_version(
+    client, books, erin_token
+):
+    """The ETag of GET /chapters/{code} names what readers are served, not the source: sent
+    as If-Match on an unchanged chapter it is refused (412) as no version of the source, never
+    as a chapter someone changed, and nothing is written or released."""
+    put(client, "II.7", sketch(), erin_token)
+    verify_now(Chapter.objects.get(code="II.7"))
+    read = client.get("/api/v1/chapters/II.7", **erin_token)["ETag"]
+    before = client.get("/api/v1/chapters/II.7/source", **erin_token)["ETag"]
+    for refused in (
+        client.post("/api/v1/chapters/II.7/publish", HTTP_IF_MATCH=read, **erin_token),
+        put(client, "II.7", sketch(title="Over a read"), erin_token, HTTP_IF_MATCH=read),
+    ):
+        assert refused.status_code == 412
+        [error] = refused.json()["errors"]
+        assert error["code"] == "precondition_failed" and error["header"] == "If-Match"
+        assert "no version of the working copy" in error["detail"]
+        assert "changed" not in error["detail"]
+    assert not Release.objects.exists()
+    assert client.get("/api/v1/chapters/II.7/source", **erin_token)["ETag"] == before
+
+
 def test_publishing_refused_by_the_gate_is_409_with_every_reason(client, books, erin_token):
     put(client, "II.7", sketch(), erin_token)
     response = client.post("/api/v1/chapters/II.7/publish", **erin_token)
