@@ -82,8 +82,8 @@ def operation_choices() -> list[tuple[str, str]]:
 class ProblemForm(ProblemAddsAPart, OpenedTagForm):
     """The tolerance starts empty, as a file's does when it names none: digits, rtol and atol
     all left empty take the default (`answers.DEFAULT_TOLERANCE_WORDS`) once the answer is
-    known (`ProblemAdmin.save_related`); rtol and atol may be left empty while digits is set:
-    they then check nothing."""
+    known (`ProblemAdmin.save_related`); rtol and atol are left empty while digits is set (they
+    then check nothing), and given beside digits are refused, as a file's tolerance is."""
 
     LOOSE = ("rtol", "atol")
     TOLERANCE = ("digits", *LOOSE)
@@ -107,6 +107,10 @@ class ProblemForm(ProblemAddsAPart, OpenedTagForm):
             self.from_answer = True
             cleaned["digits"] = default_digits(None)  # until save_related reads the answer
         for name in self.LOOSE:
+            if cleaned.get("digits") is not None and cleaned.get(name) is not None:
+                # as a file's tolerance is refused with both: never one dropped unsaid
+                self.add_error(name, "Give rtol and atol, or digits, not both.")
+                continue
             if name in self.fields and cleaned.get(name) is None and name not in self.errors:
                 if cleaned.get("digits") is None:
                     self.add_error(name, "Give rtol and atol, or digits, or leave all three empty.")

@@ -227,6 +227,19 @@ def test_digits_alone_is_a_tolerance_and_all_three_empty_is_the_files_default(
     assert Problem.objects.get(pk=problem.pk).digits == default_digits([0.2689, 0.7311]) == 4
 
 
+def test_digits_beside_rtol_and_atol_is_refused_not_one_dropped(seeded_for_the_module, author):
+    """A file's tolerance with digits and rtol is refused; so is the page's: a save never
+    keeps digits and drops an rtol the author typed beside them unsaid."""
+    problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
+    data = resubmitted(author.get(change_url(problem)))
+    data.update({"digits": "4", "rtol": "0.0001", "atol": "0"})
+    page = author.post(change_url(problem), data)
+    assert page.status_code == 200
+    assert "Give rtol and atol, or digits, not both." in shown_errors(page)
+    stored = Problem.objects.get(pk=problem.pk)
+    assert (stored.digits, stored.rtol, stored.atol) == (problem.digits, problem.rtol, problem.atol)
+
+
 def test_saving_an_unchanged_problem_keeps_its_verdict(seeded_for_the_module, author):
     chapter = Chapter.objects.get(code="II.3")
     verify_now(chapter)
