@@ -183,9 +183,10 @@ def test_an_api_put_with_a_huge_number_is_422_not_500(books, erin):
 def test_chapter_import_with_the_wrong_code_names_both(books):
     with pytest.raises(ChapterFileError) as refusal:
         chapter_import(document=sketch("II.8"), expected_code="II.7")
-    assert refusal.value.errors == [
-        "code: the document is for text ('II.8'); this address is for II.7"
-    ]
+    assert refusal.value.errors == ["code: the document is for II.8; this address is for II.7"]
+    with pytest.raises(ChapterFileError) as refusal:
+        chapter_import(document=sketch("II.7") | {"code": 7}, expected_code="II.7")
+    assert refusal.value.errors[0].startswith("code: the document gives its code as ")
 
 
 def test_a_missing_number_is_taken_from_the_code(books):

@@ -118,7 +118,13 @@ class ChapterImport(Action):
         document, code, expected_code = self.document, self.code(), self.expected_code
         mismatched = isinstance(document, dict) and document.get("code") != expected_code
         if expected_code is not None and mismatched and not nul_paths(document.get("code")):
-            named = "names no code" if code is None else f"is for {kind_of(code)}"
+            named = (
+                "names no code"
+                if code is None
+                else f"is for {code}"
+                if isinstance(code, str) and code.isprintable() and len(code) <= 40
+                else f"gives its code as {kind_of(code)}"
+            )
             raise ChapterFileError(
                 [f"code: the document {named}; this address is for {expected_code}"]
             )
