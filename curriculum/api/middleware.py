@@ -61,14 +61,18 @@ def _shaped(request: HttpRequest, response: HttpResponse) -> HttpResponse:
 
 
 def _items(request: HttpRequest, response: HttpResponse) -> list[dict[str, str]]:
-    """Django's 400 for a Host not in ALLOWED_HOSTS names the header."""
+    """Django's 400 for a Host not in ALLOWED_HOSTS names the header, in words of its own:
+    Django's say which setting to change, which is the operators' business (the log has it)."""
     if response.status_code != 400:
         return []
     try:
         request.get_host()
-    except DisallowedHost as refused:
-        return [{"header": "Host", "code": "invalid", "detail": str(refused)}]
+    except DisallowedHost:
+        return [{"header": "Host", "code": "invalid", "detail": HOST_REFUSED}]
     return []
+
+
+HOST_REFUSED = "this server answers to no such host"
 
 
 def _phrase(response: HttpResponse) -> str:
