@@ -215,7 +215,7 @@ def test_each_error_item_names_the_header_at_fault(chapter, erin, alice_token):
         "/api/v1/chapters/II.7",
         json.dumps(sketch("II.7")),
         content_type="application/json",
-        HTTP_IF_MATCH='"not-this-one"',
+        HTTP_IF_MATCH='"' + "0" * 32 + '"',  # a version of the source, but not this one
         **alice_token,
     )
     read = client.get("/api/v1/chapters/II.7", HTTP_IF_MATCH='"not-this-one"')
