@@ -79,9 +79,12 @@ def _image_error(token: Token) -> str | None:
 
 def _link_error(token: Token) -> str | None:
     href = str(token.attrGet("href") or "")
-    scheme = urlsplit(href).scheme.lower() if ":" in href else ""
-    if not scheme or scheme in LINK_SCHEMES:
+    parts = urlsplit(href if ":" in href else "")
+    scheme = parts.scheme.lower()
+    if not scheme or (scheme in LINK_SCHEMES and (scheme == "mailto" or parts.netloc)):
         return None
+    if scheme in LINK_SCHEMES:  # `https:javascript:…`, `http:/x`: the page strips what no host
+        return f"link `{_shown(href)}` would lose its address: write {scheme}://host/..."
     return f"link `{_shown(href)}` would lose its address: links go to http(s), mailto or a page"
 
 

@@ -18,6 +18,8 @@ from curriculum.domain.markup import construct_errors, media_names
         ("As \\ref{score} shows.", "write @eq:score"),
         ("Get [it](ftp://example.org/x).", "link `ftp://example.org/x` would lose its address"),
         ("Run [x](javascript:alert(1)).", "link `javascript:alert(1)` would show as typed"),
+        ("Run [x](https:javascript:alert(1)).", "would lose its address: write https://host/"),
+        ("See [x](http:/example.org).", "link `http:/example.org` would lose its address"),
         ("See [x](data:text/html,hi).", "link `data:text/html,hi` would show as typed"),
     ],
 )
