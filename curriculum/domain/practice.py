@@ -229,7 +229,13 @@ def answer_given(value: Any) -> tuple[Any, bool]:
 
 def _numbers(line: str, number: int) -> list[float | int]:
     values: list[float | int] = []
-    for word in re.split(r"[\s,;]+", line.strip()):
+    # a comma or semicolon ends one entry (spaces around it or not): two with nothing between,
+    # or one at the end, leave an entry out, which is said, never closed up
+    for word in re.split(r"\s*[,;]\s*|\s+", line.strip()):
+        if not word:
+            raise AnswerInvalid(
+                f"line {number}: an entry is empty (a comma or semicolon with no number after it)"
+            )
         if not NUMBER.fullmatch(word):  # float() also reads 1_0 and Arabic-Indic digits
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number")
         # a whole number stays one, as JSON keeps it: a count past 2**53 is compared exactly

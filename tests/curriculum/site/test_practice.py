@@ -146,6 +146,8 @@ def test_a_wrong_shape_names_both_shapes(client, practice):
         ("nan nan nan", "is not a finite number"),
         ("1_0 2 3", "&#x27;1_0&#x27; is not a number"),
         ("\u0660.\u0664\u0666 1 1", "is not a number"),
+        ("1,,2", "line 1: an entry is empty"),
+        ("1, 1, 1,", "line 1: an entry is empty"),
         ("[" * 5000 + "]" * 5000, "the answer nests more than"),
         ("[" + "1" * 5000 + "]", "the JSON does not parse"),
     ],
