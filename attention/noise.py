@@ -10,6 +10,13 @@ to answer, whatever its size beside the rest; so is a value the first move alrea
 softmax of 1e14 and 1e14 + 1, computed exactly, moves no further however far its inputs go).
 The moved runs are made only when the value has an entry small enough beside its largest to be
 in doubt.
+
+Float64 cannot always say which: 0.5 * (1e15 + 1) - 0.5 * 1e15 is exactly 0.5, a constant
+upstream gradient of 1e15 through softmax is exactly 0, and both move, when their inputs do, as
+rounding noise does. Where a noise entry moves by more than half a unit in the third figure of
+the inputs' smallest number (the precision the problem's own numbers are written to), the
+engine cannot tell it from 0 or from a number anyone would write, and says so (EngineInputError
+at ``value``): a verdict is then an error to fix, never a guess.
 """
 
 from __future__ import annotations
@@ -19,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from attention.compare import ZERO_SHARE
-from attention.errors import EngineInputError
+from attention.compare import MIN_FIGURES, ZERO_SHARE, half_unit
+from attention.errors import EngineInputError, fail
 from attention.generated import expand_inputs
 from attention.registry.table import evaluate
 
@@ -50,25 +57,56 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     arrays = value if isinstance(value, Mapping) else {"": value}
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
-    among = _largest(given)
+    among, least = _largest(given), _smallest(given)
     doubtful = any(_in_doubt(v, among).any() for k, v in floats.items() if not _counts(arrays[k]))
     runs = _moved(operation, given, ask) if doubtful and given is not None else None
     bounds = {}
     for key, got in floats.items():
         scale = float(np.max(np.abs(got), initial=0.0))
         bound = np.where(got == 0, ZERO_SHARE * scale, 0.0)
-        if runs is not None and not _counts(arrays[key]):
-            near, far = (_entry(run, key, got.shape) for run in runs)
-            if near is not None and far is not None:
-                moved = np.abs(got - near)
-                further = np.abs(got - far) / STRETCH
-                low, high = IN_PROPORTION
-                linear = (further >= low * moved) & (further <= high * moved)
-                shift = MOVED * moved
-                noise = _in_doubt(got, among) & (np.abs(got) <= shift) & linear
-                bound = np.where(noise, np.maximum(shift, ZERO_SHARE * scale), bound)
+        found = None if runs is None or _counts(arrays[key]) else _response(runs, key, got)
+        if found is not None:
+            moved, linear = found
+            shift = MOVED * moved
+            noise = _in_doubt(got, among) & (np.abs(got) <= shift) & linear
+            _resolved(key, noise, shift, least)
+            bound = np.where(noise, np.maximum(shift, ZERO_SHARE * scale), bound)
         bounds[key] = bound
     return bounds if isinstance(value, Mapping) else bounds[""]
+
+
+def _response(runs: list, key: str, got: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """How far each entry moved, under whichever sign pattern moved it further, and whether
+    the run moved STRETCH times as far moved it in proportion."""
+    moves, linears = [], []
+    for near_run, far_run in runs:
+        near, far = _entry(near_run, key, got.shape), _entry(far_run, key, got.shape)
+        if near is None or far is None:
+            return None
+        moved = np.abs(got - near)
+        further = np.abs(got - far) / STRETCH
+        low, high = IN_PROPORTION
+        moves.append(moved)
+        linears.append((further >= low * moved) & (further <= high * moved))
+    first = moves[0] >= moves[1]
+    return np.maximum(*moves), np.where(first, linears[0], linears[1])
+
+
+def _resolved(key: str, noise: np.ndarray, shift: np.ndarray, least: float) -> None:
+    """Refuse (EngineInputError) where a noise entry's move passes what the inputs' smallest
+    number is written to: there the engine cannot tell the entry from 0."""
+    written = float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
+    unresolved = noise & (shift > written)
+    if unresolved.any():
+        first = tuple(int(i) for i in np.argwhere(unresolved)[0])
+        entry = f"{key or 'the value'}{list(first) if first else ''}"
+        raise fail(
+            "value",
+            f"the engine cannot tell {entry} from 0 at these magnitudes: moving the inputs by "
+            f"2^-44 moves it by {float(shift[first]) / MOVED:.3g}, more than half a unit in the "
+            f"third figure of their smallest number ({least:.3g}); choose inputs whose terms do "
+            "not cancel so far",
+        )
 
 
 def _entry(run: Any, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -111,28 +149,48 @@ def _largest(given: dict[str, Any] | None) -> float:
     return largest
 
 
-def _moved(operation: Any, given: dict[str, Any], ask: Any) -> tuple[Any, Any] | None:
-    """The value again twice, every list of numbers moved with the same random signs by
-    PERTURBATION, then STRETCH times as far (lists of whole numbers too, as the tensors they
-    are; where the operation refuses that, as for class indices, only lists of floats); None
-    where even that is refused."""
+def _smallest(given: dict[str, Any] | None) -> float:
+    """The smallest nonzero |number| in the inputs' lists (0.0 where there is none)."""
+    smallest = np.inf
+    for value in (given or {}).values():
+        if isinstance(value, (list, tuple, np.ndarray)):
+            try:
+                array = np.abs(np.asarray(value, dtype=np.float64))
+            except (TypeError, ValueError):
+                continue
+            nonzero = array[np.isfinite(array) & (array > 0)]
+            smallest = min(smallest, float(np.min(nonzero, initial=np.inf)))
+    return 0.0 if smallest == np.inf else smallest
+
+
+def _moved(operation: Any, given: dict[str, Any], ask: Any) -> list[tuple[Any, Any]] | None:
+    """The value again, every list of numbers moved by PERTURBATION, then STRETCH times as far
+    with the same signs, under two sign patterns: random, and the same with every other entry
+    turned (inputs all moved one way keep their ratios, and a rounded sum of them can look
+    exact). Lists of whole numbers are moved too, as the tensors they are; where the operation
+    refuses that, as for class indices, only lists of floats. None where even that is refused."""
     for kinds in ("iuf", "f"):
         try:
-            return tuple(  # type: ignore[return-value]
-                evaluate(operation, _moved_inputs(given, kinds, by), ask, 0)
-                for by in (PERTURBATION, STRETCH * PERTURBATION)
-            )
+            return [
+                (
+                    evaluate(operation, _moved_inputs(given, kinds, PERTURBATION, turn), ask, 0),
+                    evaluate(
+                        operation, _moved_inputs(given, kinds, STRETCH * PERTURBATION, turn), ask, 0
+                    ),
+                )
+                for turn in (False, True)
+            ]
         except EngineInputError:
             continue
     return None
 
 
-def _moved_inputs(given: dict[str, Any], kinds: str, by: float) -> dict[str, Any]:
-    rng = np.random.default_rng(20240)  # the same signs for either run
-    return {name: _move(v, kinds, rng, by) for name, v in given.items()}
+def _moved_inputs(given: dict[str, Any], kinds: str, by: float, turn: bool) -> dict[str, Any]:
+    rng = np.random.default_rng(20240)  # the same signs for every run
+    return {name: _move(v, kinds, rng, by, turn) for name, v in given.items()}
 
 
-def _move(node: Any, kinds: str, rng: np.random.Generator, by: float) -> Any:
+def _move(node: Any, kinds: str, rng: np.random.Generator, by: float, turn: bool) -> Any:
     if not isinstance(node, (list, tuple, np.ndarray)):
         return node  # a scalar is a count or a setting (heads, eps): kept
     try:
@@ -142,4 +200,6 @@ def _move(node: Any, kinds: str, rng: np.random.Generator, by: float) -> Any:
     if array.dtype.kind not in kinds or array.dtype.kind == "b":
         return node
     signs = rng.choice((-1.0, 1.0), size=array.shape)
+    if turn:
+        signs.reshape(-1)[1::2] *= -1
     return (array.astype(np.float64) * (1.0 + by * signs)).tolist()

@@ -246,6 +246,38 @@ def test_a_value_its_inputs_move_a_long_way_is_a_number_not_noise(offset):
     assert not judged(SDPA, far, [[0.9]]).ok
 
 
+@pytest.mark.parametrize(
+    ("operation", "inputs", "ask"),
+    [  # exactly 0.5; a rounded sum, the engine's own value wrong; terms cancelling by 1e15
+        (SDPA, {"q": [[0.0]], "k": [[1.0], [2.0]], "v": [[1e15 + 1], [-1e15]]}, "out"),
+        (
+            "softmax_backward",
+            {"y": [[0.5, 0.5]], "grad_y": [[1e15, 1e15 + 0.125]]},
+            "grad_scores",
+        ),
+        (SDPA, {"q": [[0.0]], "k": [[0.0]] * 3, "v": [[1e15 + 0.3], [-1e15], [-0.3]]}, "out"),
+    ],
+)
+def test_a_value_float64_cannot_tell_from_0_is_refused_not_guessed(operation, inputs, ask):
+    """Terms of 1e15 cancelling to 0.5 move, when their inputs do, as rounding noise does; a
+    hostile client had 0, 7 and -3 verified for an exact 0.5, and the engine's own wrong value
+    verified for a softmax gradient. Past the precision the inputs are written to, the engine
+    says it cannot tell, and the verdict is an error to fix."""
+    value = attention.evaluate(operation, inputs, {"output": ask})
+    with pytest.raises(attention.EngineInputError, match="cannot tell .* from 0"):
+        attention.noise_bounds(operation, inputs, {"output": ask}, value)
+
+
+def test_sums_that_cancel_at_ordinary_sizes_are_answered_zero():
+    """Inputs all moved one way keep their ratios: a second sign pattern finds the residue."""
+    relu = {"x": [[1.0]], "w_1": [[0.1, 0.2, 0.3]], "b_1": [0.0, 0.0, 0.0]}
+    relu |= {"w_2": [[1.0], [1.0], [-1.0]], "b_2": [0.0], "activation": "relu"}
+    assert judged("feed_forward", relu, [[0.0]]).ok
+    assert not judged("feed_forward", relu, [[1e-6]]).ok
+    cancelling = {"q": [[0.0]], "k": [[0.0]] * 3, "v": [[0.1], [0.2], [-0.3]]}
+    assert judged(SDPA, cancelling, [[0.0]]).ok
+
+
 def test_exact_zeros_of_an_output_that_is_all_noise_are_answered_zero():
     """x - mean of a constant row, and the gradients of attention whose values are all alike,
     are exactly 0 and come out as noise; measured against the inputs, 0 is their answer."""
