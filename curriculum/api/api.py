@@ -247,10 +247,13 @@ def document_refused(request, exc: ChapterFileError):
 @api.exception_handler(SourceChanged)
 def source_changed(request, exc: SourceChanged):
     guard = "If-Match" if "If-Match" in request.headers else "If-None-Match"
-    code = "precondition_failed" if str(exc) == NOT_A_SOURCE_TAG else "source_changed"
+    unnamed = str(exc) == NOT_A_SOURCE_TAG
+    code = "precondition_failed" if unnamed else "source_changed"
     changed = [{"header": guard, "code": code, "detail": str(exc)}]
     title = (
-        "the working copy changed; nothing was written"
+        "If-Match names no version of the working copy; nothing was written"
+        if unnamed
+        else "the working copy changed; nothing was written"
         if guard == "If-Match"
         else "the chapter is at a version If-None-Match names; nothing was written"
     )
@@ -275,7 +278,12 @@ def publish_outdated(request, exc: PublishOutdated):
         else reason_item(reason, "not_publishable")
         for reason in exc.reasons
     ]
-    return _error(request, 412, "the working copy changed; nothing was published", reasons)
+    title = (
+        "If-Match names no version of the working copy; nothing was published"
+        if NOT_A_SOURCE_TAG in exc.reasons
+        else "the working copy changed; nothing was published"
+    )
+    return _error(request, 412, title, reasons)
 
 
 @api.exception_handler(Forbidden)

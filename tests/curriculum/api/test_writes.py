@@ -174,6 +174,7 @@ def test_the_chapter_reads_etag_sent_as_if_match_is_told_it_is_no_source_version
         put(client, "II.7", sketch(title="Over a read"), erin_token, HTTP_IF_MATCH=read),
     ):
         assert refused.status_code == 412
+        assert refused.json()["detail"].startswith("If-Match names no version of the working")
         [error] = refused.json()["errors"]
         assert error["code"] == "precondition_failed" and error["header"] == "If-Match"
         assert "no version of the working copy" in error["detail"]
