@@ -88,8 +88,8 @@ def _response(runs: list, key: str, got: np.ndarray) -> tuple[np.ndarray, np.nda
         low, high = IN_PROPORTION
         moves.append(moved)
         linears.append((further >= low * moved) & (further <= high * moved))
-    first = moves[0] >= moves[1]
-    return np.maximum(*moves), np.where(first, linears[0], linears[1])
+    furthest = np.argmax(np.stack(moves), axis=0)  # the pattern that moved each entry most
+    return np.max(np.stack(moves), axis=0), np.choose(furthest, linears)
 
 
 def _resolved(key: str, noise: np.ndarray, shift: np.ndarray, least: float) -> None:
@@ -165,28 +165,39 @@ def _smallest(given: dict[str, Any] | None) -> float:
 
 def _moved(operation: Any, given: dict[str, Any], ask: Any) -> list[tuple[Any, Any]] | None:
     """The value again, every list of numbers moved by PERTURBATION, then STRETCH times as far
-    with the same signs, under two sign patterns: random, and the same with every other entry
-    turned (inputs all moved one way keep their ratios, and a rounded sum of them can look
-    exact). Lists of whole numbers are moved too, as the tensors they are; where the operation
-    refuses that, as for class indices, only lists of floats. None where even that is refused."""
+    with the same signs, under each of PATTERNS. Lists of whole numbers are moved too, as the
+    tensors they are; where the operation refuses that, as for class indices, only lists of
+    floats. None where even that is refused."""
     for kinds in ("iuf", "f"):
         try:
             return [
                 (
-                    evaluate(operation, _moved_inputs(given, kinds, PERTURBATION, turn), ask, 0),
+                    evaluate(operation, _moved_inputs(given, kinds, PERTURBATION, pattern), ask, 0),
                     evaluate(
-                        operation, _moved_inputs(given, kinds, STRETCH * PERTURBATION, turn), ask, 0
+                        operation,
+                        _moved_inputs(given, kinds, STRETCH * PERTURBATION, pattern),
+                        ask,
+                        0,
                     ),
                 )
-                for turn in (False, True)
+                for pattern in PATTERNS
             ]
         except EngineInputError:
             continue
     return None
 
 
-def _moved_inputs(given: dict[str, Any], kinds: str, by: float, turn: bool) -> dict[str, Any]:
-    rng = np.random.default_rng(20240)  # the same signs for every run
+PATTERNS = ((20240, False), (20240, True), (7, False))
+"""The sign patterns inputs are moved by: a random one, the same with every other sign turned
+(inputs all moved one way keep their ratios, and a rounded sum of them looked exact), and
+another random one (rows both moved alike stay alike, as identical values do)."""
+
+
+def _moved_inputs(
+    given: dict[str, Any], kinds: str, by: float, pattern: tuple[int, bool]
+) -> dict[str, Any]:
+    seed, turn = pattern
+    rng = np.random.default_rng(seed)  # the same signs for both runs of a pattern
     return {name: _move(v, kinds, rng, by, turn) for name, v in given.items()}
 
 

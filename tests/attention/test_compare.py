@@ -278,6 +278,25 @@ def test_sums_that_cancel_at_ordinary_sizes_are_answered_zero():
     assert judged(SDPA, cancelling, [[0.0]]).ok
 
 
+@pytest.mark.parametrize("instance", range(6))
+def test_causal_attention_gradients_through_identical_values_are_answered_zero(instance):
+    """Rows of values moved alike by two sign patterns stay alike: a third, drawn apart, finds
+    the residue (a tester's causal dq was refused 0 at four instances in eight)."""
+    normal = {"generate": "normal"}
+    inputs = {
+        "q": normal | {"shape": [3, 4], "seed": 1},
+        "k": normal | {"shape": [4, 4], "seed": 2},
+        "v": normal | {"shape": [4, 2], "seed": 3, "mean": 0.3, "scale": 1e-9, "round": 1},
+        "grad_out": normal | {"shape": [3, 2], "seed": 4},
+        "causal": True,
+    }
+    operation, ask = "scaled_dot_product_attention_backward", {"output": "dq"}
+    value = attention.evaluate(operation, inputs, ask, instance)
+    zero = attention.noise_bounds(operation, inputs, ask, value, instance)
+    assert compare(value, np.zeros((3, 4)), zero=zero, digits=6).ok
+    assert not compare(value, np.full((3, 4), 1e-6), zero=zero, digits=6).ok
+
+
 def test_exact_zeros_of_an_output_that_is_all_noise_are_answered_zero():
     """x - mean of a constant row, and the gradients of attention whose values are all alike,
     are exactly 0 and come out as noise; measured against the inputs, 0 is their answer."""
