@@ -22,6 +22,7 @@ at ``value``): a verdict is then an error to fix, never a guess.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,32 +65,40 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     for key, got in floats.items():
         scale = float(np.max(np.abs(got), initial=0.0))
         bound = np.where(got == 0, ZERO_SHARE * scale, 0.0)
-        found = None if runs is None or _counts(arrays[key]) else _response(runs, key, got)
+        doubted = _in_doubt(got, among)
+        found = None if runs is None or _counts(arrays[key]) else _response(runs, key, got, doubted)
         if found is not None:
             moved, linear = found
             shift = MOVED * moved
-            noise = _in_doubt(got, among) & (np.abs(got) <= shift) & linear
+            noise = doubted & (np.abs(got) <= shift) & linear
             _resolved(key, noise, shift, least)
             bound = np.where(noise, np.maximum(shift, ZERO_SHARE * scale), bound)
         bounds[key] = bound
     return bounds if isinstance(value, Mapping) else bounds[""]
 
 
-def _response(runs: list, key: str, got: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """How far each entry moved, under whichever sign pattern moved it further, and whether
-    the run moved STRETCH times as far moved it in proportion."""
-    moves, linears = [], []
-    for near_run, far_run in runs:
-        near, far = _entry(near_run, key, got.shape), _entry(far_run, key, got.shape)
-        if near is None or far is None:
-            return None
-        moved = np.abs(got - near)
-        further = np.abs(got - far) / STRETCH
-        low, high = IN_PROPORTION
-        moves.append(moved)
-        linears.append((further >= low * moved) & (further <= high * moved))
-    furthest = np.argmax(np.stack(moves), axis=0)  # the pattern that moved each entry most
-    return np.max(np.stack(moves), axis=0), np.choose(furthest, linears)
+def _response(
+    runs: list[_Run], key: str, got: np.ndarray, doubted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """How far each entry moved, under whichever sign pattern moved it furthest, and whether
+    that pattern's run STRETCH times as far moved it in proportion (made only for an entry in
+    doubt that moved as much as it measures)."""
+    nears = [_entry(run.near, key, got.shape) for run in runs]
+    if any(near is None for near in nears):
+        return None
+    moves = np.stack([np.abs(got - near) for near in nears])
+    furthest, moved = np.argmax(moves, axis=0), np.max(moves, axis=0)
+    candidates = doubted & (np.abs(got) <= MOVED * moved)
+    linear = np.zeros(got.shape, dtype=bool)
+    low, high = IN_PROPORTION
+    for pattern in sorted(set(furthest[candidates].ravel().tolist())):
+        far_run = runs[pattern].far()
+        far = None if far_run is None else _entry(far_run, key, got.shape)
+        if far is not None:
+            further = np.abs(got - far) / STRETCH
+            steady = (further >= low * moves[pattern]) & (further <= high * moves[pattern])
+            linear |= (furthest == pattern) & steady
+    return moved, linear
 
 
 def _resolved(key: str, noise: np.ndarray, shift: np.ndarray, least: float) -> None:
@@ -163,25 +172,43 @@ def _smallest(given: dict[str, Any] | None) -> float:
     return 0.0 if smallest == np.inf else smallest
 
 
-def _moved(operation: Any, given: dict[str, Any], ask: Any) -> list[tuple[Any, Any]] | None:
-    """The value again, every list of numbers moved by PERTURBATION, then STRETCH times as far
-    with the same signs, under each of PATTERNS. Lists of whole numbers are moved too, as the
-    tensors they are; where the operation refuses that, as for class indices, only lists of
-    floats. None where even that is refused."""
+@dataclass
+class _Run:
+    """The value with the inputs moved by one sign pattern; moved STRETCH times as far only
+    when asked (an entry that may be noise)."""
+
+    operation: Any
+    given: dict[str, Any]
+    ask: Any
+    kinds: str
+    pattern: tuple[int, bool]
+    near: Any
+    made: tuple[Any, ...] = ()  # the far run, once made (each named output asks for it)
+
+    def far(self) -> Any | None:
+        """None where the operation refuses the inputs moved so far: nothing is in proportion."""
+        if not self.made:
+            moved = _moved_inputs(self.given, self.kinds, STRETCH * PERTURBATION, self.pattern)
+            try:
+                self.made = (evaluate(self.operation, moved, self.ask, 0),)
+            except EngineInputError:
+                self.made = (None,)
+        return self.made[0]
+
+
+def _moved(operation: Any, given: dict[str, Any], ask: Any) -> list[_Run] | None:
+    """The value again, every list of numbers moved by PERTURBATION under each of PATTERNS.
+    Lists of whole numbers are moved too, as the tensors they are; where the operation refuses
+    that, as for class indices, only lists of floats. None where even that is refused."""
     for kinds in ("iuf", "f"):
         try:
-            return [
-                (
-                    evaluate(operation, _moved_inputs(given, kinds, PERTURBATION, pattern), ask, 0),
-                    evaluate(
-                        operation,
-                        _moved_inputs(given, kinds, STRETCH * PERTURBATION, pattern),
-                        ask,
-                        0,
-                    ),
+            runs = []
+            for pattern in PATTERNS:
+                near = evaluate(
+                    operation, _moved_inputs(given, kinds, PERTURBATION, pattern), ask, 0
                 )
-                for pattern in PATTERNS
-            ]
+                runs.append(_Run(operation, given, ask, kinds, pattern, near))
+            return runs
         except EngineInputError:
             continue
     return None
