@@ -47,6 +47,11 @@ IN_PROPORTION = (0.75, 1.25)
 a residue's move is linear in the inputs' (a saturated one, an exact value swamped by the
 move, is not, and an answer it let through was verified 0.73 off)."""
 
+LARGEST_NOISE = 2.0**-8
+"""No move past this is taken for noise, whatever the inputs: with every input large, terms
+cancelling to a small exact value (0.5 * (1e15 + 2) - 0.5 * 1e15) move as a residue does, and
+the precision of the inputs' smallest number alone let a wrong 0 be verified for an exact 1."""
+
 IN_DOUBT = 2.0**-20
 """Only an entry below this share of its output's largest |entry|, or of its inputs' largest
 number (an output that is all noise: x - mean of a constant row), may be noise."""
@@ -105,7 +110,7 @@ def _resolved(key: str, noise: np.ndarray, shift: np.ndarray, least: float) -> N
     """Refuse (EngineInputError) where a noise entry's move passes what the inputs' smallest
     number is written to: there the engine cannot tell the entry from 0."""
     written = float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
-    unresolved = noise & (shift > written)
+    unresolved = noise & (shift > min(written, LARGEST_NOISE))
     if unresolved.any():
         first = tuple(int(i) for i in np.argwhere(unresolved)[0])
         entry = f"{key or 'the value'}{list(first) if first else ''}"
@@ -113,8 +118,8 @@ def _resolved(key: str, noise: np.ndarray, shift: np.ndarray, least: float) -> N
             "value",
             f"the engine cannot tell {entry} from 0 at these magnitudes: moving the inputs by "
             f"2^-44 moves it by {float(shift[first]) / MOVED:.3g}, more than half a unit in the "
-            f"third figure of their smallest number ({least:.3g}); choose inputs whose terms do "
-            "not cancel so far",
+            f"third figure of their smallest number ({least:.3g}) or {LARGEST_NOISE:g}; choose "
+            "smaller inputs, or ones whose terms do not cancel so far",
         )
 
 

@@ -256,6 +256,9 @@ def test_a_value_its_inputs_move_a_long_way_is_a_number_not_noise(offset):
             "grad_scores",
         ),
         (SDPA, {"q": [[0.0]], "k": [[0.0]] * 3, "v": [[1e15 + 0.3], [-1e15], [-0.3]]}, "out"),
+        # every input large: an exact 1, and an exact 0.0100098 (a wrong 0 was verified)
+        (SDPA, {"q": [[0.0]], "k": [[1e15], [1e15]], "v": [[1e15 + 2], [-1e15]]}, "out"),
+        (SDPA, {"q": [[0.0]], "k": [[1e12], [1e12]], "v": [[1e12 + 0.02], [-1e12]]}, "out"),
     ],
 )
 def test_a_value_float64_cannot_tell_from_0_is_refused_not_guessed(operation, inputs, ask):
