@@ -14,9 +14,10 @@ in doubt.
 Float64 cannot always say which: 0.5 * (1e15 + 1) - 0.5 * 1e15 is exactly 0.5, a constant
 upstream gradient of 1e15 through softmax is exactly 0, and both move, when their inputs do, as
 rounding noise does. Where a noise entry moves by more than half a unit in the third figure of
-the inputs' smallest number (the precision the problem's own numbers are written to), the
-engine cannot tell it from 0 or from a number anyone would write, and says so (EngineInputError
-at ``value``): a verdict is then an error to fix, never a guess.
+the inputs' smallest number (the precision the problem's own numbers are written to), or by
+more than LARGEST_NOISE whatever the inputs, the engine cannot tell it from 0 or from a number
+anyone would write, and says so (EngineInputError at ``value``): a verdict is then an error to
+fix, never a guess.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     arrays = value if isinstance(value, Mapping) else {"": value}
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
-    among, least = _largest(given), _smallest(given)
+    among, least = _sizes(given)
     doubtful = any(_in_doubt(v, among).any() for k, v in floats.items() if not _counts(arrays[k]))
     runs = _moved(operation, given, ask) if doubtful and given is not None else None
     bounds = {}
@@ -149,32 +150,22 @@ def _given(inputs: Any, instance: int) -> dict[str, Any] | None:
         return None
 
 
-def _largest(given: dict[str, Any] | None) -> float:
-    """The largest |number| in the inputs' lists (scalars are counts and settings)."""
-    largest = 0.0
+def _sizes(given: dict[str, Any] | None) -> tuple[float, float]:
+    """The largest and the smallest nonzero |number| in the inputs' lists (0.0 where there is
+    none): scalars are counts and settings, and a mask's booleans are no numbers."""
+    largest, smallest = 0.0, np.inf
     for value in (given or {}).values():
         if isinstance(value, (list, tuple, np.ndarray)):
             try:
-                array = np.asarray(value, dtype=np.float64)
+                array = np.asarray(value)
+                numbers = np.abs(array.astype(np.float64))
             except (TypeError, ValueError):
                 continue
-            finite = np.abs(array[np.isfinite(array)])
-            largest = max(largest, float(np.max(finite, initial=0.0)))
-    return largest
-
-
-def _smallest(given: dict[str, Any] | None) -> float:
-    """The smallest nonzero |number| in the inputs' lists (0.0 where there is none)."""
-    smallest = np.inf
-    for value in (given or {}).values():
-        if isinstance(value, (list, tuple, np.ndarray)):
-            try:
-                array = np.abs(np.asarray(value, dtype=np.float64))
-            except (TypeError, ValueError):
-                continue
-            nonzero = array[np.isfinite(array) & (array > 0)]
-            smallest = min(smallest, float(np.min(nonzero, initial=np.inf)))
-    return 0.0 if smallest == np.inf else smallest
+            if array.dtype.kind != "b":
+                numbers = numbers[np.isfinite(numbers) & (numbers > 0)]
+                largest = max(largest, float(np.max(numbers, initial=0.0)))
+                smallest = min(smallest, float(np.min(numbers, initial=np.inf)))
+    return largest, (0.0 if smallest == np.inf else smallest)
 
 
 @dataclass
