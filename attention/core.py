@@ -40,11 +40,11 @@ _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
-    """float32 only when every operand is float32 (in either byte order); anything else
-    computes in float64."""
+    """float32 only when every operand is float32 (in either byte order); longdouble (the
+    noise check's second run) when any is; anything else computes in float64."""
     for arr in arrays:
         if arr.dtype.char != "f":
-            return _FLOAT64
+            return np.result_type(_FLOAT64, *arrays)
     return _FLOAT32
 
 

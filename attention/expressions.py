@@ -42,7 +42,7 @@ from attention.registry.table import evaluate as engine_evaluate
 from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_EXPRESSION_CHARS", "MAX_EXPRESSION_WORK", "MAX_NODES"]
-__all__ += ["Expression", "ExpressionError", "evaluate", "holds", "parse", "sides"]
+__all__ += ["Expression", "ExpressionError", "evaluate", "holding", "holds", "parse", "sides"]
 
 MAX_EXPRESSION_WORK = 10**7
 """Default work budget of one evaluation (``attention.work`` units: some 1 to 10 ms)."""
@@ -122,7 +122,14 @@ def _argument(value: _Value | str) -> Any:
 class _Evaluator:
     """Interprets one checked tree; every evaluation gets its own budget and call count."""
 
-    def __init__(self, source: str, lookup: Lookup, known: Iterable[str], max_work: int) -> None:
+    def __init__(
+        self,
+        source: str,
+        lookup: Lookup,
+        known: Iterable[str],
+        max_work: int,
+        move: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
         number = isinstance(max_work, (int, float)) and not isinstance(max_work, bool)
         if not (number and math.isfinite(max_work) and max_work >= 0):
             raise ExpressionError(f"max_work must be a number >= 0, got {max_work!r}")
@@ -133,6 +140,7 @@ class _Evaluator:
         self.left = int(max_work)
         self.calls = 0
         self.read_names: dict[str, _Value] = {}
+        self.move = move  # applied to every float number read (attention.expression_reach)
 
     def show(self, node: ast.AST) -> str:
         return segment(self.source, node)
@@ -149,7 +157,7 @@ class _Evaluator:
         array = np.asarray(result, dtype=np.float64)
         if not np.all(np.isfinite(array)):
             raise ExpressionError(f"'{self.show(node)}' is not finite (NaN or infinity)")
-        return _Value(array, kind)
+        return self.floats(_Value(array, kind))
 
     def result(self, node: ast.expr) -> np.ndarray:
         return self.number(node).array
@@ -164,13 +172,16 @@ class _Evaluator:
         if isinstance(node, ast.Constant):
             assert isinstance(node.value, (int, float))
             kind = "int" if type(node.value) is int else "float"
-            return _Value(np.asarray(float(node.value)), kind)
+            key = f"{kind}:{node.value!r}"  # a number written twice is read alike
+            if key not in self.read_names:
+                self.read_names[key] = self.floats(_Value(np.asarray(float(node.value)), kind))
+            return self.read_names[key]
         if isinstance(node, ast.Name):
             if node.id in CONSTANTS:
                 constant = CONSTANTS[node.id]
                 if isinstance(constant, bool):
                     return _Value(np.asarray(constant), "bool")
-                return _Value(np.asarray(constant, dtype=np.float64), "float")
+                return self.floats(_Value(np.asarray(constant, dtype=np.float64), "float"))
             return self.read(node.id)
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Call):
@@ -204,8 +215,17 @@ class _Evaluator:
                 raise ExpressionError(
                     f"unknown name {name!r}" + (f"; known: {known}" if known else "")
                 ) from None
-            self.read_names[name] = _from_lookup(name, raw)
+            self.read_names[name] = self.floats(_from_lookup(name, raw))
         return self.read_names[name]
+
+    def floats(self, value: _Value) -> _Value:
+        """``value`` as read or computed, moved where the caller asks (``move``) unless float64
+        holds it exactly: whole numbers up to 2**53 (counts, and sums of them)."""
+        if self.move is None or value.kind == "bool":
+            return value
+        if value.kind == "int" and not np.any(np.abs(value.array) > MAX_EXACT_INTEGER):
+            return value
+        return _Value(self.move(value.array), "float")
 
     def binary(self, node: ast.BinOp) -> _Value:
         op = BINARY[type(node.op)]
@@ -353,11 +373,15 @@ class _Evaluator:
 
 
 def _start(
-    expr: Expression | str, lookup: Lookup, known: Iterable[str], max_work: int
+    expr: Expression | str,
+    lookup: Lookup,
+    known: Iterable[str],
+    max_work: int,
+    move: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[ast.expr, Expression, _Evaluator]:
     text = expr.text if isinstance(expr, Expression) else expr
     body, source, summary = checked(text)  # read again: an Expression is only a summary
-    return body, summary, _Evaluator(source, lookup, known, max_work)
+    return body, summary, _Evaluator(source, lookup, known, max_work, move)
 
 
 def evaluate(
@@ -366,10 +390,12 @@ def evaluate(
     *,
     known: Iterable[str] = (),
     max_work: int = MAX_EXPRESSION_WORK,
+    move: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
     """The value of a plain expression as float64 (0-d for a number); ``lookup`` gives each free
-    name's value and raises KeyError for an unknown one, ``known`` names them for the message."""
-    body, summary, evaluator = _start(expr, lookup, known, max_work)
+    name's value and raises KeyError for an unknown one, ``known`` names them for the message.
+    ``move`` changes every float number read (`attention.expression_reach`)."""
+    body, summary, evaluator = _start(expr, lookup, known, max_work, move)
     if summary.relation is not None:
         raise ExpressionError(
             f"'{summary.text}' is a relation ({summary.relation}), not a value to compute"
@@ -383,9 +409,10 @@ def sides(
     *,
     known: Iterable[str] = (),
     max_work: int = MAX_EXPRESSION_WORK,
+    move: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Both sides of a relation, computed on one budget; ``holds`` then says whether it holds."""
-    body, summary, evaluator = _start(expr, lookup, known, max_work)
+    body, summary, evaluator = _start(expr, lookup, known, max_work, move)
     if summary.relation is None or not isinstance(body, ast.Compare):
         raise ExpressionError(
             f"'{summary.text}' is a value, not a relation; write it as e.g. 'x == 1'"
@@ -404,6 +431,18 @@ def _number(value: Any) -> str:
     return f"{float(value):.10g}"
 
 
+def holding(relation: str, a: np.ndarray, b: np.ndarray, *, rtol: float, atol: float) -> Any:
+    """Entry by entry, whether ``a relation b`` holds (the rule ``holds`` states)."""
+    with np.errstate(all="ignore"):
+        if relation == "==":
+            return np.abs(a - b) <= atol + rtol * np.abs(b)
+        if relation == "<=":
+            return a <= b + atol
+        if relation == ">=":
+            return a >= b - atol
+        return a < b if relation == "<" else a > b
+
+
 def holds(relation: str, left: Any, right: Any, *, rtol: float, atol: float) -> tuple[bool, str]:
     """Whether ``left relation right`` holds in every entry, and if not a message naming the
     first entry that fails. "==" allows |left - right| <= atol + rtol * |right|; "<=" and ">="
@@ -420,15 +459,7 @@ def holds(relation: str, left: Any, right: Any, *, rtol: float, atol: float) -> 
         )
     except (ValueError, TypeError):
         raise ExpressionError("the two sides do not broadcast to one shape") from None
-    with np.errstate(all="ignore"):
-        if relation == "==":
-            ok = np.abs(a - b) <= atol + rtol * np.abs(b)
-        elif relation == "<=":
-            ok = a <= b + atol
-        elif relation == ">=":
-            ok = a >= b - atol
-        else:
-            ok = a < b if relation == "<" else a > b
+    ok = holding(relation, a, b, rtol=rtol, atol=atol)
     failing = np.argwhere(~ok)
     if not len(failing):
         return True, ""

@@ -14,9 +14,10 @@ SMALL = 4096
 
 
 def as_float_array(name: str, value: object) -> np.ndarray:
-    """Return ``value`` as a float array: float32/float64 kept, integers promoted to float64."""
+    """Return ``value`` as a float array: float32/float64 (and the noise check's longdouble)
+    kept, integers promoted to float64."""
     arr = value if type(value) is np.ndarray else np.asarray(value)
-    if arr.dtype.char in "fd":  # float32 or float64: the common case, kept as it is
+    if arr.dtype.char in "fdg":  # float32 or float64: the common case, kept as it is
         return arr
     if arr.dtype.kind in "iu":
         return arr.astype(np.float64)

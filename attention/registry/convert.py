@@ -122,7 +122,7 @@ def _convert_array(
         return np.asarray(value, dtype=bool)
     try:
         arr = np.asarray(value)
-        if arr.dtype.char not in "fd":  # integers, float16, longdouble: float64
+        if arr.dtype.char not in "fdg":  # integers, float16: float64 (longdouble: noise checks)
             arr = arr.astype(np.float64)
     except OverflowError:  # an integer past float range
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))

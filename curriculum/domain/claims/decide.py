@@ -5,13 +5,15 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 from django.conf import settings
 
 import attention
-from attention.expressions import ExpressionError, evaluate, holds, parse, sides
+from attention.expression_reach import sides_reach, unsettled, value_reach
+from attention.expressions import ExpressionError, evaluate, holding, holds, parse, sides
 
 from ..tolerances import compared_vacuously
 from .pattern import NUMBER
@@ -74,26 +76,66 @@ def _claim(spec: Mapping[str, Any]) -> Outcome:
             value.tolist(),
         )
     tolerance = spec.get("tolerance") or {}
+    reach = value_reach(expression, lookup, value, max_work=settings.LIMIT_CLAIM_WORK).ravel()
     for entry, (got, number, figures) in enumerate(
         zip(value.ravel(), typed, spec["figures"], strict=True)
     ):
-        zero = TYPED_ZERO if number == 0 else 0.0
-        if "rtol" in tolerance:
-            result = attention.compare(
-                float(got), float(number), tolerance["rtol"], tolerance["atol"], zero=zero
+        at = f" (entry {entry})" if typed.size > 1 else ""
+        written = re.findall(NUMBER, spec["typed"])[entry]
+        typed_holds = partial(_typed_holds, number=number, figures=figures, tolerance=tolerance)
+        if unsettled(typed_holds, got, reach[entry], number):
+            return Outcome(
+                "error",
+                f"{written} typed{at}: the engine cannot tell whether {spec['expression']} is "
+                f"{written}: float64's rounding may move its value ({got:.10g}) by "
+                f"{reach[entry]:.3g}; write it with terms that do not cancel so far",
+                value.tolist(),
             )
-        else:
-            digits = tolerance.get("digits", figures)
-            result = attention.compare(float(got), float(number), digits=digits, zero=zero)
+        result = _typed(got, number, figures, tolerance)
         if not result.ok:
-            at = f" (entry {entry})" if typed.size > 1 else ""
-            written = re.findall(NUMBER, spec["typed"])[entry]
             return Outcome(
                 "mismatch",
                 f"{written} typed{at}, the engine gives {got:.10g}: {result.message}",
                 value.tolist(),
             )
     return Outcome("verified", "", value.tolist())
+
+
+def _typed_holds(got: Any, *, number: float, figures: int, tolerance: Mapping[str, Any]) -> bool:
+    return bool(_typed(got, number, figures, tolerance).ok)
+
+
+def _typed(got: Any, number: float, figures: int, tolerance: Mapping[str, Any]) -> Any:
+    """The engine's ``got`` against one typed ``number``, to the claim's tolerance or the
+    figures it is typed to."""
+    zero = TYPED_ZERO if number == 0 else 0.0
+    if "rtol" in tolerance:
+        return attention.compare(
+            float(got), float(number), tolerance["rtol"], tolerance["atol"], zero=zero
+        )
+    digits = tolerance.get("digits", figures)
+    return attention.compare(float(got), float(number), digits=digits, zero=zero)
+
+
+def _doubt(relation: str, left: Any, right: Any, reach: Any, *, rtol: float, atol: float) -> str:
+    """Where float64's rounding may decide whether a relation holds, which entry and by how
+    much ("" where it decides nothing)."""
+    right_wide = np.broadcast_to(right, np.broadcast_shapes(np.shape(left), np.shape(right)))
+    apart = np.subtract(left, right)
+    doubt = unsettled(
+        lambda d: holding(relation, d + right_wide, right_wide, rtol=rtol, atol=atol),
+        apart,
+        reach,
+        0.0,
+    )
+    if not np.any(doubt):
+        return ""
+    first = tuple(int(i) for i in np.argwhere(doubt)[0])
+    where = f" at [{', '.join(map(str, first))}]" if first else ""
+    return (
+        f"{where}: float64's rounding may move the difference of its sides "
+        f"({float(apart[first]):.3g}) by {float(reach[first]):.3g}"
+    )
 
 
 def _shown_inputs(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,7 +161,15 @@ def _property(spec: Mapping[str, Any]) -> Outcome:
             return Outcome("error", f"compares nothing on instance {instance}: a side is empty")
         if vacuous := compared_vacuously(left, right, atol):
             return Outcome("error", f"compares nothing on instance {instance}: {vacuous}")
-        ok, message = holds(expression.relation or "==", left, right, rtol=rtol, atol=atol)
+        relation = expression.relation or "=="
+        reach = sides_reach(expression, values.__getitem__, left, right, max_work=share)
+        if doubt := _doubt(relation, left, right, reach, rtol=rtol, atol=atol):
+            return Outcome(
+                "error",
+                f"the engine cannot tell whether it holds on instance {instance}{doubt}",
+                {"instance": instance, "inputs": _shown_inputs(values)},
+            )
+        ok, message = holds(relation, left, right, rtol=rtol, atol=atol)
         if not ok:
             counterexample = {"instance": instance, "inputs": _shown_inputs(values)}
             return Outcome("mismatch", f"fails on instance {instance}: {message}", counterexample)

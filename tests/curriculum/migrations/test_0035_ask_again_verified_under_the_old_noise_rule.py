@@ -22,7 +22,7 @@ def test_the_migration_asks_again_for_every_verified_verdict_only(seeded):
     executor = MigrationExecutor(connection)
     executor.migrate([("curriculum", "0034_ask_again_counts_and_properties")])
     executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("curriculum"))
+    executor.migrate([("curriculum", "0035_ask_again_verified_under_the_old_noise_rule")])
 
     again = Verdict.objects.filter(pk__in=ids)
     assert set(again.values_list("status", "decided_at", "engine_version", "decided_status")) == {
@@ -30,3 +30,4 @@ def test_the_migration_asks_again_for_every_verified_verdict_only(seeded):
     }
     assert dict(again.values_list("pk", "requested_at")) == asked  # the sweep sends them
     assert list(Verdict.objects.filter(pk=mismatch.pk).values_list("status", "decided_at")) == kept
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes("curriculum"))

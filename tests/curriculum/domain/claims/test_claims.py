@@ -307,3 +307,31 @@ def test_the_page_marks_each_claim_with_what_the_engine_said(books):
     html = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][1]["body_html"]
     assert html.count(">✓</span>") == 1 and html.count(">✗</span>") == 1
     assert 'class="claim claim-unverified"' in html and "The engine disagrees (mismatch)" in html
+
+
+@pytest.mark.parametrize(
+    ("typed", "expression"),
+    [
+        ("0", "(1e20 + 1000) - 1e20"),  # float64 gives 0; it is 1000
+        ("0", "(100000000000000000000 + 1000) - 100000000000000000000"),  # whole, past 2**53
+        ("1000", "(1e20 + 1000) - 1e20"),  # right, yet float64 cannot say so
+        ("0", "exp(40) + 1 - exp(40)"),
+    ],
+)
+def test_a_claim_float64_rounding_decides_is_an_error_never_verified(typed, expression):
+    """A hostile author had {{ 0 = (1e20 + 1000) - 1e20 }} verified: the expression is moved as
+    rounding moves it, and where that could change the verdict the engine says it cannot tell."""
+    (claim,) = claims_in(f"{{{{ {typed} = {expression} }}}}")
+    decided = outcome("claim", claim.spec)
+    assert decided.status == "error", decided
+    assert "the engine cannot tell whether" in decided.message
+    assert "float64's rounding may move its value" in decided.message
+
+
+@pytest.mark.parametrize(
+    ("typed", "expression"),
+    [("0", "0.1 + 0.2 - 0.3"), ("0", "1e20 - 1e20"), ("1000", "(1e6 + 1000) - 1e6")],
+)
+def test_a_claim_rounding_cannot_move_past_its_figures_is_decided(typed, expression):
+    (claim,) = claims_in(f"{{{{ {typed} = {expression} }}}}")
+    assert outcome("claim", claim.spec).status == "verified"

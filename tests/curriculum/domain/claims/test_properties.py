@@ -232,3 +232,16 @@ def test_a_property_past_exact_whole_numbers_is_an_error_never_verified(holds):
     }
     decided = outcome("property", spec)
     assert decided.status == "error" and "past 2^53" in decided.message, decided
+
+
+def test_a_property_float64_rounding_decides_is_an_error_never_verified():
+    """x + 1e17 - 1e17 == x holds exactly, and float64 makes it fail or hold by rounding alone:
+    the engine says it cannot tell, on the first instance where that is so."""
+    spec = SHIFT | {
+        "holds": "s + 1e17 - 1e17 == s",
+        "tolerance": {"rtol": 1e-6, "atol": 1e-9},
+    }
+    decided = outcome("property", spec)
+    assert decided.status == "error", decided
+    assert decided.message.startswith("the engine cannot tell whether it holds on instance 0 at [")
+    assert "float64's rounding may move the difference of its sides" in decided.message

@@ -93,6 +93,6 @@ def test_the_migration_fills_each_fingerprint_as_fingerprint_gives_it(books):
     executor.migrate(executor.loader.graph.leaf_nodes("curriculum"))
 
     assert stored_equals_computed()
-    decide_all()  # migration 0035 asked again for every verified verdict
+    decide_all()  # migrations 0035 and 0036 asked again for decided verdicts
     here = Solution.objects.filter(problem__chapter__code="II.9")
     assert list(here.filter(counted()).values_list("problem__key", flat=True)) == ["p1"]

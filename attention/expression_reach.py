@@ -1,0 +1,113 @@
+"""How far an expression's value rests on float64's rounding, so a claim is never decided by it.
+
+(1e20 + 1000) - 1e20 is 0 in float64 and 1000 exactly, and a claim that it is 0 was verified.
+The expression is evaluated again with every number it reads and every result it computes
+moved by a random relative PERTURBATION, a unit or two in the last place (Monte Carlo
+arithmetic: as rounding moves them), under each of SEEDS; MARGIN times the largest move is its
+reach (a number read twice is moved alike: 1e20 - 1e20 is 0 however 1e20 is read). Where
+moving a side by its reach would change whether a claim holds, the engine cannot tell, and
+says so. Whole numbers up to 2**53 are held exactly and never moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from attention.errors import EngineInputError
+from attention.expression_parse import Expression, ExpressionError
+from attention.expressions import evaluate, sides
+from attention.noise import PERTURBATION
+
+MARGIN = 2.0
+"""The reach is this many times the largest move."""
+
+OWN_ULPS = 4
+"""A move within this many units in the last place of the value is float64's own precision,
+which a claim typed to 15 figures already asks of it; past that, rounding that cancelling
+terms amplified decides, and the reach counts."""
+
+SEEDS = (20240, 7)
+"""Two moved evaluations: a claim costs three evaluations of its budget, not more."""
+
+Lookup = Callable[[str], Any]
+
+
+def value_reach(
+    expr: Expression | str,
+    lookup: Lookup,
+    value: np.ndarray,
+    *,
+    known: Iterable[str] = (),
+    max_work: int,
+) -> np.ndarray:
+    """For each entry of ``value`` (``expr``'s, from `evaluate`): how far rounding may have
+    moved it."""
+    moved = [_run(evaluate, expr, lookup, known, max_work, seed) for seed in SEEDS]
+    return _reach([m for m in moved if m is not None and m.shape == value.shape], value)
+
+
+def sides_reach(
+    expr: Expression | str,
+    lookup: Lookup,
+    left: np.ndarray,
+    right: np.ndarray,
+    *,
+    known: Iterable[str] = (),
+    max_work: int,
+) -> np.ndarray:
+    """For each entry of ``left - right`` (a relation's sides, from `sides`): how far
+    rounding may have moved it."""
+    apart = np.subtract(left, right)
+    moved = []
+    for seed in SEEDS:
+        both = _run(sides, expr, lookup, known, max_work, seed)
+        if both is not None:
+            moved.append(np.subtract(*np.broadcast_arrays(*both)))
+    return _reach([m for m in moved if m.shape == apart.shape], apart)
+
+
+def unsettled(
+    decide: Callable[[np.ndarray], Any], value: np.ndarray, reach: np.ndarray, target: Any
+) -> Any:
+    """Entry by entry, whether ``decide`` (holds or not) changes within ``reach`` of ``value``.
+    Each rule holds on an interval, around ``target`` (the number typed, or 0 for the difference
+    of two sides) or on one side of it: the two ends of the reach, and its point nearest the
+    target, say."""
+    held = decide(value)
+    low, high = value - reach, value + reach
+    nearest = np.clip(target, low, high)
+    return (decide(low) != held) | (decide(high) != held) | (decide(nearest) != held)
+
+
+def _run(
+    compute: Callable[..., Any],
+    expr: Expression | str,
+    lookup: Lookup,
+    known: Iterable[str],
+    max_work: int,
+    seed: int,
+) -> Any:
+    """``compute`` (evaluate or sides) moved under ``seed``; None where the moved run is refused
+    (a move past the edge of a function's domain: that run measures nothing)."""
+    rng = np.random.default_rng(seed)
+
+    def move(array: np.ndarray) -> np.ndarray:
+        factors = rng.choice((-1.0, 1.0), size=array.shape) * rng.uniform(0.5, 1.5, array.shape)
+        return array * (1.0 + PERTURBATION * factors)
+
+    try:
+        found = compute(expr, lookup, known=known, max_work=max_work, move=move)
+    except (ExpressionError, EngineInputError):
+        return None
+    return tuple(map(np.asarray, found)) if isinstance(found, tuple) else np.asarray(found)
+
+
+def _reach(moved: list[np.ndarray], value: np.ndarray) -> np.ndarray:
+    if not moved:
+        return np.zeros(np.shape(value))
+    moves = np.max(np.stack([np.abs(m - value) for m in moved]), axis=0)
+    own = moves <= OWN_ULPS * np.spacing(np.abs(value))  # float64's own precision: no reach
+    return np.where(own, 0.0, MARGIN * moves)

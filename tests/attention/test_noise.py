@@ -1,0 +1,208 @@
+"""Float noise decided in extended precision: an exact 0 computed inexactly is answered 0, a
+value large terms cancel to is a number, and where float64 cannot settle it the engine says so.
+
+Each case is judged as verdicts and reader checks judge (`judged`): the engine's value, its
+noise bounds, then the comparison. Exact values come from fractions of the float64 inputs.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import attention
+from tests.attention.test_compare import SDPA, judged
+
+BACKWARD = "scaled_dot_product_attention_backward"
+
+
+def outcome(operation, inputs, answer, ask="out", **tolerance):
+    """True or False as `judged` decides, or the engine's refusal when it cannot settle it."""
+    try:
+        return judged(operation, inputs, answer, {"output": ask}, **tolerance).ok
+    except attention.EngineInputError as error:
+        return str(error)
+
+
+def averaged(values):
+    """Attention with q = 0 over equal keys: the exact mean of ``values`` (floats as stored)."""
+    inputs = {"q": [[0.0]], "k": [[1.0]] * len(values), "v": [[v] for v in values]}
+    return inputs, float(sum(map(Fraction, values)) / len(values))
+
+
+@pytest.mark.parametrize("terms", [1e3, 1e7, 1e9, 1e12, 1e15])
+@pytest.mark.parametrize("left", [1e-9, 1e-6, 1e-4, 0.01, 1.0, 100.0])
+@pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize("tolerance", [{"digits": 6}, {"digits": 3}])
+def test_what_large_terms_cancel_to_is_judged_right_or_refused_never_guessed(
+    terms, left, count, tolerance
+):
+    """A hostile author had 0 verified for an exact 1, 0.0100098 and 1e-4 that terms of 1e9 to
+    1e15 cancel to. Whatever is left, no wrong answer is verified: the exact value is, or the
+    engine says it cannot settle it. Only a value within the inputs' own rounding of 0 (the
+    inputs as written, read into binary) is answered 0."""
+    if terms + left == terms:
+        pytest.skip("nothing is left")
+    inputs, exact = averaged([terms + left, -terms] + [0.0] * (count - 2))
+    read = 2.0**-53 * terms  # about what reading the inputs into binary moves the value by
+    verdicts = [outcome(SDPA, inputs, [[answer]], **tolerance) for answer in (exact, 0.0)]
+    wrong = outcome(SDPA, inputs, [[2 * exact + read]], **tolerance)
+    if isinstance(verdicts[0], str):
+        assert "the engine cannot" in verdicts[0] and verdicts[1] == verdicts[0] == wrong
+        return
+    assert verdicts[0] is True  # the exact value, always
+    if abs(exact) > 8 * read:  # a number: neither 0 nor a wrong answer is verified
+        assert verdicts[1] is False and wrong is False
+    elif abs(exact) < read / 8:  # noise: 0 is its answer
+        assert verdicts[1] is True
+
+
+@pytest.mark.parametrize(
+    ("values", "answer"),
+    [([1e15 + 1, -1e15], 0.5), ([1e15 + 2, -1e15], 1.0), ([1e9 + 0.25, -1e9], 0.125)],
+)
+def test_exact_values_large_terms_cancel_to_are_numbers_to_answer(values, answer):
+    """Moved, these move as a rounding residue does; computed in extended precision they are
+    what they are. 0, 7 and -3 were verified for the first, 0 for the others."""
+    inputs, exact = averaged(values)
+    assert judged(SDPA, inputs, [[exact]]).ok
+    assert judged(SDPA, inputs, [[answer]], digits=3).ok
+    for wrong in (0.0, 7.0, -3.0, 2 * exact):
+        assert not judged(SDPA, inputs, [[wrong]]).ok, wrong
+
+
+def test_a_value_float64_computes_wrong_is_refused_not_compared():
+    """(1000.00000000001 - 1000) / 3 is 3.3333e-12 as written; float64 leaves 3.3533e-12, wrong
+    in the third figure, which the engine says rather than hold an answer to it."""
+    inputs, _ = averaged([1e3 + 1e-11, -1e3, 0.0])
+    refused = outcome(SDPA, inputs, [[3.3333e-12]])
+    assert "cannot compute the value[0, 0] in float64" in refused
+    assert "as written it is 3.33333e-12, and float64 leaves 3.35332e-12" in refused
+
+
+@pytest.mark.parametrize(
+    ("operation", "inputs"),
+    [
+        (SDPA, {"q": [[0.0]], "k": [[0.0]] * 3, "v": [[1e15 + 0.3], [-1e15], [-0.3]]}),
+        ("softmax_backward", {"y": [[0.5, 0.5]], "grad_y": [[1e15, 1e15 + 0.125]]}),
+    ],
+)
+def test_values_inputs_written_past_float64_decide_are_refused_not_guessed(operation, inputs):
+    """1e15 + 0.3 is read as 1e15 + 0.25: reading and rounding the inputs may leave these some
+    0.04 from what the inputs as written make them, and the engine says it cannot tell."""
+    ask = {"output": "out" if operation == SDPA else "grad_scores"}
+    value = attention.evaluate(operation, inputs, ask)
+    with pytest.raises(attention.EngineInputError, match="cannot tell .* from 0 at these"):
+        attention.noise_bounds(operation, inputs, ask, value)
+
+
+@pytest.mark.parametrize("gradient", [1e12, 1e15])
+def test_noise_too_wide_for_0_to_mean_0_is_refused_not_guessed(gradient):
+    """Under a constant upstream gradient of 1e12 the gradient of a softmax row printed to 17
+    figures is 0 (the row sums to 1 but for its printing), and reading it may leave it 4e-4
+    from 0: no answer of 0 within that says it is 0."""
+    y = attention.evaluate("softmax", {"scores": [[1.0, 2.0, 3.0]]}, {"output": "out"}).tolist()
+    inputs = {"y": y, "grad_y": [[gradient] * 3]}
+    ask = {"output": "grad_scores"}
+    value = attention.evaluate("softmax_backward", inputs, ask)
+    with pytest.raises(attention.EngineInputError, match="cannot tell .* from 0 at these"):
+        attention.noise_bounds("softmax_backward", inputs, ask, value)
+
+
+def test_gradients_through_identical_keys_and_values_are_answered_zero():
+    """dq through identical key rows and identical value rows is exactly 0; the engine leaves
+    1e-16, and moved inputs move it only at second order (both rows must part), so float64
+    alone refused 0."""
+    inputs = {
+        "q": [[-0.7, 0.7], [0.7, -1.5], [0.9, 1.4]],
+        "k": [[1.0, -1.0]] * 3,
+        "v": [[0.5, 1.5]] * 3,
+        "grad_out": [[0.2, -0.1], [0.8, -1.5], [0.1, 1.1]],
+    }
+    value = attention.evaluate(BACKWARD, inputs, {"output": "dq"})
+    assert np.any(value != 0)  # the residue the engine decides
+    assert outcome(BACKWARD, inputs, [[0.0, 0.0]] * 3, "dq") is True
+    assert outcome(BACKWARD, inputs, [[1e-6, 0.0]] + [[0.0, 0.0]] * 2, "dq") is False
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_weight_gradients_through_identical_rows_are_answered_zero(seed):
+    """multi_head_attention_backward with every row of x alike: dw_q and dw_k are exactly 0
+    (22 of 24 such cases were refused 0)."""
+    rng = np.random.default_rng(seed)
+    rows, width = int(rng.integers(2, 5)), 4
+    inputs = {
+        "x": [rng.normal(size=width).round(1).tolist()] * rows,
+        **{w: rng.normal(size=(width, width)).round(1).tolist() for w in ("w_q", "w_k", "w_v")},
+        "w_o": rng.normal(size=(width, width)).round(1).tolist(),
+        "heads": 2,
+        "grad_out": rng.normal(size=(rows, width)).round(1).tolist(),
+    }
+    for output in ("dw_q", "dw_k"):
+        zeros = np.zeros((width, width))
+        assert outcome("multi_head_attention_backward", inputs, zeros, output) is True, output
+        zeros[0, 0] = 1e-6
+        assert outcome("multi_head_attention_backward", inputs, zeros, output) is False, output
+
+
+@pytest.mark.parametrize("gradient", [1.0, 100.0])
+def test_softmax_gradient_under_a_constant_upstream_gradient_is_answered_zero(gradient):
+    """y sums to 1 as written, not in binary (0.4999999999 + 1e-10 + 0.5): the gradient is 0 as
+    written, 4e-18 in binary, and a tester's identity was refused as 'cannot tell'."""
+    y = [[1e-10, 0.9999999999], [1e-10, 0.5], [0.1, 0.2]]
+    y[1].append(0.4999999999)
+    y[2].append(0.7)
+    y[0].append(0.0)
+    inputs = {"y": y, "grad_y": [[gradient] * 3] * 3}
+    zeros = np.zeros((3, 3))
+    assert outcome("softmax_backward", inputs, zeros, "grad_scores") is True
+    zeros[2, 2] = 1e-6 * gradient
+    assert outcome("softmax_backward", inputs, zeros, "grad_scores") is False
+
+
+def test_an_exact_zero_float64_rounds_a_number_to_is_refused_not_verified():
+    """(1e16 + 1 - 1e16) / 3 rounds to a float64 0.5 or 0 while it is 1/3: no 0 is verified."""
+    inputs, exact = averaged([1e16, 1.0, -1e16])
+    assert exact == pytest.approx(1 / 3)
+    for answer in (0.0, exact):
+        assert "the engine cannot" in outcome(SDPA, inputs, [[answer]])
+
+
+def test_a_value_too_large_for_the_extended_run_is_refused_where_in_doubt(monkeypatch):
+    """Longdouble has no BLAS: past EXTENDED_WORK an entry in doubt is refused, not guessed,
+    and one well clear of its inputs' moves is still a number."""
+    monkeypatch.setattr("attention.noise.EXTENDED_WORK", 0)
+    inputs, _ = averaged([0.1, 0.2, -0.3])
+    assert "too large to compute again in extended precision" in outcome(SDPA, inputs, [[0.0]])
+    clear = {"q": [[0.0]], "k": [[0.0]] * 2, "v": [[1e-9], [1e3]]}
+    assert outcome(SDPA, clear, [[500.0]]) is True
+
+
+@pytest.mark.parametrize("gradient", [1.0, 100.0, 1e4])
+def test_a_softmax_row_printed_to_17_figures_has_gradient_0_under_a_constant_gradient(gradient):
+    """As written the row sums to 0.9999999999999999: its gradient is 0 but for the printing,
+    which reading it into binary moves as much, so 0 is its answer."""
+    y = attention.evaluate(
+        "softmax", {"scores": [[1.0, 2.0, 3.0], [0.5, -1, 2]]}, {"output": "out"}
+    )
+    inputs = {"y": y.tolist(), "grad_y": [[gradient] * 3] * 2}
+    zeros = np.zeros((2, 3))
+    assert outcome("softmax_backward", inputs, zeros, "grad_scores") is True
+    zeros[0, 0] = 1e-9 * gradient
+    assert outcome("softmax_backward", inputs, zeros, "grad_scores") is False
+
+
+@pytest.mark.parametrize("scores", [[2e14, 2e14 - 20], [3e13, 3e13 - 20], [5e14, 5e14 - 20]])
+def test_a_number_large_exact_scores_make_is_held_to_its_figures(scores):
+    """Scores binary holds as written are not moved: e^-20 from scores of 2e14 is 2.06e-9, and a
+    hostile tester had 0, and 1e-5 under three figures, verified for it."""
+    inputs = {"scores": [scores] * 50}
+    value = attention.evaluate("softmax", inputs, {"output": "out"})
+    assert value[0, 1] == pytest.approx(2.0611536e-9)
+    for wrong in (0.0, 1e-5, 4e-4):
+        answer = value.copy()
+        answer[17, 1] = wrong
+        assert outcome("softmax", inputs, answer, digits=3) is False, wrong
+    loss = {"logits": [scores], "targets": [0]}
+    assert outcome("cross_entropy", loss, 2.0611536e-9, "loss") is True
+    assert outcome("cross_entropy", loss, 0.0, "loss") is False
