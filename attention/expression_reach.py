@@ -11,13 +11,14 @@ says so. Whole numbers up to 2**53 are held exactly and never moved.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from attention.errors import EngineInputError
-from attention.expression_parse import Expression, ExpressionError
+from attention.expression_parse import Expression, ExpressionError, checked
 from attention.expressions import evaluate, sides
 from attention.noise import PERTURBATION
 
@@ -67,6 +68,22 @@ def sides_reach(
         if both is not None:
             moved.append(np.subtract(*np.broadcast_arrays(*both)))
     return _reach([m for m in moved if m.shape == apart.shape], apart)
+
+
+def least_written(expr: Expression | str, lookup: Lookup, read: Iterable[str] = ()) -> float:
+    """The smallest nonzero |number| the expression writes or reads (``read``: the names it
+    reads, looked up again), 0.0 where there is none: the precision its numbers are written to,
+    which no band taken for 0 may pass."""
+    text = expr.text if isinstance(expr, Expression) else expr
+    body, _, _ = checked(text)
+    numbers = [np.asarray(float(n.value)) for n in ast.walk(body) if isinstance(n, ast.Constant)]
+    for name in read:
+        try:
+            numbers.append(np.asarray(lookup(name), dtype=np.float64))
+        except (KeyError, TypeError, ValueError):
+            continue
+    sizes = [np.abs(n[np.isfinite(n) & (n != 0)]) for n in numbers if n.dtype.kind in "iuf"]
+    return float(min((np.min(s) for s in sizes if s.size), default=0.0))
 
 
 def unsettled(

@@ -220,10 +220,11 @@ class _Evaluator:
 
     def floats(self, value: _Value) -> _Value:
         """``value`` as read or computed, moved where the caller asks (``move``) unless float64
-        holds it exactly: whole numbers up to 2**53 (counts, and sums of them)."""
+        holds it exactly: whole numbers below 2**53 (counts, and sums of them). A sum, a product
+        and an engine operation move their operands afresh, as their own roundings would."""
         if self.move is None or value.kind == "bool":
             return value
-        if value.kind == "int" and not np.any(np.abs(value.array) > MAX_EXACT_INTEGER):
+        if value.kind == "int" and not np.any(np.abs(value.array) >= MAX_EXACT_INTEGER):
             return value
         return _Value(self.move(value.array), "float")
 
@@ -251,7 +252,7 @@ class _Evaluator:
         return self.finite(result, node, "int" if whole else "float")
 
     def matmul(self, a: _Value, b: _Value, node: ast.BinOp) -> _Value:
-        x, y = a.array, b.array
+        x, y = self.floats(a).array, self.floats(b).array  # every product rounds
         if x.ndim == 0 or y.ndim == 0:
             raise ExpressionError(
                 f"'{self.show(node)}': @ multiplies vectors and matrices, "
@@ -275,6 +276,9 @@ class _Evaluator:
     def function(self, node: ast.Call, name: str) -> _Value:
         value = self.number(node.args[0])
         x = value.array
+        if name in REDUCTIONS:  # each addend rounds, and so do whole numbers past 2**53 in all
+            large = value.kind == "int" and np.sum(np.abs(x)) >= MAX_EXACT_INTEGER
+            x = self.floats(_Value(x, "float") if large else value).array
         axes = [integer_literal(k.value) for k in node.keywords if k.arg == "axis"]
         axis = axes[0] if axes else None
         if axis is not None and not -x.ndim <= axis < x.ndim:
@@ -349,7 +353,10 @@ class _Evaluator:
         numbers = sum(v.array.size for v in values.values() if isinstance(v, _Value))
         if ELEMENTWISE * PER_INPUT_NUMBER * numbers > self.left:  # before any list is built
             self.charge(ELEMENTWISE * PER_INPUT_NUMBER * numbers, node)
-        inputs = {key: _argument(value) for key, value in values.items()}
+        inputs = {
+            key: _argument(value if isinstance(value, str) else self.floats(value))
+            for key, value in values.items()
+        }
         problems = check(name, inputs, ask)
         if problems:
             raise ExpressionError(f"{name}(...): " + "; ".join(str(p) for p in problems))

@@ -3,22 +3,22 @@
 Float64 alone cannot say: 0.5 * (1e15 + 1) - 0.5 * 1e15 is exactly 0.5, a constant upstream
 gradient of 1e15 through softmax is exactly 0, and both come out, and move when their inputs
 do, as rounding noise does. So an entry in doubt (exactly 0, or small beside its output or its
-inputs) is decided by the value again in extended precision (numpy's longdouble, 64 mantissa
-bits on x86-64) on the inputs as written: each number read from its shortest decimal form
-(0.1 as 0.1, not as the binary 0.1000000000000000055), so 0.1 + 0.2 - 0.3 comes out some
-1e-20, not the 2.8e-17 it is in binary. An entry whose written value lies within EXTENDED
-of float64's own rounding of it (how far float64 is from that value, or how far moving the
-inputs by a unit or two in the last place moves it, whichever is more) is 0 as written: noise,
-to be answered 0. Any other entry in doubt is a number, held to its figures (0.3 beside 1e12
-in another column, 1e-13 from inputs that small, an exact 1e-4 that terms of 1e9 cancel to,
-the softmax of 2e14 and 2e14 - 20).
+inputs) is computed again in extended precision (numpy's longdouble, 64 mantissa bits on
+x86-64), and again in float64 with each input a reading rounds (0.1, a float printed to 17
+figures; not 2e14 - 20 or 0.375, which binary holds as written) moved by a unit or two in the
+last place. An entry whose extended value lies within MOVED times how far reading its inputs
+may move it, or within EXTENDED of how far float64 leaves it from the extended value (its own
+rounding), is 0 as written: noise, to be answered 0 (0.1 + 0.2 - 0.3 is 2.8e-17 in binary).
+Any other entry in doubt is a number, held to its figures (0.3 beside 1e12 in another column,
+1e-13 from inputs that small, an exact 1e-4 that terms of 1e9 cancel to, e^-20 from the
+softmax of 2e14 and 2e14 - 20).
 
 Where the engine cannot settle it, it says so (EngineInputError at ``value``), and a verdict is
-an error to fix, never a guess: a noise entry float64 leaves further from 0 than half a unit
-in the third figure of the inputs' smallest number or LARGEST_NOISE (terms too large for any
-answer of 0 to mean 0), a number float64 computes off in its KEPT_FIGURES-th figure (terms
-cancelling past its precision, or inputs written past it), and a value too large to compute
-again (EXTENDED_WORK).
+an error to fix, never a guess: a noise entry reading and rounding may leave further from 0
+than half a unit in the third figure of the inputs' smallest number or LARGEST_NOISE (terms
+too large for any answer of 0 to mean 0), a number float64 computes off in its KEPT_FIGURES-th
+figure (terms cancelling past its precision) or that reading its inputs moves past it, and
+a value too large to compute again (EXTENDED_WORK).
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ READ = 2.0**-53
 """How far reading a number rounds it, relatively: what a move is scaled to."""
 
 MOVED = 4.0
-"""An entry whose value as written is within MOVED times how far reading its inputs may move
-it of 0 is noise."""
+"""An entry whose extended value is within MOVED times how far reading its inputs may move it
+of 0 is noise."""
 
 EXTENDED = 2.0**-7
-"""An entry whose value as written is within this share of how far float64 leaves it (or the
+"""An entry whose extended value is within this share of how far float64 leaves it (or the
 furthest it leaves an entry in doubt of the same output) from that value is noise too: a
 residue of inputs binary holds exactly, which no move measures. Longdouble rounds 2^-11 as
 far, and a residue it leaves is so much smaller."""
@@ -68,9 +68,10 @@ KEPT_FIGURES = 6
 """A number in doubt float64 computes off past half a unit in this figure is refused: the
 figures a page shows, and the most a tolerance takes from an answer's own figures."""
 
-EXTENDED_WORK = 2 * 10**8
+EXTENDED_WORK = 3 * 10**7
 """The most work (attention/work.py's units) the extended run is made for: longdouble has no
-BLAS, and its products run some ten times slower than float64's (about a second here)."""
+BLAS, and runs some ten to fifty times slower than float64 (a causal mask's exact zeros ask
+for it on every long sequence: at 10^8 units it took seconds)."""
 
 
 def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0) -> Any:
@@ -98,7 +99,8 @@ def _decided(
     may be off) or a number (0.0); EngineInputError where the engine cannot settle it."""
     exact = runs.extended(key, got.shape)
     if exact is not None:  # below float64's normal range, float64's own value is as near
-        exact = np.where(np.abs(exact) < np.finfo(np.float64).smallest_normal, got, exact)
+        tiny = (exact != 0) & (np.abs(exact) < np.finfo(np.float64).smallest_normal)
+        exact = np.where(tiny, got, exact)
     unsettled = doubt & ((got != 0) | (exact != 0 if exact is not None else False))
     if not unsettled.any():
         return bound  # exact zeros, in extended precision too: the default bound stands
@@ -128,13 +130,23 @@ def _decided(
             f"{LARGEST_NOISE:g}"
         ),
     )
+    number = unsettled & ~noise
     _refuse(
         key,
-        unsettled & ~noise & (np.abs(got - exact) > half_unit(exact, KEPT_FIGURES)),
+        number & (MOVED * moved > half_unit(exact, KEPT_FIGURES)),
         "cannot compute {} in float64 at these magnitudes",
         lambda at: (
-            f"its terms cancel past its precision (as written it is "
-            f"{float(exact[at]):.6g}, and float64 leaves {got[at]:.6g})"
+            f"reading its inputs into binary may move it by {MOVED * moved[at]:.3g}, past its "
+            f"sixth figure (it is {float(exact[at]):.6g}); write them with fewer figures"
+        ),
+    )
+    _refuse(
+        key,
+        number & (np.abs(got - exact) > half_unit(exact, KEPT_FIGURES)),
+        "cannot compute {} in float64 at these magnitudes",
+        lambda at: (
+            f"its terms cancel past its precision (it is {float(exact[at]):.6g}, and "
+            f"float64 leaves {got[at]:.6g})"
         ),
     )
     return np.where(noise, np.maximum(shift, ZERO_SHARE * _scale(got)), bound)
@@ -208,16 +220,15 @@ class _Runs:
     operation: Any
     given: dict[str, Any]
     ask: Any
-    made: dict[str, Any] = field(default_factory=dict)  # runs, and each input as written
+    made: dict[str, Any] = field(default_factory=dict)
 
     def extended(self, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
-        """Output ``key`` in extended precision (longdouble) on the inputs as written, or None
-        where the value is too large to compute so (or the operation refuses its inputs so)."""
+        """Output ``key`` in extended precision (longdouble), or None where the value is too
+        large to compute so (or the operation refuses its inputs so)."""
         if "extended" not in self.made:
             work = evaluation_work(self.operation, self.given)
             fits = work is not None and work <= EXTENDED_WORK
-            written = self.written
-            made = _evaluated(self.operation, self.given, self.ask, written) if fits else None
+            made = _evaluated(self.operation, self.given, self.ask, _widened) if fits else None
             self.made["extended"] = made
         found = self.made["extended"]
         return None if found is None else _entry(found, key, shape, np.longdouble)
@@ -226,16 +237,10 @@ class _Runs:
         """How far reading its inputs may move each entry of output ``key``: the largest move
         under PATTERNS, scaled to one reading (0.0 where the operation refuses moved inputs)."""
         if "moved" not in self.made:
-            self.made["moved"] = _moved(self.operation, self.given, self.ask, self.written)
+            self.made["moved"] = _moved(self.operation, self.given, self.ask)
         moves = [np.abs(got - _entry(near, key, got.shape)) for near in self.made["moved"]]
         largest = np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
         return largest * (READ / PERTURBATION)
-
-    def written(self, name: str, array: np.ndarray) -> np.ndarray:
-        """Input ``name`` in longdouble as written, each number from its shortest decimal."""
-        if f"written:{name}" not in self.made:
-            self.made[f"written:{name}"] = _as_written(array)
-        return self.made[f"written:{name}"]
 
 
 def _entry(run: Any, key: str, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
@@ -251,7 +256,7 @@ def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> 
     too, as the tensors they are, and where the operation refuses that (class indices), lists
     of floats alone. None where it refuses even that."""
     for kinds in ("iuf", "f"):
-        changed = {name: _changed(name, v, kinds, change) for name, v in given.items()}
+        changed = {name: _changed(v, kinds, change) for name, v in given.items()}
         try:
             return evaluate(operation, changed, ask, 0)
         except EngineInputError:
@@ -259,7 +264,7 @@ def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> 
     return None
 
 
-def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
+def _changed(node: Any, kinds: str, change: Any) -> Any:
     if not isinstance(node, (list, tuple, np.ndarray)):
         return node  # a scalar is a count or a setting (heads, eps): kept
     try:
@@ -268,13 +273,24 @@ def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
         return node
     if array.dtype.kind not in kinds or array.dtype.kind == "b":
         return node
-    return change(name, array)
+    return change(array)
 
 
-def _as_written(array: np.ndarray) -> np.ndarray:
-    """``array`` in longdouble, each number read from its shortest decimal form."""
-    written = [repr(float(x)) for x in array.ravel().tolist()]
-    return np.asarray(written or [], dtype=str).astype(np.longdouble).reshape(array.shape)
+def _widened(array: np.ndarray) -> np.ndarray:
+    return array.astype(np.longdouble)
+
+
+def _rounded(array: np.ndarray) -> np.ndarray:
+    """Where reading a number rounds it: where it is no decimal of at most 17 significant
+    figures exactly (0.1 and a float printed to 17 figures are not; 2e14 - 20, 0.375 are)."""
+    x = np.asarray(array, dtype=np.float64)
+    mantissa, exponent = np.frexp(np.abs(x))
+    whole = (mantissa * 2.0**53).astype(np.int64)
+    lowest = np.log2((whole & -whole).clip(1)).astype(np.int64)
+    bits = np.clip(53 - exponent - lowest, 0, None)  # binary figures after the point
+    figures = np.abs(x) * 10.0 ** np.minimum(bits, 30)  # its decimal figures, a whole number
+    exact = (x == 0) | ((bits == 0) & (np.abs(x) < 2.0**53)) | ((bits <= 30) & (figures < 1e17))
+    return ~exact
 
 
 PATTERNS = (20240, 7, 31)
@@ -284,21 +300,16 @@ factor of either sign from 0.5 to 1.5; rows moved alike stay alike, as identical
 so the largest move decides."""
 
 
-def _moved(
-    operation: Any,
-    given: dict[str, Any],
-    ask: Any,
-    written: Callable[[str, np.ndarray], np.ndarray],
-) -> list[Any]:
+def _moved(operation: Any, given: dict[str, Any], ask: Any) -> list[Any]:
     """The value again, every number a reading rounds moved under each of PATTERNS."""
     runs = []
     for seed in PATTERNS:
         rng = np.random.default_rng(seed)
 
-        def move(name: str, array: np.ndarray, rng: np.random.Generator = rng) -> Any:
-            rounded = written(name, array) != array.astype(np.longdouble)
+        def move(array: np.ndarray, rng: np.random.Generator = rng) -> Any:
             factors = rng.choice((-1.0, 1.0), size=array.shape) * rng.uniform(0.5, 1.5, array.shape)
-            return array.astype(np.float64) * (1.0 + PERTURBATION * factors * rounded)
+            moved = PERTURBATION * factors * _rounded(array)
+            return array.astype(np.float64) * (1.0 + moved)
 
         near = _evaluated(operation, given, ask, move)
         if near is None:

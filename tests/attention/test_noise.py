@@ -77,7 +77,16 @@ def test_a_value_float64_computes_wrong_is_refused_not_compared():
     inputs, _ = averaged([1e3 + 1e-11, -1e3, 0.0])
     refused = outcome(SDPA, inputs, [[3.3333e-12]])
     assert "cannot compute the value[0, 0] in float64" in refused
-    assert "as written it is 3.33333e-12, and float64 leaves 3.35332e-12" in refused
+
+
+def test_a_value_reading_its_inputs_moves_past_six_figures_is_refused():
+    """A hostile tester had layer_norm of [2000000, 2000000.0000001, 2000000.0000003] answered
+    with float64's [-1.07, -0.268, 1.34] verified: read into binary, those inputs move the
+    value in its third figure (as written it is [-1.069, -0.267, 1.336])."""
+    inputs = {"x": [2000000, 2000000.0000001, 2000000.0000003], "eps": 1e-300}
+    for answer in ([-1.07, -0.268, 1.34], [-1.07, -0.267, 1.34]):
+        refused = outcome("layer_norm", inputs, answer, digits=3)
+        assert "cannot compute the value[0] in float64" in refused, answer
 
 
 @pytest.mark.parametrize(

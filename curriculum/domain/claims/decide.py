@@ -12,7 +12,8 @@ import numpy as np
 from django.conf import settings
 
 import attention
-from attention.expression_reach import sides_reach, unsettled, value_reach
+from attention.compare import MIN_FIGURES, half_unit
+from attention.expression_reach import least_written, sides_reach, unsettled, value_reach
 from attention.expressions import ExpressionError, evaluate, holding, holds, parse, sides
 
 from ..tolerances import compared_vacuously
@@ -21,9 +22,6 @@ from .properties import tolerance_of
 from .syntax import outputs_readable, outputs_unreadable
 
 logger = logging.getLogger(__name__)
-
-TYPED_ZERO = 1e-12
-"""A typed 0 holds for an engine value this close to 0: float noise in a sum that is exactly 0."""
 
 SHOWN_ENTRIES = 8
 """Of a counterexample's inputs, this many numbers each are shown to the author."""
@@ -82,6 +80,10 @@ def _claim(spec: Mapping[str, Any]) -> Outcome:
     ):
         at = f" (entry {entry})" if typed.size > 1 else ""
         written = re.findall(NUMBER, spec["typed"])[entry]
+        if number == 0:
+            if zero := _typed_zero(got, reach[entry], expression, lookup):
+                return Outcome(zero[0], f"{written} typed{at}, {zero[1]}", value.tolist())
+            continue
         typed_holds = partial(_typed_holds, number=number, figures=figures, tolerance=tolerance)
         if unsettled(typed_holds, got, reach[entry], number):
             return Outcome(
@@ -106,15 +108,34 @@ def _typed_holds(got: Any, *, number: float, figures: int, tolerance: Mapping[st
 
 
 def _typed(got: Any, number: float, figures: int, tolerance: Mapping[str, Any]) -> Any:
-    """The engine's ``got`` against one typed ``number``, to the claim's tolerance or the
-    figures it is typed to."""
-    zero = TYPED_ZERO if number == 0 else 0.0
+    """The engine's ``got`` against one typed nonzero ``number``, to the claim's tolerance or
+    the figures it is typed to."""
     if "rtol" in tolerance:
-        return attention.compare(
-            float(got), float(number), tolerance["rtol"], tolerance["atol"], zero=zero
-        )
+        return attention.compare(float(got), float(number), tolerance["rtol"], tolerance["atol"])
     digits = tolerance.get("digits", figures)
-    return attention.compare(float(got), float(number), digits=digits, zero=zero)
+    return attention.compare(float(got), float(number), digits=digits)
+
+
+def _typed_zero(got: float, reach: float, expression: Any, lookup: Any) -> tuple[str, str] | None:
+    """A typed 0 holds where the value is within float64's rounding of it (`value_reach`): an
+    exact 0 summed inexactly. None where it holds, else the status and why: an error where
+    that rounding passes half a unit in the third figure of the smallest number the expression
+    writes or reads (no band so wide says the value is 0), a mismatch where the value is
+    further from 0 than its rounding."""
+    if abs(float(got)) > reach:
+        return "mismatch", (
+            f"the engine gives {float(got):.10g}: further from 0 than float64's rounding of it "
+            f"({float(reach):.3g}), so it is no 0"
+        )
+    least = least_written(expression, lookup, expression.names)
+    band = abs(float(got)) + float(reach)
+    if band and least and band > float(half_unit(np.asarray(least), MIN_FIGURES)):
+        return "error", (
+            f"the engine cannot tell whether {expression.text} is 0: float64's rounding may "
+            f"leave it {band:.3g} from 0, past the third figure of its smallest number "
+            f"({least:.3g}); write it with terms that do not cancel so far"
+        )
+    return None
 
 
 def _doubt(relation: str, left: Any, right: Any, reach: Any, *, rtol: float, atol: float) -> str:

@@ -97,7 +97,8 @@ def test_no_text_can_forge_a_mark():
         (A10, "softmax(scores=[1, 0]).out[1]", "mismatch"),  # the wrong selector
         ("1", "0.996", "mismatch"),  # never looser than 3 figures, however few are typed
         ("1", "1.0004", "verified"),
-        ("0", "1e-17", "verified"),  # a typed 0 is float noise's 0
+        ("0", "1e-17", "mismatch"),  # a number, not float noise: its own rounding is 1e-33
+        ("0", "0.1 + 0.2 - 0.3", "verified"),  # float noise: 5.6e-17, within its rounding
         ("0", "0.001", "mismatch"),
         ("(0.731059, 0.268941)", "softmax(scores=[1, 0]).out", "verified"),
         ("(0.731059, 0.268941)", "softmax(scores=[[1, 0], [0, 0]]).out", "mismatch"),  # 4 numbers
@@ -316,6 +317,12 @@ def test_the_page_marks_each_claim_with_what_the_engine_said(books):
         ("0", "(100000000000000000000 + 1000) - 100000000000000000000"),  # whole, past 2**53
         ("1000", "(1e20 + 1000) - 1e20"),  # right, yet float64 cannot say so
         ("0", "exp(40) + 1 - exp(40)"),
+        ("0", "sum([1e20, 1000, -1e20])"),  # a sum rounds at each addend
+        ("0", "mean([1e20, 1000, -1e20])"),
+        ("0", "[1e20, 1000, -1e20] @ [1, 1, 1]"),
+        ("0", "9007199254740992 + 1 - 9007199254740992"),  # 2**53 + 1 rounds
+        ("0", "(1e10 + 1e-6) - 1e10"),  # past the precision 1e-6 is written to
+        ("0.25", "var([4503599627370497, 4503599627370498])"),
     ],
 )
 def test_a_claim_float64_rounding_decides_is_an_error_never_verified(typed, expression):
@@ -325,13 +332,32 @@ def test_a_claim_float64_rounding_decides_is_an_error_never_verified(typed, expr
     decided = outcome("claim", claim.spec)
     assert decided.status == "error", decided
     assert "the engine cannot tell whether" in decided.message
-    assert "float64's rounding may move its value" in decided.message
+    assert "float64's rounding may" in decided.message
 
 
 @pytest.mark.parametrize(
     ("typed", "expression"),
-    [("0", "0.1 + 0.2 - 0.3"), ("0", "1e20 - 1e20"), ("1000", "(1e6 + 1000) - 1e6")],
+    [
+        ("0", "0.1 + 0.2 - 0.3"),
+        ("0", "1e20 - 1e20"),  # a number written twice is read alike
+        ("1000", "(1e6 + 1000) - 1e6"),
+        ("0", "mean(layer_norm(x=[0.1, 0.7, 0.4]).out)"),
+        ("0.4", "var([0.1, 0.7, 0.4]) * 3 / 0.45"),
+    ],
 )
 def test_a_claim_rounding_cannot_move_past_its_figures_is_decided(typed, expression):
     (claim,) = claims_in(f"{{{{ {typed} = {expression} }}}}")
     assert outcome("claim", claim.spec).status == "verified"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["exp(-30)", "softmax(scores=[0, -30]).out[1]", "1e-13", "2 ** -60"],
+)
+def test_a_typed_0_for_a_small_number_is_a_mismatch_not_float_noise(expression):
+    """A typed 0 holds only within float64's rounding of the value: e^-30 is 9.4e-14, a number,
+    as an answer of 0 for it is refused (a tester had {{ 0 = exp(-30) }} verified)."""
+    (claim,) = claims_in(f"{{{{ 0 = {expression} }}}}")
+    decided = outcome("claim", claim.spec)
+    assert decided.status == "mismatch", decided
+    assert "further from 0 than float64's rounding of it" in decided.message
