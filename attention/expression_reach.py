@@ -76,7 +76,11 @@ def least_written(expr: Expression | str, lookup: Lookup, read: Iterable[str] = 
     which no band taken for 0 may pass."""
     text = expr.text if isinstance(expr, Expression) else expr
     body, _, _ = checked(text)
-    numbers = [np.asarray(float(n.value)) for n in ast.walk(body) if isinstance(n, ast.Constant)]
+    numbers = [
+        np.asarray(float(n.value))
+        for n in ast.walk(body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+    ]
     for name in read:
         try:
             numbers.append(np.asarray(lookup(name), dtype=np.float64))
