@@ -16,9 +16,9 @@ softmax of 2e14 and 2e14 - 20).
 Where the engine cannot settle it, it says so (EngineInputError at ``value``), and a verdict is
 an error to fix, never a guess: a noise entry reading and rounding may leave further from 0
 than half a unit in the third figure of the inputs' smallest number or LARGEST_NOISE (terms
-too large for any answer of 0 to mean 0), a number float64 computes off in its KEPT_FIGURES-th
-figure (terms cancelling past its precision) or that reading its inputs moves past it, and
-a value too large to compute again (EXTENDED_WORK).
+too large for any answer of 0 to mean 0), a number float64 computes off in its third figure,
+the floor every answer is held to (terms cancelling past its precision), or that reading its
+inputs moves past it, and a value too large to compute again (EXTENDED_WORK).
 """
 
 from __future__ import annotations
@@ -63,10 +63,6 @@ LARGEST_NOISE = 2.0**-8
 IN_DOUBT = 2.0**-20
 """Only an entry below this share of its output's largest |entry|, or of its inputs' largest
 number (an output that is all noise: x - mean of a constant row), may be noise."""
-
-KEPT_FIGURES = 6
-"""A number in doubt float64 computes off past half a unit in this figure is refused: the
-figures a page shows, and the most a tolerance takes from an answer's own figures."""
 
 EXTENDED_WORK = 3 * 10**7
 """The most work (attention/work.py's units) the extended run is made for: longdouble has no
@@ -133,16 +129,16 @@ def _decided(
     number = unsettled & ~noise
     _refuse(
         key,
-        number & (MOVED * moved > half_unit(exact, KEPT_FIGURES)),
+        number & (MOVED * moved > half_unit(exact, MIN_FIGURES)),
         "cannot compute {} in float64 at these magnitudes",
         lambda at: (
             f"reading its inputs into binary may move it by {MOVED * moved[at]:.3g}, past its "
-            f"sixth figure (it is {float(exact[at]):.6g}); write them with fewer figures"
+            f"third figure (it is {float(exact[at]):.6g}); write them with fewer figures"
         ),
     )
     _refuse(
         key,
-        number & (np.abs(got - exact) > half_unit(exact, KEPT_FIGURES)),
+        number & (np.abs(got - exact) > half_unit(exact, MIN_FIGURES)),
         "cannot compute {} in float64 at these magnitudes",
         lambda at: (
             f"its terms cancel past its precision (it is {float(exact[at]):.6g}, and "
