@@ -18,7 +18,10 @@ an error to fix, never a guess: a noise entry reading and rounding may leave fur
 than half a unit in the third figure of the inputs' smallest number or LARGEST_NOISE (terms
 too large for any answer of 0 to mean 0), a number float64 computes off in its third figure,
 the floor every answer is held to (terms cancelling past its precision), or that reading its
-inputs moves past it, and a value too large to compute again (EXTENDED_WORK).
+inputs moves past it, and a value too large to compute again (EXTENDED_WORK). Past the third
+figure float64's own value is held against an answer, as it is for any entry. A number
+float64 computes off, all within 2^-40 of its output's largest entry (the band an exact 0
+there is given), is noise: an accidental 7e-14 beside entries of 10 (a saturated softmax).
 """
 
 from __future__ import annotations
@@ -116,6 +119,12 @@ def _decided(
     reach = np.maximum(MOVED * moved, EXTENDED * np.maximum(off, np.max(off[doubt])))
     noise = unsettled & (np.abs(exact) <= reach)
     shift = np.abs(got) + reach
+    # float64 off in its third figure, all within 2^-40 of the output's largest entry: the
+    # band an exact 0 of the output is given, where 0 and float64's value are both answers
+    off_floor = unsettled & ~noise & (np.abs(got - exact) > half_unit(exact, MIN_FIGURES))
+    beneath = off_floor & (np.maximum(np.abs(got), np.abs(exact)) <= ZERO_SHARE * _scale(got))
+    noise |= beneath
+    shift = np.where(beneath, 2 * np.maximum(np.abs(got), np.abs(exact)), shift)
     _refuse(
         key,
         noise & (shift > min(_written(least), LARGEST_NOISE)),
@@ -232,8 +241,9 @@ class _Runs:
     def moved(self, key: str, got: np.ndarray) -> np.ndarray:
         """How far reading its inputs may move each entry of output ``key``: the largest move
         under PATTERNS, scaled to one reading (0.0 where the operation refuses moved inputs)."""
-        if "moved" not in self.made:
-            self.made["moved"] = _moved(self.operation, self.given, self.ask)
+        if "moved" not in self.made:  # no input a reading rounds (whole numbers): no move
+            rounded = any(_rounded(a).any() for a in _arrays(self.given))
+            self.made["moved"] = _moved(self.operation, self.given, self.ask) if rounded else []
         moves = [np.abs(got - _entry(near, key, got.shape)) for near in self.made["moved"]]
         largest = np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
         return largest * (READ / PERTURBATION)
@@ -270,6 +280,20 @@ def _changed(node: Any, kinds: str, change: Any) -> Any:
     if array.dtype.kind not in kinds or array.dtype.kind == "b":
         return node
     return change(array)
+
+
+def _arrays(given: dict[str, Any]) -> list[np.ndarray]:
+    """The inputs' lists of numbers, as arrays (booleans and ragged lists left out)."""
+    found = []
+    for value in given.values():
+        if isinstance(value, (list, tuple, np.ndarray)):
+            try:
+                array = np.asarray(value)
+            except ValueError:
+                continue
+            if array.dtype.kind in "iuf":
+                found.append(array)
+    return found
 
 
 def _widened(array: np.ndarray) -> np.ndarray:
