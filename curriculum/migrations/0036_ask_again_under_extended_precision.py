@@ -13,20 +13,11 @@ def ask_again(apps, schema_editor):
     an error ({{ 0 = (1e20 + 1000) - 1e20 }} was verified)."""
     Verdict = apps.get_model("curriculum", "Verdict")
     ClaimVerdict = apps.get_model("curriculum", "ClaimVerdict")
-    ClaimVerdict.objects.exclude(status="pending").update(
-        status="pending", decided_at=None, engine_version="", message="", engine_value=None, attempts=0
-    )
+    undecided = {"status": "pending", "decided_at": None, "engine_version": "", "message": ""}
+    undecided |= {"engine_value": None, "attempts": 0}
+    ClaimVerdict.objects.exclude(status="pending").update(**undecided)
     Verdict.objects.exclude(status="pending").update(
-        status="pending",
-        decided_at=None,
-        engine_version="",
-        message="",
-        engine_value=None,
-        attempts=0,
-        max_abs_error=None,
-        max_rel_error=None,
-        duration_ms=None,
-        warnings=[],
+        **undecided, max_abs_error=None, max_rel_error=None, duration_ms=None, warnings=[]
     )
 
 
