@@ -36,7 +36,7 @@ TINY_SCORES = SMALL
 per-call overhead of blocking, broadcasting and contiguous copies is most of the time."""
 
 
-_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_FLOAT32, _FLOAT64, _LONG = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.longdouble)
 
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
@@ -44,8 +44,13 @@ def _result_dtype(*arrays: np.ndarray) -> np.dtype:
     noise check's second run) when any is; anything else computes in float64."""
     for arr in arrays:
         if arr.dtype.char != "f":
-            return np.result_type(_FLOAT64, *arrays)
-    return _FLOAT32
+            break
+    else:
+        return _FLOAT32
+    for arr in arrays:
+        if arr.dtype.char == "g":
+            return _LONG
+    return _FLOAT64
 
 
 def _require_finite(name: str, arr: np.ndarray) -> None:
