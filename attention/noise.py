@@ -101,8 +101,19 @@ def _decided(
         tiny = (exact != 0) & (np.abs(exact) < np.finfo(np.float64).smallest_normal)
         exact = np.where(tiny, got, exact)
     unsettled = doubt & ((got != 0) | (exact != 0 if exact is not None else False))
+    if exact is not None and not unsettled.any():  # zeros, in extended precision too
+        _refuse(  # unless their terms are too large for either to tell: 1e20 + 1 - 1e20
+            key,
+            doubt & (MOVED * runs.moved(key, got) > min(_written(least), LARGEST_NOISE)),
+            "cannot tell {} from 0 at these magnitudes",
+            lambda at: (
+                "reading its inputs may move it further from 0 than half a unit in the "
+                f"third figure of their smallest number ({least:.3g}) or {LARGEST_NOISE:g}"
+            ),
+        )
+        return bound
     if not unsettled.any():
-        return bound  # exact zeros, in extended precision too: the default bound stands
+        return bound
     moved = runs.moved(key, got)
     if exact is None:  # a float64 value well clear of its inputs' moves is a number
         _refuse(
@@ -119,8 +130,8 @@ def _decided(
     reach = np.maximum(MOVED * moved, EXTENDED * np.maximum(off, np.max(off[doubt])))
     noise = unsettled & (np.abs(exact) <= reach)
     shift = np.abs(got) + reach
-    # float64 off in its third figure, all within 2^-40 of the output's largest entry: the
-    # band an exact 0 of the output is given, where 0 and float64's value are both answers
+    # float64 off in its third figure, all within 2^-40 of the output's largest entry (not the
+    # inputs': 1e-4 from terms of 1e9 is a number): the band an exact 0 there is given
     off_floor = unsettled & ~noise & (np.abs(got - exact) > half_unit(exact, MIN_FIGURES))
     beneath = off_floor & (np.maximum(np.abs(got), np.abs(exact)) <= ZERO_SHARE * _scale(got))
     noise |= beneath

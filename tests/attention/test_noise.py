@@ -242,3 +242,12 @@ def test_an_accidental_speck_float64_cannot_compute_beside_large_entries_is_nois
     assert outcome("multi_head_attention", inputs, speck) is True
     speck[0, 0] *= 1.001
     assert outcome("multi_head_attention", inputs, speck) is False
+
+
+def test_zeros_in_extended_precision_too_are_refused_where_their_terms_are_too_large():
+    """1e20 + 1 - 1e20 is 1, and float64 and longdouble alike leave 0: reading inputs of 1e20
+    moves it further than any 0 means, so the engine says it cannot tell (0 was verified)."""
+    inputs = {"x": [[1e20, 1, -1e20]], "w_1": [[1], [1], [1]], "b_1": [0], "w_2": [[1]]}
+    inputs |= {"b_2": [0], "activation": "relu"}
+    refused = outcome("feed_forward", inputs, [[0.0]])
+    assert "cannot tell the value[0, 0] from 0 at these magnitudes" in refused

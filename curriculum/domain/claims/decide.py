@@ -15,6 +15,7 @@ import attention
 from attention.compare import MIN_FIGURES, half_unit
 from attention.expression_reach import least_written, sides_reach, unsettled, value_reach
 from attention.expressions import ExpressionError, evaluate, holding, holds, parse, sides
+from attention.noise import LARGEST_NOISE
 
 from ..tolerances import compared_vacuously
 from .pattern import NUMBER
@@ -120,8 +121,8 @@ def _typed_zero(got: float, reach: float, expression: Any, lookup: Any) -> tuple
     """A typed 0 holds where the value is within float64's rounding of it (`value_reach`): an
     exact 0 summed inexactly. None where it holds, else the status and why: an error where
     that rounding passes half a unit in the third figure of the smallest number the expression
-    writes or reads (no band so wide says the value is 0), a mismatch where the value is
-    further from 0 than its rounding."""
+    writes or reads, or LARGEST_NOISE (no band so wide says the value is 0), a mismatch where
+    the value is further from 0 than its rounding."""
     if abs(float(got)) > reach:
         return "mismatch", (
             f"the engine gives {float(got):.10g}: further from 0 than float64's rounding of it "
@@ -129,11 +130,12 @@ def _typed_zero(got: float, reach: float, expression: Any, lookup: Any) -> tuple
         )
     least = least_written(expression, lookup, expression.names)
     band = abs(float(got)) + float(reach)
-    if band and least and band > float(half_unit(np.asarray(least), MIN_FIGURES)):
+    written = float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
+    if band > min(written, LARGEST_NOISE):
         return "error", (
             f"the engine cannot tell whether {expression.text} is 0: float64's rounding may "
             f"leave it {band:.3g} from 0, past the third figure of its smallest number "
-            f"({least:.3g}); write it with terms that do not cancel so far"
+            f"({least:.3g}) or {LARGEST_NOISE:g}; write it with terms that do not cancel so far"
         )
     return None
 

@@ -361,3 +361,39 @@ def test_a_typed_0_for_a_small_number_is_a_mismatch_not_float_noise(expression):
     decided = outcome("claim", claim.spec)
     assert decided.status == "mismatch", decided
     assert "further from 0 than float64's rounding of it" in decided.message
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "{{ 2.71828182845905 = exp(1.0) }}",  # 15 figures copied from numpy
+        "{{ 7.38905609893065 = exp(2.0) }}",
+        "{{ 0.973403006423134 = softmax(scores=[1.4, -2.2]).out[0] }}",
+        "{{ 0.30000000000000004 = 0.1 + 0.2 }}",  # 17
+        "{{ 0 = mean(layer_norm(x=[1, 0], eps=1e-300).out) }}",  # eps is a setting
+    ],
+)
+def test_true_claims_typed_as_numpy_prints_them_are_verified(claim):
+    """A third hostile round had these refused: a move of a few units in the last place is
+    float64's own precision, and a keyword's number (eps=1e-300) is a setting, not a number
+    the claim is written to."""
+    (parsed,) = claims_in(claim)
+    assert outcome("claim", parsed.spec).status == "verified"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "1.0000000000000002e300 - 1e300",
+        "1.0000000000000004e20 - 1e20",
+        "10000000000000004 - 10000000000000000",
+        "sum([1.0000000000000002e300, -1e300])",
+    ],
+)
+def test_a_typed_0_is_never_verified_within_a_band_wider_than_2_to_the_minus_8(expression):
+    """Reading numbers of 1e300 moves their difference by 1e284: a typed 0 within that says
+    nothing (a third hostile round had all four verified)."""
+    (claim,) = claims_in(f"{{{{ 0 = {expression} }}}}")
+    decided = outcome("claim", claim.spec)
+    assert decided.status == "error", decided
+    assert "the engine cannot tell whether" in decided.message
