@@ -2,13 +2,15 @@
 
 Float64 alone cannot say: 0.5 * (1e15 + 1) - 0.5 * 1e15 is exactly 0.5, a constant upstream
 gradient of 1e15 through softmax is exactly 0, and both come out, and move when their inputs
-do, as rounding noise does. So an entry in doubt (exactly 0, or small beside its output or its
-inputs) is computed again in extended precision (numpy's longdouble, 64 mantissa bits on
-x86-64), and again in float64 with each input a reading rounds (0.1, a float printed to 17
-figures; not 2e14 - 20 or 0.375, which binary holds as written) moved by a unit or two in the
-last place. An entry whose extended value lies within MOVED times how far reading its inputs
-may move it, or within EXTENDED of how far float64 leaves it from the extended value (its own
-rounding), is 0 as written: noise, to be answered 0 (0.1 + 0.2 - 0.3 is 2.8e-17 in binary).
+do, as rounding noise does. So an entry in doubt (exactly 0, small beside its output or its
+inputs, or one a first moved run, made for every value, moves past its third figure: a large
+factor lifts a cancelled softmax clear of any smallness) is computed again in extended
+precision (numpy's longdouble, 64 mantissa bits on x86-64), and again in float64 with each
+input a reading rounds (0.1, a float printed to 17 figures; not 2e14 - 20 or 0.375, which
+binary holds as written) moved by a unit or two in the last place. An entry whose extended
+value lies within MOVED times how far reading its inputs may move it, or within EXTENDED of
+how far float64 leaves it from the extended value (its own rounding), is 0 as written: noise,
+to be answered 0 (0.1 + 0.2 - 0.3 is 2.8e-17 in binary).
 Any other entry in doubt is a number, held to its figures (0.3 beside 1e12 in another column,
 1e-13 from inputs that small, an exact 1e-4 that terms of 1e9 cancel to, e^-20 from the
 softmax of 2e14 and 2e14 - 20).
@@ -84,8 +86,11 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     doubted = {
         k: (got == 0) | _in_doubt(got, among) for k, got in floats.items() if not _counts(arrays[k])
     }
-    if given is not None and any(d.any() for d in doubted.values()):
-        runs = _Runs(operation, given, ask)
+    runs = None if given is None else _Runs(operation, given, ask)
+    for key in doubted if runs is not None else ():  # one moved run screens every entry
+        got = floats[key]
+        doubted[key] |= MOVED * runs.moved(key, got, 1) > half_unit(got, MIN_FIGURES)
+    if runs is not None and any(d.any() for d in doubted.values()):
         for key, doubt in doubted.items():
             bounds[key] = _decided(runs, key, floats[key], doubt, least, bounds[key])
     return bounds if isinstance(value, Mapping) else bounds[""]
@@ -153,7 +158,7 @@ def _decided(
         "cannot compute {} in float64 at these magnitudes",
         lambda at: (
             f"reading its inputs into binary may move it by {MOVED * moved[at]:.3g}, past its "
-            f"third figure (it is {float(exact[at]):.6g}); write them with fewer figures"
+            f"third figure (it is {float(exact[at]):.6g})"
         ),
     )
     _refuse(
@@ -249,15 +254,35 @@ class _Runs:
         found = self.made["extended"]
         return None if found is None else _entry(found, key, shape, np.longdouble)
 
-    def moved(self, key: str, got: np.ndarray) -> np.ndarray:
+    def moved(self, key: str, got: np.ndarray, patterns: int = 0) -> np.ndarray:
         """How far reading its inputs may move each entry of output ``key``: the largest move
-        under PATTERNS, scaled to one reading (0.0 where the operation refuses moved inputs)."""
-        if "moved" not in self.made:  # no input a reading rounds (whole numbers): no move
-            rounded = any(_rounded(a).any() for a in _arrays(self.given))
-            self.made["moved"] = _moved(self.operation, self.given, self.ask) if rounded else []
-        moves = [np.abs(got - _entry(near, key, got.shape)) for near in self.made["moved"]]
+        under the first ``patterns`` of PATTERNS (all by default), scaled to one reading (0.0
+        where no input is rounded by its reading, or the operation refuses moved inputs)."""
+        made = self.made.setdefault("moved", [])
+        rounded = self.rounded()
+        wanted = patterns or len(PATTERNS)
+        while rounded and len(made) < wanted:
+            near = _moved(self.operation, self.given, self.ask, PATTERNS[len(made)], rounded)
+            if near is None:  # the operation refuses moved inputs: nothing is measured
+                self.made["rounded"] = rounded = {}
+                made.clear()
+            else:
+                made.append(near)
+        moves = [np.abs(got - _entry(near, key, got.shape)) for near in made[:wanted]]
         largest = np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
         return largest * (READ / PERTURBATION)
+
+    def rounded(self) -> dict[str, np.ndarray]:
+        """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
+        if "rounded" not in self.made:
+            arrays = _arrays(self.given)  # one pass over every input's numbers together
+            flat = np.concatenate([a.ravel() for a in arrays.values()]) if arrays else []
+            mask = _rounded(np.asarray(flat, dtype=np.float64))
+            ends = np.cumsum([a.size for a in arrays.values()])[:-1]
+            parts = np.split(mask, ends) if arrays else []
+            masks = {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
+            self.made["rounded"] = masks if mask.any() else {}
+        return self.made["rounded"]
 
 
 def _entry(run: Any, key: str, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
@@ -273,7 +298,7 @@ def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> 
     too, as the tensors they are, and where the operation refuses that (class indices), lists
     of floats alone. None where it refuses even that."""
     for kinds in ("iuf", "f"):
-        changed = {name: _changed(v, kinds, change) for name, v in given.items()}
+        changed = {name: _changed(name, v, kinds, change) for name, v in given.items()}
         try:
             return evaluate(operation, changed, ask, 0)
         except EngineInputError:
@@ -281,7 +306,7 @@ def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> 
     return None
 
 
-def _changed(node: Any, kinds: str, change: Any) -> Any:
+def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
     if not isinstance(node, (list, tuple, np.ndarray)):
         return node  # a scalar is a count or a setting (heads, eps): kept
     try:
@@ -290,24 +315,24 @@ def _changed(node: Any, kinds: str, change: Any) -> Any:
         return node
     if array.dtype.kind not in kinds or array.dtype.kind == "b":
         return node
-    return change(array)
+    return change(name, array)
 
 
-def _arrays(given: dict[str, Any]) -> list[np.ndarray]:
-    """The inputs' lists of numbers, as arrays (booleans and ragged lists left out)."""
-    found = []
-    for value in given.values():
+def _arrays(given: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The inputs' lists of numbers, as arrays by name (booleans and ragged lists left out)."""
+    found = {}
+    for name, value in given.items():
         if isinstance(value, (list, tuple, np.ndarray)):
             try:
                 array = np.asarray(value)
             except ValueError:
                 continue
             if array.dtype.kind in "iuf":
-                found.append(array)
+                found[name] = array
     return found
 
 
-def _widened(array: np.ndarray) -> np.ndarray:
+def _widened(name: str, array: np.ndarray) -> np.ndarray:
     return array.astype(np.longdouble)
 
 
@@ -331,19 +356,18 @@ factor of either sign from 0.5 to 1.5; rows moved alike stay alike, as identical
 so the largest move decides."""
 
 
-def _moved(operation: Any, given: dict[str, Any], ask: Any) -> list[Any]:
-    """The value again, every number a reading rounds moved under each of PATTERNS."""
-    runs = []
-    for seed in PATTERNS:
-        rng = np.random.default_rng(seed)
+def _moved(
+    operation: Any, given: dict[str, Any], ask: Any, seed: int, rounded: dict[str, np.ndarray]
+) -> Any | None:
+    """The value again, every number a reading rounds (``rounded``) moved under ``seed``."""
+    rng = np.random.default_rng(seed)
 
-        def move(array: np.ndarray, rng: np.random.Generator = rng) -> Any:
-            factors = rng.choice((-1.0, 1.0), size=array.shape) * rng.uniform(0.5, 1.5, array.shape)
-            moved = PERTURBATION * factors * _rounded(array)
-            return array.astype(np.float64) * (1.0 + moved)
+    def move(name: str, array: np.ndarray) -> Any:
+        where = rounded.get(name)
+        if where is None or not where.any():
+            return array
+        drawn = rng.uniform(-1.0, 1.0, array.shape)  # factors of 0.5 to 1.5, either sign
+        factors = (drawn + 0.5 * np.sign(drawn)) * where
+        return array.astype(np.float64) * (1.0 + PERTURBATION * factors)
 
-        near = _evaluated(operation, given, ask, move)
-        if near is None:
-            return []
-        runs.append(near)
-    return runs
+    return _evaluated(operation, given, ask, move)

@@ -251,3 +251,20 @@ def test_zeros_in_extended_precision_too_are_refused_where_their_terms_are_too_l
     inputs |= {"b_2": [0], "activation": "relu"}
     refused = outcome("feed_forward", inputs, [[0.0]])
     assert "cannot tell the value[0, 0] from 0 at these magnitudes" in refused
+
+
+@pytest.mark.parametrize(
+    ("operation", "inputs"),
+    [
+        (SDPA, {"q": [[0.1]], "k": [[1e15], [1e15 + 0.5]], "v": [[1e16], [0]]}),
+        ("layer_norm", {"x": [1e12, 1e12 + 0.001, 1e12 + 0.003], "gamma": [1e13] * 3}),
+    ],
+)
+def test_a_large_entry_reading_its_inputs_moves_past_its_third_figure_is_refused(operation, inputs):
+    """A large factor lifted these clear of any doubt, and float64's value, 0.64% and 8% off,
+    was verified (a third hostile round): one moved run screens every entry, and one reading
+    its inputs moves past its third figure is refused, not held against an answer."""
+    value = attention.evaluate(operation, inputs, {"output": "out"})
+    assert np.max(np.abs(value)) > 1e12  # nothing small: no entry is in doubt by its size
+    refused = outcome(operation, inputs, value, digits=3)
+    assert isinstance(refused, str) and "the engine cannot" in refused
