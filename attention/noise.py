@@ -86,11 +86,13 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     doubted = {
         k: (got == 0) | _in_doubt(got, among) for k, got in floats.items() if not _counts(arrays[k])
     }
-    runs = None if given is None else _Runs(operation, given, ask)
-    for key in doubted if runs is not None else ():  # one moved run screens every entry
+    if given is None:
+        return bounds if isinstance(value, Mapping) else bounds[""]
+    runs = _Runs(operation, given, ask)
+    for key in doubted:  # one moved run screens every entry
         got = floats[key]
         doubted[key] |= MOVED * runs.moved(key, got, 1) > half_unit(got, MIN_FIGURES)
-    if runs is not None and any(d.any() for d in doubted.values()):
+    if any(d.any() for d in doubted.values()):
         for key, doubt in doubted.items():
             bounds[key] = _decided(runs, key, floats[key], doubt, least, bounds[key])
     return bounds if isinstance(value, Mapping) else bounds[""]
@@ -276,8 +278,8 @@ class _Runs:
         """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
         if "rounded" not in self.made:
             arrays = _arrays(self.given)  # one pass over every input's numbers together
-            flat = np.concatenate([a.ravel() for a in arrays.values()]) if arrays else []
-            mask = _rounded(np.asarray(flat, dtype=np.float64))
+            flat = [a.ravel() for a in arrays.values()]
+            mask = _rounded(np.concatenate(flat) if flat else np.zeros(0))
             ends = np.cumsum([a.size for a in arrays.values()])[:-1]
             parts = np.split(mask, ends) if arrays else []
             masks = {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
