@@ -65,6 +65,11 @@ LARGEST_NOISE = 2.0**-8
 """No noise is taken as 0 past this, whatever the inputs: with every input large, an answer of
 0 within it no longer says the value is 0."""
 
+SPECK = 2.0**-30
+"""A number float64 computes off is noise only below this, whatever its output's size: a
+speck of 1e-13 beside entries of 10, not 0.0017 beside 1e15 (answers within 900 of it were
+verified)."""
+
 IN_DOUBT = 2.0**-20
 """Only an entry below this share of its output's largest |entry|, or of its inputs' largest
 number (an output that is all noise: x - mean of a constant row), may be noise."""
@@ -82,7 +87,7 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
     among, least = _sizes(given)
-    bounds = {k: np.where(got == 0, ZERO_SHARE * _scale(got), 0.0) for k, got in floats.items()}
+    bounds = {k: np.where(got == 0, _floor(got), 0.0) for k, got in floats.items()}
     doubted = {
         k: (got == 0) | _in_doubt(got, among) for k, got in floats.items() if not _counts(arrays[k])
     }
@@ -140,7 +145,8 @@ def _decided(
     # float64 off in its third figure, all within 2^-40 of the output's largest entry (not the
     # inputs': 1e-4 from terms of 1e9 is a number): the band an exact 0 there is given
     off_floor = unsettled & ~noise & (np.abs(got - exact) > half_unit(exact, MIN_FIGURES))
-    beneath = off_floor & (np.maximum(np.abs(got), np.abs(exact)) <= ZERO_SHARE * _scale(got))
+    speck = np.maximum(np.abs(got), np.abs(exact))
+    beneath = off_floor & (speck <= min(ZERO_SHARE * _scale(got), SPECK))
     noise |= beneath
     shift = np.where(beneath, 2 * np.maximum(np.abs(got), np.abs(exact)), shift)
     _refuse(
@@ -172,7 +178,8 @@ def _decided(
             f"float64 leaves {got[at]:.6g})"
         ),
     )
-    return np.where(noise, np.maximum(shift, ZERO_SHARE * _scale(got)), bound)
+    floor = np.where(beneath, 0.0, _floor(got))
+    return np.where(noise, np.maximum(shift, floor), bound)
 
 
 def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ...]], str]) -> None:
@@ -193,6 +200,12 @@ def _written(least: float) -> float:
     """Half a unit in the third figure of the inputs' smallest number: the precision they are
     written to (no limit where every input is 0)."""
     return float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
+
+
+def _floor(got: np.ndarray) -> float:
+    """The band an exact 0 of an output is answered within: 2^-40 of its largest entry, and
+    never past LARGEST_NOISE (beside 1e15, 900 is no 0)."""
+    return min(ZERO_SHARE * _scale(got), LARGEST_NOISE)
 
 
 def _scale(got: np.ndarray) -> float:

@@ -268,3 +268,21 @@ def test_a_large_entry_reading_its_inputs_moves_past_its_third_figure_is_refused
     assert np.max(np.abs(value)) > 1e12  # nothing small: no entry is in doubt by its size
     refused = outcome(operation, inputs, value, digits=3)
     assert isinstance(refused, str) and "the engine cannot" in refused
+
+
+def test_a_number_float64_computes_off_beside_1e15_is_no_speck_and_no_band_passes_2_to_the_8():
+    """e^-6.36 = 0.0017 beside 1e15, which float64 leaves 3.4e-4, was taken as noise with a
+    band of 909 (2^-40 of 1e15), and 500 and -800 were verified (a fourth hostile round)."""
+    inputs = {"q": [[1e17, 1.0]], "k": [[1.0, 0.0], [1.0, -9.0]], "v": [[1e15, 0.0], [1e15, 1.0]]}
+    refused = outcome(SDPA, inputs, [[1e15, 500.0]])
+    assert "cannot compute the value[0, 1] in float64" in refused
+    wide = {"q": [[0.0]], "k": [[1.0]] * 2, "v": [[1e15, 0.0], [1e15, 0.0]]}
+    value = attention.evaluate(SDPA, wide, {"output": "out"})
+    assert noise_of(SDPA, wide)[0, 1] <= 2.0**-8 and value[0, 1] == 0
+    assert outcome(SDPA, wide, [[1e15, 0.001]]) is True
+    assert outcome(SDPA, wide, [[1e15, 500.0]]) is False
+
+
+def noise_of(operation, inputs, ask="out"):
+    value = attention.evaluate(operation, inputs, {"output": ask})
+    return attention.noise_bounds(operation, inputs, {"output": ask}, value)
