@@ -87,6 +87,10 @@ ZERO_SHARE = 2.0**-40
 """How close an answer to an entry that is 0 must be: this share of its output's largest
 |entry| (an exact 0 answered 1e-30 beside 1 stands; 1e-6 does not)."""
 
+LARGEST_NOISE = 2.0**-8
+"""No band an answer of 0 is taken within passes this, whatever the sizes: beside 1e15, or
+with every input large, an answer of 0 within it no longer says the value is 0."""
+
 ROUNDING = 1 + 1e-9
 """Half a unit is computed in floats: an answer exactly half a unit away is not refused."""
 
@@ -108,8 +112,20 @@ def zero_bound(value: np.ndarray, zero: object = None) -> np.ndarray:
         bound = np.asarray(zero, dtype=np.float64)
         if bound.shape == value.shape:
             return bound
-    scale = float(np.max(np.abs(value), initial=0.0))
-    return np.where(value == 0, ZERO_SHARE * scale, 0.0)
+    return np.where(value == 0, zero_floor(value), 0.0)
+
+
+def zero_floor(value: np.ndarray) -> float:
+    """The band an exact 0 of ``value`` is answered within: ZERO_SHARE of its largest |entry|,
+    never past LARGEST_NOISE."""
+    return min(ZERO_SHARE * float(np.max(np.abs(value), initial=0.0)), LARGEST_NOISE)
+
+
+def widest_zero(least: float) -> float:
+    """The widest band an answer of 0 may be taken within where ``least`` is the smallest
+    nonzero number written (0.0: none): half a unit in its third figure, and LARGEST_NOISE."""
+    written = float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
+    return min(written, LARGEST_NOISE)
 
 
 def _allowed(

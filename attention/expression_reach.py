@@ -2,7 +2,7 @@
 
 (1e20 + 1000) - 1e20 is 0 in float64 and 1000 exactly, and a claim that it is 0 was verified.
 The expression is evaluated again with every number it reads and every result it computes
-moved by a random relative PERTURBATION, a unit or two in the last place (Monte Carlo
+moved by a unit or two in the last place (`attention.noise.mover`; Monte Carlo
 arithmetic: as rounding moves them), under each of SEEDS; MARGIN times the largest move is its
 reach (a number read twice is moved alike: 1e20 - 1e20 is 0 however 1e20 is read). Where
 moving a side by its reach would change whether a claim holds, the engine cannot tell, and
@@ -20,7 +20,7 @@ import numpy as np
 from attention.errors import EngineInputError
 from attention.expression_parse import Expression, ExpressionError, checked
 from attention.expressions import evaluate, sides
-from attention.noise import PERTURBATION
+from attention.noise import mover
 
 MARGIN = 2.0
 """The reach is this many times the largest move."""
@@ -117,14 +117,8 @@ def _run(
 ) -> Any:
     """``compute`` (evaluate or sides) moved under ``seed``; None where the moved run is refused
     (a move past the edge of a function's domain: that run measures nothing)."""
-    rng = np.random.default_rng(seed)
-
-    def move(array: np.ndarray) -> np.ndarray:
-        factors = rng.choice((-1.0, 1.0), size=array.shape) * rng.uniform(0.5, 1.5, array.shape)
-        return array * (1.0 + PERTURBATION * factors)
-
     try:
-        found = compute(expr, lookup, known=known, max_work=max_work, move=move)
+        found = compute(expr, lookup, known=known, max_work=max_work, move=mover(seed))
     except (ExpressionError, EngineInputError):
         return None
     return tuple(map(np.asarray, found)) if isinstance(found, tuple) else np.asarray(found)

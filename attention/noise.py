@@ -34,7 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from attention.compare import MIN_FIGURES, ZERO_SHARE, half_unit
+from attention.compare import (
+    LARGEST_NOISE,
+    MIN_FIGURES,
+    ZERO_SHARE,
+    half_unit,
+    widest_zero,
+    zero_bound,
+    zero_floor,
+)
 from attention.errors import EngineInputError, fail
 from attention.generated import expand_inputs
 from attention.registry.table import evaluate
@@ -61,10 +69,6 @@ CLEAR = 2.0**10
 """Where the value is too large to compute again, a float64 entry this many times further from
 0 than its inputs' moves take it is a number; nearer, the engine cannot tell."""
 
-LARGEST_NOISE = 2.0**-8
-"""No noise is taken as 0 past this, whatever the inputs: with every input large, an answer of
-0 within it no longer says the value is 0."""
-
 SPECK = 2.0**-30
 """A number float64 computes off is noise only below this, whatever its output's size: a
 speck of 1e-13 beside entries of 10, not 0.0017 beside 1e15 (answers within 900 of it were
@@ -87,7 +91,7 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
     among, least = _sizes(given)
-    bounds = {k: np.where(got == 0, _floor(got), 0.0) for k, got in floats.items()}
+    bounds = {k: zero_bound(got) for k, got in floats.items()}
     doubted = {
         k: (got == 0) | _in_doubt(got, among) for k, got in floats.items() if not _counts(arrays[k])
     }
@@ -112,11 +116,12 @@ def _decided(
     if exact is not None:  # below float64's normal range, float64's own value is as near
         tiny = (exact != 0) & (np.abs(exact) < np.finfo(np.float64).smallest_normal)
         exact = np.where(tiny, got, exact)
+    widest = widest_zero(least)
     unsettled = doubt & ((got != 0) | (exact != 0 if exact is not None else False))
     if exact is not None and not unsettled.any():  # zeros, in extended precision too
         _refuse(  # unless their terms are too large for either to tell: 1e20 + 1 - 1e20
             key,
-            doubt & (MOVED * runs.moved(key, got) > min(_written(least), LARGEST_NOISE)),
+            doubt & (MOVED * runs.moved(key, got) > widest),
             "cannot tell {} from 0 at these magnitudes",
             lambda at: (
                 "reading its inputs may move it further from 0 than half a unit in the "
@@ -141,17 +146,16 @@ def _decided(
     off = np.abs(got - exact)  # float64's rounding, a lucky 0 measured by its neighbours'
     reach = np.maximum(MOVED * moved, EXTENDED * np.maximum(off, np.max(off[doubt])))
     noise = unsettled & (np.abs(exact) <= reach)
-    shift = np.abs(got) + reach
-    # float64 off in its third figure, all within 2^-40 of the output's largest entry (not the
-    # inputs': 1e-4 from terms of 1e9 is a number): the band an exact 0 there is given
-    off_floor = unsettled & ~noise & (np.abs(got - exact) > half_unit(exact, MIN_FIGURES))
+    wrong = off > half_unit(exact, MIN_FIGURES)  # float64 off in its third figure
+    # all within 2^-40 of the output's largest entry (not the inputs': 1e-4 from terms of 1e9
+    # is a number), and a speck in itself: the band an exact 0 there is given
     speck = np.maximum(np.abs(got), np.abs(exact))
-    beneath = off_floor & (speck <= min(ZERO_SHARE * _scale(got), SPECK))
+    beneath = unsettled & ~noise & wrong & (speck <= min(ZERO_SHARE * _scale(got), SPECK))
     noise |= beneath
-    shift = np.where(beneath, 2 * np.maximum(np.abs(got), np.abs(exact)), shift)
+    shift = np.where(beneath, 2 * speck, np.abs(got) + reach)
     _refuse(
         key,
-        noise & (shift > min(_written(least), LARGEST_NOISE)),
+        noise & (shift > widest),
         "cannot tell {} from 0 at these magnitudes",
         lambda at: (
             f"reading and rounding its inputs may leave it {shift[at]:.3g} from 0, more "
@@ -171,14 +175,14 @@ def _decided(
     )
     _refuse(
         key,
-        number & (np.abs(got - exact) > half_unit(exact, MIN_FIGURES)),
+        number & wrong,
         "cannot compute {} in float64 at these magnitudes",
         lambda at: (
             f"its terms cancel past its precision (it is {float(exact[at]):.6g}, and "
             f"float64 leaves {got[at]:.6g})"
         ),
     )
-    floor = np.where(beneath, 0.0, _floor(got))
+    floor = np.where(beneath, 0.0, zero_floor(got))
     return np.where(noise, np.maximum(shift, floor), bound)
 
 
@@ -194,18 +198,6 @@ def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ..
         f"the engine {what.format(entry)}: {why(first)}; choose smaller inputs, or ones whose "
         "terms do not cancel so far",
     )
-
-
-def _written(least: float) -> float:
-    """Half a unit in the third figure of the inputs' smallest number: the precision they are
-    written to (no limit where every input is 0)."""
-    return float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
-
-
-def _floor(got: np.ndarray) -> float:
-    """The band an exact 0 of an output is answered within: 2^-40 of its largest entry, and
-    never past LARGEST_NOISE (beside 1e15, 900 is no 0)."""
-    return min(ZERO_SHARE * _scale(got), LARGEST_NOISE)
 
 
 def _scale(got: np.ndarray) -> float:
@@ -235,17 +227,11 @@ def _sizes(given: dict[str, Any] | None) -> tuple[float, float]:
     """The largest and the smallest nonzero |number| in the inputs' lists (0.0 where there is
     none): scalars are counts and settings, and a mask's booleans are no numbers."""
     largest, smallest = 0.0, np.inf
-    for value in (given or {}).values():
-        if isinstance(value, (list, tuple, np.ndarray)):
-            try:
-                array = np.asarray(value)
-                numbers = np.abs(array.astype(np.float64))
-            except (TypeError, ValueError):
-                continue
-            if array.dtype.kind != "b":
-                numbers = numbers[np.isfinite(numbers) & (numbers > 0)]
-                largest = max(largest, float(np.max(numbers, initial=0.0)))
-                smallest = min(smallest, float(np.min(numbers, initial=np.inf)))
+    for array in _arrays(given or {}).values():
+        numbers = np.abs(array.astype(np.float64))
+        numbers = numbers[np.isfinite(numbers) & (numbers > 0)]
+        largest = max(largest, float(np.max(numbers, initial=0.0)))
+        smallest = min(smallest, float(np.min(numbers, initial=np.inf)))
     return largest, (0.0 if smallest == np.inf else smallest)
 
 
@@ -375,14 +361,24 @@ def _moved(
     operation: Any, given: dict[str, Any], ask: Any, seed: int, rounded: dict[str, np.ndarray]
 ) -> Any | None:
     """The value again, every number a reading rounds (``rounded``) moved under ``seed``."""
+    move = mover(seed)
+
+    def moved(name: str, array: np.ndarray) -> Any:
+        where = rounded.get(name)
+        return array if where is None or not where.any() else move(array, where)
+
+    return _evaluated(operation, given, ask, moved)
+
+
+def mover(seed: int) -> Callable[..., np.ndarray]:
+    """Moves an array's entries (``where`` it says) by PERTURBATION times a random factor of
+    either sign from 0.5 to 1.5, a unit or two in the last place, drawn afresh from ``seed``
+    at each call: as reading and rounding move numbers."""
     rng = np.random.default_rng(seed)
 
-    def move(name: str, array: np.ndarray) -> Any:
-        where = rounded.get(name)
-        if where is None or not where.any():
-            return array
-        drawn = rng.uniform(-1.0, 1.0, array.shape)  # factors of 0.5 to 1.5, either sign
+    def move(array: np.ndarray, where: Any = True) -> np.ndarray:
+        drawn = rng.uniform(-1.0, 1.0, np.shape(array))
         factors = (drawn + 0.5 * np.sign(drawn)) * where
-        return array.astype(np.float64) * (1.0 + PERTURBATION * factors)
+        return np.asarray(array, dtype=np.float64) * (1.0 + PERTURBATION * factors)
 
-    return _evaluated(operation, given, ask, move)
+    return move

@@ -12,10 +12,9 @@ import numpy as np
 from django.conf import settings
 
 import attention
-from attention.compare import MIN_FIGURES, half_unit
+from attention.compare import LARGEST_NOISE, widest_zero
 from attention.expression_reach import least_written, sides_reach, unsettled, value_reach
 from attention.expressions import ExpressionError, evaluate, holding, holds, parse, sides
-from attention.noise import LARGEST_NOISE
 
 from ..tolerances import compared_vacuously
 from .pattern import NUMBER
@@ -130,8 +129,7 @@ def _typed_zero(got: float, reach: float, expression: Any, lookup: Any) -> tuple
         )
     least = least_written(expression, lookup, expression.names)
     band = abs(float(got)) + float(reach)
-    written = float(half_unit(np.asarray(least), MIN_FIGURES)) if least else np.inf
-    if band > min(written, LARGEST_NOISE):
+    if band > widest_zero(least):
         return "error", (
             f"the engine cannot tell whether {expression.text} is 0: float64's rounding may "
             f"leave it {band:.3g} from 0, past the third figure of its smallest number "
