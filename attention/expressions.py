@@ -37,6 +37,7 @@ from attention.expression_parse import (
     parse,
     segment,
 )
+from attention.noise import extended_value
 from attention.registry.table import OPERATIONS, check
 from attention.registry.table import evaluate as engine_evaluate
 from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
@@ -364,8 +365,10 @@ class _Evaluator:
         if work is None:
             raise ExpressionError(f"{name}(...): the engine cannot estimate its work")
         self.charge(work + PER_CALL, node)
-        try:
-            result = engine_evaluate(name, inputs, ask)
+        try:  # a moved run computes it in extended precision: the engine's own roundings
+            # count in the reach too (2^30 * (2^30 + 1) - 2^60 is 2^30, and float64 leaves 0)
+            widened = extended_value(name, inputs, ask) if self.move else None
+            result = engine_evaluate(name, inputs, ask) if widened is None else widened
         except (EngineInputError, ArithmeticError, ValueError) as error:
             raise ExpressionError(f"{name}(...): {error}") from None
         if isinstance(result, dict):
@@ -374,6 +377,8 @@ class _Evaluator:
                 f"select one, e.g. {name}(...).{next(iter(result), 'flops')}"
             )
         array = np.asarray(result)
+        if array.dtype == np.longdouble:
+            array = array.astype(np.float64)
         if array.dtype.kind == "b":
             return _Value(array, "bool")
         return self.finite(array, node, "int" if array.dtype.kind in "iu" else "float")

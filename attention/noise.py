@@ -3,8 +3,9 @@
 Float64 alone cannot say: 0.5 * (1e15 + 1) - 0.5 * 1e15 is exactly 0.5, a constant upstream
 gradient of 1e15 through softmax is exactly 0, and both come out, and move when their inputs
 do, as rounding noise does. So an entry in doubt (exactly 0, small beside its output or its
-inputs, or one a first moved run, made for every value, moves past its third figure: a large
-factor lifts a cancelled softmax clear of any smallness) is computed again in extended
+inputs, or one a screening run, made for every value with every number moved by 2^-40, moves
+as far as float64's own roundings could matter: a large factor lifts a cancelled softmax clear
+of any smallness, and whole numbers whose products pass 2^53 round) is computed again in extended
 precision (numpy's longdouble, 64 mantissa bits on x86-64), and again in float64 with each
 input a reading rounds (0.1, a float printed to 17 figures; not 2e14 - 20 or 0.375, which
 binary holds as written) moved by a unit or two in the last place. An entry whose extended
@@ -52,6 +53,16 @@ PERTURBATION = 2.0**-51
 """How far each float input is moved, relatively, by a random factor of either sign from 0.5
 to 1.5: a unit or two in the last place, as reading and rounding move numbers."""
 
+SCREEN = 2.0**-40
+"""How far the screening run moves every number of the inputs, exact or not, relatively: far
+past the grid float64 rounds to, which a move of a unit or two may fall back onto (2^60 + 1 is
+2^60 however its factors move by so little)."""
+
+ROUNDINGS = 2.0**10
+"""An entry the screening run moves, scaled to one reading, by more than half a unit in its
+third figure over this many is one float64's own roundings (this many add up, at most) may
+have moved as far: the extended run decides it (2^30 * (2^30 + 1) - 2^60 is 2^30, not 0)."""
+
 READ = 2.0**-53
 """How far reading a number rounds it, relatively: what a move is scaled to."""
 
@@ -98,9 +109,9 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
     if given is None:
         return bounds if isinstance(value, Mapping) else bounds[""]
     runs = _Runs(operation, given, ask)
-    for key in doubted:  # one moved run screens every entry
+    for key in doubted:  # one run, every number moved, screens every entry
         got = floats[key]
-        doubted[key] |= MOVED * runs.moved(key, got, 1) > half_unit(got, MIN_FIGURES)
+        doubted[key] |= ROUNDINGS * runs.screened(key, got) > half_unit(got, MIN_FIGURES)
     if any(d.any() for d in doubted.values()):
         for key, doubt in doubted.items():
             bounds[key] = _decided(runs, key, floats[key], doubt, least, bounds[key])
@@ -132,11 +143,14 @@ def _decided(
     if not unsettled.any():
         return bound
     moved = runs.moved(key, got)
-    if exact is None:  # a float64 value well clear of its inputs' moves is a number
+    if exact is None:  # a float64 value well clear of its inputs' moves, and of its own
+        # roundings as the screen measures them, is a number
+        near = np.abs(got) <= CLEAR * MOVED * moved
+        rounding = ROUNDINGS * runs.screened(key, got) > half_unit(got, MIN_FIGURES)
         _refuse(
             key,
-            unsettled & (np.abs(got) <= CLEAR * MOVED * moved),
-            "cannot tell {} from 0",
+            unsettled & (near | rounding),
+            "cannot settle {}",
             lambda at: (
                 "the value is too large to compute again in extended precision (more "
                 f"than {EXTENDED_WORK:g} units of work)"
@@ -183,7 +197,7 @@ def _decided(
         ),
     )
     floor = np.where(beneath, 0.0, zero_floor(got))
-    return np.where(noise, np.maximum(shift, floor), bound)
+    return np.where(noise, np.maximum(shift, floor), bound).astype(np.float64)
 
 
 def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ...]], str]) -> None:
@@ -248,28 +262,38 @@ class _Runs:
         """Output ``key`` in extended precision (longdouble), or None where the value is too
         large to compute so (or the operation refuses its inputs so)."""
         if "extended" not in self.made:
-            work = evaluation_work(self.operation, self.given)
-            fits = work is not None and work <= EXTENDED_WORK
-            made = _evaluated(self.operation, self.given, self.ask, _widened) if fits else None
-            self.made["extended"] = made
+            self.made["extended"] = extended_value(self.operation, self.given, self.ask)
         found = self.made["extended"]
         return None if found is None else _entry(found, key, shape, np.longdouble)
 
-    def moved(self, key: str, got: np.ndarray, patterns: int = 0) -> np.ndarray:
+    def screened(self, key: str, got: np.ndarray) -> np.ndarray:
+        """How far moving every number of the inputs, exact or not, by SCREEN moves each
+        entry of output ``key``, scaled to one reading (0.0 where the operation refuses moved
+        inputs)."""
+        if "screened" not in self.made:
+            move = mover(PATTERNS[0], SCREEN)
+            self.made["screened"] = _evaluated(
+                self.operation, self.given, self.ask, lambda name, array: move(array)
+            )
+        found = self.made["screened"]
+        if found is None:
+            return np.zeros(got.shape)
+        return np.abs(got - _entry(found, key, got.shape)) * (READ / SCREEN)
+
+    def moved(self, key: str, got: np.ndarray) -> np.ndarray:
         """How far reading its inputs may move each entry of output ``key``: the largest move
-        under the first ``patterns`` of PATTERNS (all by default), scaled to one reading (0.0
-        where no input is rounded by its reading, or the operation refuses moved inputs)."""
+        under PATTERNS, scaled to one reading (0.0 where no input is rounded by its reading,
+        or the operation refuses moved inputs)."""
         made = self.made.setdefault("moved", [])
         rounded = self.rounded()
-        wanted = patterns or len(PATTERNS)
-        while rounded and len(made) < wanted:
+        while rounded and len(made) < len(PATTERNS):
             near = _moved(self.operation, self.given, self.ask, PATTERNS[len(made)], rounded)
             if near is None:  # the operation refuses moved inputs: nothing is measured
                 self.made["rounded"] = rounded = {}
                 made.clear()
             else:
                 made.append(near)
-        moves = [np.abs(got - _entry(near, key, got.shape)) for near in made[:wanted]]
+        moves = [np.abs(got - _entry(near, key, got.shape)) for near in made]
         largest = np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
         return largest * (READ / PERTURBATION)
 
@@ -284,6 +308,16 @@ class _Runs:
             masks = {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
             self.made["rounded"] = masks if mask.any() else {}
         return self.made["rounded"]
+
+
+def extended_value(operation: Any, given: dict[str, Any], ask: Any) -> Any | None:
+    """The value on ``given`` (generators drawn) in extended precision (longdouble), or None
+    where it is too large to compute so (EXTENDED_WORK) or the operation refuses its inputs
+    so."""
+    work = evaluation_work(operation, given)
+    if work is None or work > EXTENDED_WORK:
+        return None
+    return _evaluated(operation, given, ask, _widened)
 
 
 def _entry(run: Any, key: str, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
@@ -370,15 +404,15 @@ def _moved(
     return _evaluated(operation, given, ask, moved)
 
 
-def mover(seed: int) -> Callable[..., np.ndarray]:
-    """Moves an array's entries (``where`` it says) by PERTURBATION times a random factor of
-    either sign from 0.5 to 1.5, a unit or two in the last place, drawn afresh from ``seed``
-    at each call: as reading and rounding move numbers."""
+def mover(seed: int, size: float = PERTURBATION) -> Callable[..., np.ndarray]:
+    """Moves an array's entries (``where`` it says) by ``size`` times a random factor of
+    either sign from 0.5 to 1.5, by default a unit or two in the last place, drawn afresh from
+    ``seed`` at each call: as reading and rounding move numbers."""
     rng = np.random.default_rng(seed)
 
     def move(array: np.ndarray, where: Any = True) -> np.ndarray:
         drawn = rng.uniform(-1.0, 1.0, np.shape(array))
         factors = (drawn + 0.5 * np.sign(drawn)) * where
-        return np.asarray(array, dtype=np.float64) * (1.0 + PERTURBATION * factors)
+        return np.asarray(array, dtype=np.float64) * (1.0 + size * factors)
 
     return move

@@ -310,6 +310,9 @@ def test_the_page_marks_each_claim_with_what_the_engine_said(books):
     assert 'class="claim claim-unverified"' in html and "The engine disagrees (mismatch)" in html
 
 
+QK_PAST_2_53 = "q=[[2**30, 1]], k=[[2**30, 1], [2**30, 0]], v=[[2**40], [0]]"
+
+
 @pytest.mark.parametrize(
     ("typed", "expression"),
     [
@@ -323,6 +326,10 @@ def test_the_page_marks_each_claim_with_what_the_engine_said(books):
         ("0", "9007199254740992 + 1 - 9007199254740992"),  # 2**53 + 1 rounds
         ("0", "(1e10 + 1e-6) - 1e10"),  # past the precision 1e-6 is written to
         ("0.25", "var([4503599627370497, 4503599627370498])"),
+        # whole numbers whose products pass 2**53 round inside the engine: 5.5e11 is float64's
+        # value, 7.3e11 the exact one, and either was verified
+        ("549755813888", f"scaled_dot_product_attention({QK_PAST_2_53}).out[0][0]"),
+        ("731626646587", f"scaled_dot_product_attention({QK_PAST_2_53}).out[0][0]"),
     ],
 )
 def test_a_claim_float64_rounding_decides_is_an_error_never_verified(typed, expression):
