@@ -9,7 +9,7 @@ from functools import partial
 
 import numpy as np
 
-from attention.errors import EngineInputError, InputProblem
+from attention.errors import EngineInputError, InputProblem, fail
 from attention.scalars import is_number
 
 
@@ -237,6 +237,30 @@ def _refusal(
     return text + (f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else "")
 
 
+def _settle(
+    prefix: str, got: np.ndarray, expected: np.ndarray, allowed: np.ndarray, unsure: object
+) -> None:
+    """EngineInputError where reading and rounding may have moved an entry of ``got`` far
+    enough (``unsure``, `attention.settled`'s) to turn the verdict on ``expected``: the answer
+    lies within that of the edge of what its tolerance allows, and no other entry is wrong
+    however far they moved it."""
+    moved = np.asarray(unsure, dtype=np.float64)
+    if moved.shape != got.shape or not moved.any():
+        return
+    off = np.abs(got - expected)
+    turns = np.abs(off - allowed) <= moved
+    if turns.any() and not (off > allowed + moved).any():
+        at = tuple(int(i) for i in np.argwhere(turns)[0])
+        where = f"{prefix}{list(at) if at else ''}".rstrip(": ") or "the value"
+        raise fail(
+            "value",
+            f"the engine cannot settle {where} to the tolerance asked: reading and "
+            f"rounding its terms may move it by {moved[at]:.3g}, and the answer is "
+            f"{off[at]:.3g} from it where {allowed[at]:.3g} is allowed; state fewer figures, "
+            "or choose inputs whose terms do not cancel so far",
+        )
+
+
 def _compare_arrays(
     value: object,
     expected: np.ndarray,
@@ -247,6 +271,7 @@ def _compare_arrays(
     zero: object,
     shown: int | None = None,
     explain: bool = True,
+    unsure: object = None,
 ) -> Comparison:
     prefix = f"{label}: " if label else ""
     try:
@@ -271,6 +296,14 @@ def _compare_arrays(
     with np.errstate(over="ignore"):  # over a subnormal expected value: inf, said as such
         rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
     bounds = zero_bound(got, zero)
+    if unsure is not None and counts.dtype.kind not in "iu":
+        _settle(
+            prefix,
+            got,
+            expected,
+            _allowed(got, expected, rtol, atol, digits, bounds, shown),
+            unsure,
+        )
     bad = _refused(got, counts, expected, rtol, atol, digits, bounds, shown)
     rule: Callable[[float, float, float], str] = (
         _counted  # counts and sizes: exact, whatever the tolerance
@@ -292,6 +325,7 @@ def compare(
     zero: object = None,
     shown: int | None = None,
     explain: bool = True,
+    unsure: object = None,
 ) -> Comparison:
     """Compare ``value`` with ``expected`` (scalar, nested lists or a mapping of named numbers).
 
@@ -307,6 +341,8 @@ def compare(
     relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when
     there are none). ``explain=False`` leaves a refused entry's message unwritten, for callers
     that only ask whether (misconceptions told from the right value, eight to a verdict).
+    ``unsure`` (`attention.settled`'s, shaped as ``zero``): how far each entry may be off,
+    which no verdict may turn on (EngineInputError where it would).
     """
     if isinstance(expected, Mapping):
         wanted = {str(k): _numeric(v, f"answer.{k}") for k, v in expected.items()}
@@ -331,8 +367,9 @@ def compare(
         worst_rel = math.inf if not ok else 0.0
         for key in sorted(set(wanted) & set(got)):
             bound = zero.get(key) if isinstance(zero, Mapping) else None
+            moved = unsure.get(key) if isinstance(unsure, Mapping) else None
             part = _compare_arrays(
-                got[key], wanted[key], rtol, atol, key, digits, bound, shown, explain
+                got[key], wanted[key], rtol, atol, key, digits, bound, shown, explain, moved
             )
             ok &= part.ok
             worst_abs = max(worst_abs, part.max_abs_error)
@@ -349,7 +386,9 @@ def compare(
             f"({_names(value)})",
         )
     expected_array = _numeric(expected, "answer")
-    return _compare_arrays(value, expected_array, rtol, atol, "", digits, zero, shown, explain)
+    return _compare_arrays(
+        value, expected_array, rtol, atol, "", digits, zero, shown, explain, unsure
+    )
 
 
 def compare_each(

@@ -2,7 +2,7 @@
 
 (1e20 + 1000) - 1e20 is 0 in float64 and 1000 exactly, and a claim that it is 0 was verified.
 The expression is evaluated again with every number it reads and every result it computes
-moved by a unit or two in the last place (`attention.noise.mover`; Monte Carlo
+moved by a unit or two in the last place (`attention.reruns.mover`; Monte Carlo
 arithmetic: as rounding moves them), under each of SEEDS; MARGIN times the largest move is its
 reach (a number read twice is moved alike: 1e20 - 1e20 is 0 however 1e20 is read). Where
 moving a side by its reach would change whether a claim holds, the engine cannot tell, and
@@ -20,7 +20,7 @@ import numpy as np
 from attention.errors import EngineInputError
 from attention.expression_parse import Expression, ExpressionError, checked
 from attention.expressions import evaluate, sides
-from attention.noise import mover
+from attention.reruns import mover
 
 MARGIN = 2.0
 """The reach is this many times the largest move."""

@@ -37,9 +37,10 @@ from attention.expression_parse import (
     parse,
     segment,
 )
-from attention.noise import extended_value
+from attention.noise import settled
 from attention.registry.table import OPERATIONS, check
 from attention.registry.table import evaluate as engine_evaluate
+from attention.reruns import extended_value
 from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_EXPRESSION_CHARS", "MAX_EXPRESSION_WORK", "MAX_NODES"]
@@ -365,10 +366,12 @@ class _Evaluator:
         if work is None:
             raise ExpressionError(f"{name}(...): the engine cannot estimate its work")
         self.charge(work + PER_CALL, node)
-        try:  # a moved run computes it in extended precision: the engine's own roundings
-            # count in the reach too (2^30 * (2^30 + 1) - 2^60 is 2^30, and float64 leaves 0)
+        try:  # in extended precision, as answers are held (2^30 * (2^30 + 1) - 2^60 is 2^30,
+            # and float64 leaves 0); a moved run measures what reading moves in it
             widened = extended_value(name, inputs, ask) if self.move else None
             result = engine_evaluate(name, inputs, ask) if widened is None else widened
+            if self.move is None and not isinstance(result, dict):
+                result = settled(name, inputs, ask, result)[0]
         except (EngineInputError, ArithmeticError, ValueError) as error:
             raise ExpressionError(f"{name}(...): {error}") from None
         if isinstance(result, dict):

@@ -1,36 +1,38 @@
-"""Which entries of the engine's value are float noise, an exact 0 computed inexactly.
+"""Which entries of the engine's value are float noise, an exact 0 computed inexactly, and what
+value an answer is held against.
 
 Float64 alone cannot say: 0.5 * (1e15 + 1) - 0.5 * 1e15 is exactly 0.5, a constant upstream
 gradient of 1e15 through softmax is exactly 0, and both come out, and move when their inputs
-do, as rounding noise does. So an entry in doubt (exactly 0, small beside its output or its
-inputs, or one a screening run, made for every value with every number moved by 2^-40, moves
-as far as float64's own roundings could matter: a large factor lifts a cancelled softmax clear
-of any smallness, and whole numbers whose products pass 2^53 round) is computed again in extended
-precision (numpy's longdouble, 64 mantissa bits on x86-64), and again in float64 with each
-input a reading rounds (0.1, a float printed to 17 figures; not 2e14 - 20 or 0.375, which
-binary holds as written) moved by a unit or two in the last place. An entry whose extended
-value lies within MOVED times how far reading its inputs may move it, or within EXTENDED of
-how far float64 leaves it from the extended value (its own rounding), is 0 as written: noise,
-to be answered 0 (0.1 + 0.2 - 0.3 is 2.8e-17 in binary).
-Any other entry in doubt is a number, held to its figures (0.3 beside 1e12 in another column,
-1e-13 from inputs that small, an exact 1e-4 that terms of 1e9 cancel to, e^-20 from the
-softmax of 2e14 and 2e14 - 20).
+do, as rounding noise does; and 2^30 * (2^30 + 1) rounds to 2^60, so a score difference of 1
+becomes 0 and attention's value is a quarter off, with nothing small to show it. So the value
+is computed again in extended precision (numpy's longdouble, 64 mantissa bits on x86-64), and
+that run, rounded to float64, is the value an answer is held against: float64's own roundings
+never decide a verdict. The extended run is checked in turn by one more, every number moved
+past longdouble's grid (`attention.reruns`): an entry longdouble's own roundings may move past
+its third figure (products past 2^64) is refused.
+
+An entry in doubt (exactly 0, small beside its output or its inputs, or one reading its inputs
+moves past its third figure) is noise where its extended value lies within MOVED times how far
+reading its inputs (0.1, a float printed to 17 figures; not 2e14 - 20 or 0.375, which binary
+holds as written) or longdouble's roundings may move it, or within EXTENDED of how far float64
+leaves it from the extended value (its own rounding): 0 as written, to be answered 0
+(0.1 + 0.2 - 0.3 is 2.8e-17 in binary). Any other entry is a number, held to its figures (0.3
+beside 1e12 in another column, 1e-13 from inputs that small, an exact 1e-4 that terms of 1e9
+cancel to, e^-20 from the softmax of 2e14 and 2e14 - 20).
 
 Where the engine cannot settle it, it says so (EngineInputError at ``value``), and a verdict is
 an error to fix, never a guess: a noise entry reading and rounding may leave further from 0
-than half a unit in the third figure of the inputs' smallest number or LARGEST_NOISE (terms
-too large for any answer of 0 to mean 0), a number float64 computes off in its third figure,
-the floor every answer is held to (terms cancelling past its precision), or that reading its
-inputs moves past it, and a value too large to compute again (EXTENDED_WORK). Past the third
-figure float64's own value is held against an answer, as it is for any entry. A number
-float64 computes off, all within 2^-40 of its output's largest entry (the band an exact 0
-there is given), is noise: an accidental 7e-14 beside entries of 10 (a saturated softmax).
+than half a unit in the third figure of the inputs' smallest number or LARGEST_NOISE, a number
+reading its inputs or longdouble's roundings move past its third figure, and, past
+EXTENDED_WORK, where float64's value is held, an entry in doubt near its inputs' moves or one
+two screening runs find float64's roundings may move past its third figure. A number float64
+computes off, all within 2^-40 of its output's largest entry (the band an exact 0 there is
+given) and below SPECK, is noise: an accidental 7e-14 beside entries of 10.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,25 +48,7 @@ from attention.compare import (
 )
 from attention.errors import EngineInputError, fail
 from attention.generated import expand_inputs
-from attention.registry.table import evaluate
-from attention.work import evaluation_work
-
-PERTURBATION = 2.0**-51
-"""How far each float input is moved, relatively, by a random factor of either sign from 0.5
-to 1.5: a unit or two in the last place, as reading and rounding move numbers."""
-
-SCREEN = 2.0**-40
-"""How far the screening run moves every number of the inputs, exact or not, relatively: far
-past the grid float64 rounds to, which a move of a unit or two may fall back onto (2^60 + 1 is
-2^60 however its factors move by so little)."""
-
-ROUNDINGS = 2.0**10
-"""An entry the screening run moves, scaled to one reading, by more than half a unit in its
-third figure over this many is one float64's own roundings (this many add up, at most) may
-have moved as far: the extended run decides it (2^30 * (2^30 + 1) - 2^60 is 2^30, not 0)."""
-
-READ = 2.0**-53
-"""How far reading a number rounds it, relatively: what a move is scaled to."""
+from attention.reruns import EXTENDED_WORK, PATTERNS, Runs, number_arrays
 
 MOVED = 4.0
 """An entry whose extended value is within MOVED times how far reading its inputs may move it
@@ -75,6 +59,16 @@ EXTENDED = 2.0**-7
 furthest it leaves an entry in doubt of the same output) from that value is noise too: a
 residue of inputs binary holds exactly, which no move measures. Longdouble rounds 2^-11 as
 far, and a residue it leaves is so much smaller."""
+
+ROUNDINGS = 2.0**10
+"""How many of float64's own roundings may add up in an entry, as the screening runs past
+EXTENDED_WORK count them: one rounding's move, as a moved run measures it, times this is how
+far they may have moved it (more than may: an entry they find is refused, not decided)."""
+
+LONG_ROUNDINGS = 2.0**4
+"""As ROUNDINGS, for longdouble's roundings in the extended run: a move of every input by one
+of its roundings counts every input as a rounding, far more than an exact subtraction is (the
+e^-20 that scores of 2e14 and 2e14 - 20 make, computed exactly, is a number to answer)."""
 
 CLEAR = 2.0**10
 """Where the value is too large to compute again, a float64 entry this many times further from
@@ -89,63 +83,63 @@ IN_DOUBT = 2.0**-20
 """Only an entry below this share of its output's largest |entry|, or of its inputs' largest
 number (an output that is all noise: x - mean of a constant row), may be noise."""
 
-EXTENDED_WORK = 3 * 10**7
-"""The most work (attention/work.py's units) the extended run is made for: longdouble has no
-BLAS, and runs some ten to fifty times slower than float64 (a causal mask's exact zeros ask
-for it on every long sequence: at 10^8 units it took seconds)."""
-
 
 def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0) -> Any:
     """For each entry of ``value`` (the engine's, an array or a mapping of named arrays): how
-    close to 0 it is taken as 0, or 0.0 where it is a number to answer."""
+    close to 0 it is taken as 0, or 0.0 where it is a number to answer (`settled`)."""
+    return settled(operation, inputs, ask, value, instance)[1]
+
+
+def settled(
+    operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0
+) -> tuple[Any, Any, Any]:
+    """What an answer is held against, each shaped as ``value`` (the engine's): the value (the
+    extended run's, rounded to float64, where it is made; ``value`` elsewhere); for each entry
+    how close to 0 it is taken as 0, or 0.0 where it is a number to answer; and how far reading
+    the inputs and rounding may have moved it, which no verdict may turn on (`compare`'s
+    ``unsure``)."""
     arrays = value if isinstance(value, Mapping) else {"": value}
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
     among, least = _sizes(given)
     bounds = {k: zero_bound(got) for k, got in floats.items()}
-    doubted = {
-        k: (got == 0) | _in_doubt(got, among) for k, got in floats.items() if not _counts(arrays[k])
-    }
-    if given is None:
-        return bounds if isinstance(value, Mapping) else bounds[""]
-    runs = _Runs(operation, given, ask)
-    for key in doubted:  # one run, every number moved, screens every entry
-        got = floats[key]
-        doubted[key] |= ROUNDINGS * runs.screened(key, got) > half_unit(got, MIN_FIGURES)
-    if any(d.any() for d in doubted.values()):
-        for key, doubt in doubted.items():
-            bounds[key] = _decided(runs, key, floats[key], doubt, least, bounds[key])
-    return bounds if isinstance(value, Mapping) else bounds[""]
-
-
-def _decided(
-    runs: _Runs, key: str, got: np.ndarray, doubt: np.ndarray, least: float, bound: np.ndarray
-) -> np.ndarray:
-    """``bound`` with each entry in ``doubt`` decided: noise (its bound, what an answer of 0
-    may be off) or a number (0.0); EngineInputError where the engine cannot settle it."""
-    exact = runs.extended(key, got.shape)
-    if exact is not None:  # below float64's normal range, float64's own value is as near
+    held = dict(arrays)
+    unsure = {k: np.zeros(got.shape) for k, got in floats.items()}
+    runs = Runs(operation, given, ask) if given is not None else None
+    for key, got in floats.items():
+        if runs is None or _counts(arrays[key]):
+            continue
+        doubt = (got == 0) | _in_doubt(got, among)
+        exact = runs.extended(key, got.shape)
+        if exact is None:  # float64's value is held: its own roundings, screened
+            unsure[key] = ROUNDINGS * runs.screened(key, got)
+            doubt |= unsure[key] > half_unit(got, MIN_FIGURES)
+            bounds[key] = _unextended(runs, key, got, doubt, least, bounds[key])
+            continue
+        # below float64's normal range, float64's own value is as near
         tiny = (exact != 0) & (np.abs(exact) < np.finfo(np.float64).smallest_normal)
         exact = np.where(tiny, got, exact)
-    widest = widest_zero(least)
-    unsettled = doubt & ((got != 0) | (exact != 0 if exact is not None else False))
-    if exact is not None and not unsettled.any():  # zeros, in extended precision too
-        _refuse(  # unless their terms are too large for either to tell: 1e20 + 1 - 1e20
-            key,
-            doubt & (MOVED * runs.moved(key, got) > widest),
-            "cannot tell {} from 0 at these magnitudes",
-            lambda at: (
-                "reading its inputs may move it further from 0 than half a unit in the "
-                f"third figure of their smallest number ({least:.3g}) or {LARGEST_NOISE:g}"
-            ),
-        )
-        return bound
-    if not unsettled.any():
-        return bound
-    moved = runs.moved(key, got)
-    if exact is None:  # a float64 value well clear of its inputs' moves, and of its own
-        # roundings as the screen measures them, is a number
-        near = np.abs(got) <= CLEAR * MOVED * moved
+        if runs.rounded():  # one moved run screens every entry for what reading moves
+            doubt |= MOVED * runs.moved(key, got, 1) > half_unit(got, MIN_FIGURES)
+        bounds[key], noise, moved = _decided(runs, key, got, exact, doubt, least, bounds[key])
+        held[key] = np.where(noise | (got == exact), got, exact.astype(np.float64))
+        # within two units in float64's last place of the value held, a move says nothing:
+        # the value is held as float64, and an exact comparison (atol 0) asks for that
+        moved = moved.astype(np.float64)
+        unsure[key] = np.where(moved <= 2 * np.spacing(np.abs(held[key])), 0.0, moved)
+    if isinstance(value, Mapping):
+        return held, bounds, unsure
+    return held[""], bounds[""], unsure[""]
+
+
+def _unextended(
+    runs: Runs, key: str, got: np.ndarray, doubt: np.ndarray, least: float, bound: np.ndarray
+) -> np.ndarray:
+    """Past EXTENDED_WORK: a float64 entry in doubt well clear of its inputs' moves, and of its
+    own roundings as the screens measure them, is a number; the engine cannot settle others."""
+    unsettled = doubt & (got != 0)
+    if unsettled.any():
+        near = np.abs(got) <= CLEAR * MOVED * runs.moved(key, got)
         rounding = ROUNDINGS * runs.screened(key, got) > half_unit(got, MIN_FIGURES)
         _refuse(
             key,
@@ -156,14 +150,45 @@ def _decided(
                 f"than {EXTENDED_WORK:g} units of work)"
             ),
         )
-        return bound
+    return bound
+
+
+def _decided(
+    runs: Runs,
+    key: str,
+    got: np.ndarray,
+    exact: np.ndarray,
+    doubt: np.ndarray,
+    least: float,
+    bound: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``bound`` with each entry in ``doubt`` decided, noise (its bound, what an answer of 0
+    may be off) or a number (0.0); where it is noise; and how far reading and rounding may
+    have moved each entry. EngineInputError where the engine cannot settle an entry."""
+    widest = widest_zero(least)
+    rounding = LONG_ROUNDINGS * runs.shaken(key, exact)  # longdouble's own, at most
+    unsettled = doubt & ((got != 0) | (exact != 0))
+    zeros = doubt & ~unsettled  # zeros in extended precision too, unless their terms are too
+    reading = MOVED * runs.moved(key, got, PATTERNS if doubt.any() else 1)  # the screen's
+    moved = np.maximum(reading, rounding)
+    _refuse(  # large for either to tell: 1e20 + 1 - 1e20, 2^33 * 2^33 + 1 - 2^66
+        key,
+        zeros & (moved > widest),
+        "cannot tell {} from 0 at these magnitudes",
+        lambda at: (
+            f"reading and rounding its inputs may move it {moved[at]:.3g} from 0, more than "
+            f"half a unit in the third figure of their smallest number ({least:.3g}) or "
+            f"{LARGEST_NOISE:g}"
+        ),
+    )
     off = np.abs(got - exact)  # float64's rounding, a lucky 0 measured by its neighbours'
-    reach = np.maximum(MOVED * moved, EXTENDED * np.maximum(off, np.max(off[doubt])))
+    reach = np.maximum(moved, EXTENDED * np.maximum(off, np.max(off[doubt], initial=0.0)))
     noise = unsettled & (np.abs(exact) <= reach)
-    wrong = off > half_unit(exact, MIN_FIGURES)  # float64 off in its third figure
-    # all within 2^-40 of the output's largest entry (not the inputs': 1e-4 from terms of 1e9
-    # is a number), and a speck in itself: the band an exact 0 there is given
+    # float64 off in its third figure, all within 2^-40 of the output's largest entry (not the
+    # inputs': 1e-4 from terms of 1e9 is a number), and a speck in itself: the band an exact 0
+    # there is given
     speck = np.maximum(np.abs(got), np.abs(exact))
+    wrong = off > half_unit(exact, MIN_FIGURES)
     beneath = unsettled & ~noise & wrong & (speck <= min(ZERO_SHARE * _scale(got), SPECK))
     noise |= beneath
     shift = np.where(beneath, 2 * speck, np.abs(got) + reach)
@@ -177,27 +202,30 @@ def _decided(
             f"{LARGEST_NOISE:g}"
         ),
     )
-    number = unsettled & ~noise
-    _refuse(
-        key,
-        number & (MOVED * moved > half_unit(exact, MIN_FIGURES)),
-        "cannot compute {} in float64 at these magnitudes",
-        lambda at: (
-            f"reading its inputs into binary may move it by {MOVED * moved[at]:.3g}, past its "
-            f"third figure (it is {float(exact[at]):.6g})"
-        ),
-    )
-    _refuse(
-        key,
-        number & wrong,
-        "cannot compute {} in float64 at these magnitudes",
-        lambda at: (
-            f"its terms cancel past its precision (it is {float(exact[at]):.6g}, and "
-            f"float64 leaves {got[at]:.6g})"
-        ),
-    )
+    number = ~noise & ~zeros & ((got != 0) | (exact != 0))
+    for move, why in (
+        (reading, "reading its inputs into binary"),
+        (rounding, "its terms cancel past extended precision too: rounding"),
+    ):
+        _refuse(key, number & (move > half_unit(exact, MIN_FIGURES)), *_past(why, move, exact))
     floor = np.where(beneath, 0.0, zero_floor(got))
-    return np.where(noise, np.maximum(shift, floor), bound).astype(np.float64)
+    unsure = np.where(noise | zeros, 0.0, moved)  # a zero decided, and noise, are 0 as bound
+    return np.where(noise, np.maximum(shift, floor), bound).astype(np.float64), noise, unsure
+
+
+def _past(
+    why: str, move: np.ndarray, exact: np.ndarray
+) -> tuple[str, Callable[[tuple[int, ...]], str]]:
+    """The refusal of a number ``move`` takes past its third figure, ``why`` saying what moves
+    it."""
+
+    def said(at: tuple[int, ...]) -> str:
+        return (
+            f"{why} may move it by {move[at]:.3g}, past its third figure (it is about "
+            f"{float(exact[at]):.3g})"
+        )
+
+    return "cannot compute {} at these magnitudes", said
 
 
 def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ...]], str]) -> None:
@@ -241,178 +269,9 @@ def _sizes(given: dict[str, Any] | None) -> tuple[float, float]:
     """The largest and the smallest nonzero |number| in the inputs' lists (0.0 where there is
     none): scalars are counts and settings, and a mask's booleans are no numbers."""
     largest, smallest = 0.0, np.inf
-    for array in _arrays(given or {}).values():
+    for array in number_arrays(given or {}).values():
         numbers = np.abs(array.astype(np.float64))
         numbers = numbers[np.isfinite(numbers) & (numbers > 0)]
         largest = max(largest, float(np.max(numbers, initial=0.0)))
         smallest = min(smallest, float(np.min(numbers, initial=np.inf)))
     return largest, (0.0 if smallest == np.inf else smallest)
-
-
-@dataclass
-class _Runs:
-    """The further runs an entry in doubt is decided by, each made once, when first asked."""
-
-    operation: Any
-    given: dict[str, Any]
-    ask: Any
-    made: dict[str, Any] = field(default_factory=dict)
-
-    def extended(self, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
-        """Output ``key`` in extended precision (longdouble), or None where the value is too
-        large to compute so (or the operation refuses its inputs so)."""
-        if "extended" not in self.made:
-            self.made["extended"] = extended_value(self.operation, self.given, self.ask)
-        found = self.made["extended"]
-        return None if found is None else _entry(found, key, shape, np.longdouble)
-
-    def screened(self, key: str, got: np.ndarray) -> np.ndarray:
-        """How far moving every number of the inputs, exact or not, by SCREEN moves each
-        entry of output ``key``, scaled to one reading (0.0 where the operation refuses moved
-        inputs)."""
-        if "screened" not in self.made:
-            move = mover(PATTERNS[0], SCREEN)
-            self.made["screened"] = _evaluated(
-                self.operation, self.given, self.ask, lambda name, array: move(array)
-            )
-        found = self.made["screened"]
-        if found is None:
-            return np.zeros(got.shape)
-        return np.abs(got - _entry(found, key, got.shape)) * (READ / SCREEN)
-
-    def moved(self, key: str, got: np.ndarray) -> np.ndarray:
-        """How far reading its inputs may move each entry of output ``key``: the largest move
-        under PATTERNS, scaled to one reading (0.0 where no input is rounded by its reading,
-        or the operation refuses moved inputs)."""
-        made = self.made.setdefault("moved", [])
-        rounded = self.rounded()
-        while rounded and len(made) < len(PATTERNS):
-            near = _moved(self.operation, self.given, self.ask, PATTERNS[len(made)], rounded)
-            if near is None:  # the operation refuses moved inputs: nothing is measured
-                self.made["rounded"] = rounded = {}
-                made.clear()
-            else:
-                made.append(near)
-        moves = [np.abs(got - _entry(near, key, got.shape)) for near in made]
-        largest = np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
-        return largest * (READ / PERTURBATION)
-
-    def rounded(self) -> dict[str, np.ndarray]:
-        """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
-        if "rounded" not in self.made:
-            arrays = _arrays(self.given)  # one pass over every input's numbers together
-            flat = [a.ravel() for a in arrays.values()]
-            mask = _rounded(np.concatenate(flat) if flat else np.zeros(0))
-            ends = np.cumsum([a.size for a in arrays.values()])[:-1]
-            parts = np.split(mask, ends) if arrays else []
-            masks = {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
-            self.made["rounded"] = masks if mask.any() else {}
-        return self.made["rounded"]
-
-
-def extended_value(operation: Any, given: dict[str, Any], ask: Any) -> Any | None:
-    """The value on ``given`` (generators drawn) in extended precision (longdouble), or None
-    where it is too large to compute so (EXTENDED_WORK) or the operation refuses its inputs
-    so."""
-    work = evaluation_work(operation, given)
-    if work is None or work > EXTENDED_WORK:
-        return None
-    return _evaluated(operation, given, ask, _widened)
-
-
-def _entry(run: Any, key: str, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
-    """Output ``key`` of a further run (the whole run for an unnamed value)."""
-    found = np.asarray(run[key] if isinstance(run, Mapping) else run, dtype)
-    if found.shape != shape:
-        raise fail("value", f"a further run of the engine gave {found.shape}, not {shape}")
-    return found
-
-
-def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> Any | None:
-    """The value on the inputs each list of numbers ``change`` makes: lists of whole numbers
-    too, as the tensors they are, and where the operation refuses that (class indices), lists
-    of floats alone. None where it refuses even that."""
-    for kinds in ("iuf", "f"):
-        changed = {name: _changed(name, v, kinds, change) for name, v in given.items()}
-        try:
-            return evaluate(operation, changed, ask, 0)
-        except EngineInputError:
-            continue
-    return None
-
-
-def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
-    if not isinstance(node, (list, tuple, np.ndarray)):
-        return node  # a scalar is a count or a setting (heads, eps): kept
-    try:
-        array = np.asarray(node)
-    except ValueError:  # ragged: the engine says so on its own run
-        return node
-    if array.dtype.kind not in kinds or array.dtype.kind == "b":
-        return node
-    return change(name, array)
-
-
-def _arrays(given: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The inputs' lists of numbers, as arrays by name (booleans and ragged lists left out)."""
-    found = {}
-    for name, value in given.items():
-        if isinstance(value, (list, tuple, np.ndarray)):
-            try:
-                array = np.asarray(value)
-            except ValueError:
-                continue
-            if array.dtype.kind in "iuf":
-                found[name] = array
-    return found
-
-
-def _widened(name: str, array: np.ndarray) -> np.ndarray:
-    return array.astype(np.longdouble)
-
-
-def _rounded(array: np.ndarray) -> np.ndarray:
-    """Where reading a number rounds it: where it is no decimal of at most 17 significant
-    figures exactly (0.1 and a float printed to 17 figures are not; 2e14 - 20, 0.375 are)."""
-    x = np.asarray(array, dtype=np.float64)
-    mantissa, exponent = np.frexp(np.abs(x))
-    whole = (mantissa * 2.0**53).astype(np.int64)
-    lowest = np.log2((whole & -whole).clip(1)).astype(np.int64)
-    bits = np.clip(53 - exponent - lowest, 0, None)  # binary figures after the point
-    figures = np.abs(x) * 10.0 ** np.minimum(bits, 30)  # its decimal figures, a whole number
-    exact = (x == 0) | ((bits == 0) & (np.abs(x) < 2.0**53)) | ((bits <= 30) & (figures < 1e17))
-    return ~exact
-
-
-PATTERNS = (20240, 7, 31)
-"""The seeds of the moves: each input a reading rounds (0.1, a float printed to 17 figures;
-not 2e14, nor 0.5, which binary holds as written) is moved by PERTURBATION times a random
-factor of either sign from 0.5 to 1.5; rows moved alike stay alike, as identical values do,
-so the largest move decides."""
-
-
-def _moved(
-    operation: Any, given: dict[str, Any], ask: Any, seed: int, rounded: dict[str, np.ndarray]
-) -> Any | None:
-    """The value again, every number a reading rounds (``rounded``) moved under ``seed``."""
-    move = mover(seed)
-
-    def moved(name: str, array: np.ndarray) -> Any:
-        where = rounded.get(name)
-        return array if where is None or not where.any() else move(array, where)
-
-    return _evaluated(operation, given, ask, moved)
-
-
-def mover(seed: int, size: float = PERTURBATION) -> Callable[..., np.ndarray]:
-    """Moves an array's entries (``where`` it says) by ``size`` times a random factor of
-    either sign from 0.5 to 1.5, by default a unit or two in the last place, drawn afresh from
-    ``seed`` at each call: as reading and rounding move numbers."""
-    rng = np.random.default_rng(seed)
-
-    def move(array: np.ndarray, where: Any = True) -> np.ndarray:
-        drawn = rng.uniform(-1.0, 1.0, np.shape(array))
-        factors = (drawn + 0.5 * np.sign(drawn)) * where
-        return np.asarray(array, dtype=np.float64) * (1.0 + size * factors)
-
-    return move

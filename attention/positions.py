@@ -12,7 +12,7 @@ def sinusoidal_positions(seq_len: int, width: int, base: float = 10000.0) -> np.
     """(seq_len, width) table: column 2i is sin(p / base**(2i/width)), column 2i+1 its cos."""
     t = whole("seq_len", seq_len, 1)
     d = whole("width", width, 1)
-    b = positive_number("base", base)
+    b = _base(base)
     pair = np.arange(d) // 2
     angle = np.arange(t, dtype=np.float64)[:, None] / b ** (2.0 * pair / d)[None, :]
     return np.where(np.arange(d) % 2 == 0, np.sin(angle), np.cos(angle))
@@ -27,15 +27,25 @@ def rope(x: object, base: float = 10000.0, offset: int = 0) -> np.ndarray:
     dk = x_arr.shape[-1]
     if dk % 2:
         raise fail("inputs.x", f"width {dk} must be even: RoPE rotates pairs of features")
-    b = positive_number("base", base)
+    b = _base(base)
     start = whole("offset", offset, 0)
     rows = x_arr.shape[-2]
-    theta = b ** (-2.0 * np.arange(dk // 2) / dk)
-    angle = (start + np.arange(rows, dtype=np.float64))[:, None] * theta[None, :]
-    dtype = x_arr.dtype
+    dtype = x_arr.dtype  # the angles as precise as x (longdouble: the noise rule's run)
+    exact = np.result_type(dtype, np.float64)
+    theta = exact.type(b) ** (-2.0 * np.arange(dk // 2, dtype=exact) / dk)
+    angle = (start + np.arange(rows, dtype=exact))[:, None] * theta[None, :]
     cos, sin = np.cos(angle).astype(dtype), np.sin(angle).astype(dtype)
     even, odd = x_arr[..., 0::2], x_arr[..., 1::2]
     out = np.empty_like(x_arr)
     out[..., 0::2] = even * cos - odd * sin
     out[..., 1::2] = even * sin + odd * cos
     return out
+
+
+def _base(base: object) -> float:
+    """A base of at least 1: below it the frequencies grow with the pair's index, and the
+    angles with them past any precision (a base of 1e-30 turns position 1 into 1e30 radians)."""
+    b = positive_number("base", base)
+    if b < 1:
+        raise fail("inputs.base", f"must be at least 1, got {b!r}")
+    return b

@@ -66,7 +66,7 @@ SINUSOIDAL = Operation(
     (
         Parameter("seq_len", "int", True, "positive integer"),
         Parameter("width", "int", True, "positive integer"),
-        Parameter("base", "number", False, "positive number (default 10000)"),
+        Parameter("base", "number", False, "number of at least 1 (default 10000)"),
     ),
     ("out",),
     _plan_sinusoidal,
@@ -148,7 +148,7 @@ ROPE = Operation(
     "Rotary embedding: pairs (2i, 2i+1) of each row t rotated by (offset + t) * base^(-2i/d_k).",
     (
         Parameter("x", "matrix", True, "(T, d_k) matrix or (B, T, d_k) array, d_k even"),
-        Parameter("base", "number", False, "positive number (default 10000)"),
+        Parameter("base", "number", False, "number of at least 1 (default 10000)"),
         Parameter("offset", "int", False, "position of row 0 (default 0)"),
     ),
     ("out",),

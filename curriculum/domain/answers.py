@@ -24,18 +24,18 @@ from .placeholders import SHOWN_DIGITS
 from .tolerances import MIN_DIGITS
 
 
-def _zero(problem: Problem, value: Any, instance: int) -> Any:
-    """Where the engine finds an entry float noise, to be taken as 0 (`attention.noise_bounds`)."""
-    return attention.noise_bounds(problem.operation, problem.inputs, problem.ask, value, instance)
-
-
 def answer_compare(
     *, problem: Problem, value: Any, answer: Any, instance: int = 0
-) -> "attention.Comparison":
+) -> tuple["attention.Comparison", Any]:
     """The engine's value against an author's answer, to the problem's tolerance, an entry
-    taken as 0 only where the engine finds it float noise: the comparison verdicts make."""
-    zero = _zero(problem, value, instance)
-    return attention.compare(value, answer, **tolerance_of(problem), zero=zero)
+    taken as 0 only where the engine finds it float noise: the comparison verdicts make, and
+    the value it held the answer against (`attention.settled`: the extended run's, where it is
+    made, so float64's own roundings never decide a verdict)."""
+    held, zero, unsure = attention.settled(
+        problem.operation, problem.inputs, problem.ask, value, instance
+    )
+    result = attention.compare(held, answer, **tolerance_of(problem), zero=zero, unsure=unsure)
+    return result, held
 
 
 def tolerance_text(problem: Problem) -> str:
@@ -144,10 +144,10 @@ def answer_check(
         return CheckResult(False, reading.refusal, reading.shape, reading.expected)
     try:
         # made once for every reader (the check was counted against its reader's rate)
-        value, zero = instance_judged(
+        value, zero, unsure = instance_judged(
             operation=problem.operation, inputs=problem.inputs, ask=problem.ask, instance=instance
         )
-        result = reader_compare(value, reading.answer, tolerance_of(problem), zero)
+        result = reader_compare(value, reading.answer, tolerance_of(problem), zero, unsure)
     except attention.EngineInputError as error:
         return CheckResult(False, str(error), reading.shape, reading.expected)
     refused = f"not the engine's value {judged_words(problem)}"  # which rule, not how far

@@ -46,19 +46,21 @@ def instance_value(
     return _made(key, operation, inputs, ask, instance, allow)
 
 
-def instance_judged(*, operation: str, inputs: Any, ask: Any, instance: int) -> tuple[Any, Any]:
+def instance_judged(
+    *, operation: str, inputs: Any, ask: Any, instance: int
+) -> tuple[Any, Any, Any]:
     """For a reader's check (counted against the reader's rate already): the value at
-    `instance` as an array (or named values), and where the engine finds float noise in it
-    (`attention.noise_bounds`, a second run where an entry is in doubt), each made once for
-    every reader under one key."""
+    `instance` an answer is held against, as an array (or named values), where the engine
+    finds float noise in it and how far each entry may be off (`attention.settled`: the
+    extended run's value, where it is made), made once for every reader under one key."""
     key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
     found = _made(key, operation, inputs, ask, instance, lambda: True)
     value = found if isinstance(found, dict) else np.asarray(found)
-    noise = cache.get(f"{key}:noise")
-    if noise is None:
-        noise = attention.noise_bounds(operation, inputs, ask, value, instance)
-        cache.set(f"{key}:noise", noise, timeout=VALUE_SECONDS)
-    return value, noise
+    settled = cache.get(f"{key}:settled")
+    if settled is None:
+        settled = attention.settled(operation, inputs, ask, value, instance)
+        cache.set(f"{key}:settled", settled, timeout=VALUE_SECONDS)
+    return settled
 
 
 def _made(

@@ -37,10 +37,15 @@ def tolerance_of(source: Any) -> dict[str, Any]:
     return {"digits": digits} if digits is not None else {"rtol": rtol, "atol": atol}
 
 
-def reader_compare(value: Any, answer: Any, tolerance: Mapping[str, Any], zero: Any = None) -> Any:
-    """``answer`` against ``value`` by the reader's rule (`attention.Comparison`); ``zero``:
-    the engine's noise bounds, as for a verdict. Raises as `attention.compare` does."""
-    return attention.compare(value, answer, **tolerance, zero=zero, shown=SHOWN_DIGITS)
+def reader_compare(
+    value: Any, answer: Any, tolerance: Mapping[str, Any], zero: Any = None, unsure: Any = None
+) -> Any:
+    """``answer`` against ``value`` by the reader's rule (`attention.Comparison`); ``zero`` and
+    ``unsure``: the engine's noise bounds and how far each entry may be off, as for a verdict
+    (`attention.settled`). Raises as `attention.compare` does."""
+    return attention.compare(
+        value, answer, **tolerance, zero=zero, shown=SHOWN_DIGITS, unsure=unsure
+    )
 
 
 def readers_right(value: Any, answers: list[Any], tolerance: Mapping[str, Any]) -> list[bool]:

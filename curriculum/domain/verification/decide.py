@@ -251,7 +251,7 @@ def _engine_verdict(
     try:
         with attention.cpu_budget(settings.VERIFY_ENGINE_SECONDS):
             value = attention.evaluate(problem.operation, problem.inputs, problem.ask)
-            result = answer_compare(problem=problem, value=value, answer=answer)
+            result, value = answer_compare(problem=problem, value=value, answer=answer)
             drawn, unsound = instances_checked(problem=problem)
             ok = result.ok and not unsound
             warnings = mistake_warnings_of(problem, {0: value} | drawn) if ok else []

@@ -235,14 +235,14 @@ def test_the_solution_asked_for_many_times_is_computed_once(client, practice, ev
 def test_checks_of_an_instance_run_the_engine_once_for_every_reader(
     client, practice, evaluations, monkeypatch
 ):
-    """The engine's value of an instance is made once and kept for everyone, and so is where
-    it finds float noise in it (a second run where an entry is in doubt): checks right and
+    """The engine's value of an instance is made once and kept for everyone, and so is the
+    value an answer is held against and where it finds float noise in it: checks right and
     wrong, from any reader, and the solution shown after them share them (a problem whose
     value costs seconds must not cost them again on each check)."""
     noise_checks = []
-    noise_bounds = attention.noise_bounds
+    settled = attention.settled
     monkeypatch.setattr(
-        attention, "noise_bounds", lambda *args: noise_checks.append(args) or noise_bounds(*args)
+        attention, "settled", lambda *args: noise_checks.append(args) or settled(*args)
     )
     wrong = "\n".join(" ".join(str(v + 1) for v in row) for row in engine(6))
     checks = [check(client, 6, wrong)]

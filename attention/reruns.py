@@ -1,0 +1,243 @@
+"""The further runs of the engine the float-noise rule (`attention.noise`) decides by: the value
+again in extended precision, and again with its inputs moved, each made once, when first asked.
+
+Every move is drawn from a seed the inputs themselves make (a hash of their numbers): the same
+problem is always moved alike, so its verdict does not change from run to run, and inputs cannot
+be chosen so that a known move cancels in them (a hostile author did so for one fixed seed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from attention.errors import EngineInputError, fail
+from attention.registry.table import evaluate
+from attention.work import evaluation_work
+
+PERTURBATION = 2.0**-51
+"""How far each input a reading rounds is moved, relatively, by a random factor of either sign
+(0.5 to 1.5 in size): a unit or two in the last place, as reading and rounding move numbers."""
+
+READ = 2.0**-53
+"""How far reading a number rounds it, relatively: what a move is scaled to."""
+
+SCREEN = 2.0**-40
+"""How far the screening run (past EXTENDED_WORK) moves every number of the inputs, exact or
+not, relatively: far past the grid float64 rounds to, which a move of a unit or two may fall
+back onto (2^60 + 1 is 2^60 however its factors move by so little)."""
+
+LONG = float(np.finfo(np.longdouble).eps) / 2
+"""How far longdouble rounds, relatively: 2^-64 on x86-64 (2^-53 where it is float64)."""
+
+SHAKE = LONG * 2.0**8
+"""How far the extended run's own check moves every number, relatively: past longdouble's grid,
+as SCREEN is past float64's (2^66 + 1 is 2^66 in longdouble too)."""
+
+PATTERNS = 3
+"""How many moved runs measure how far reading the inputs may move an entry (rows moved alike
+stay alike, as identical values do, so the largest move decides)."""
+
+EXTENDED_WORK = 3 * 10**7
+"""The most work (attention/work.py's units) the extended run is made for: longdouble has no
+BLAS, and runs some ten to fifty times slower than float64 (a causal mask's exact zeros ask
+for it on every long sequence: at 10^8 units it took seconds)."""
+
+
+@dataclass
+class Runs:
+    """The further runs of one value, each made once, when first asked."""
+
+    operation: Any
+    given: dict[str, Any]
+    ask: Any
+    made: dict[str, Any] = field(default_factory=dict)
+
+    def extended(self, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
+        """Output ``key`` in extended precision (longdouble), or None where the value is too
+        large to compute so (or the operation refuses its inputs so)."""
+        if "extended" not in self.made:
+            self.made["extended"] = extended_value(self.operation, self.given, self.ask)
+        found = self.made["extended"]
+        return None if found is None else _entry(found, key, shape, np.longdouble)
+
+    def shaken(self, key: str, exact: np.ndarray) -> np.ndarray:
+        """How far longdouble's own roundings may have moved each entry of output ``key``
+        (``exact``, the extended run's): the larger move under moving every number by SHAKE
+        one way and exactly the other (a relu dead on one side is alive on the other), in
+        extended precision, scaled to one rounding of longdouble's."""
+        if "shaken" not in self.made:
+            self.made["shaken"] = [
+                _evaluated(self.operation, self.given, self.ask, lambda n, a, m=move: m(a))
+                for move in (mover(self.seed(), SHAKE * sign, np.longdouble) for sign in (1, -1))
+            ]
+        moves = [self._moves(run, key, exact, LONG / SHAKE) for run in self.made["shaken"]]
+        return np.maximum(*moves)
+
+    def screened(self, key: str, got: np.ndarray) -> np.ndarray:
+        """How far float64's own roundings may have moved each entry of output ``key``, where
+        there is no extended run: the larger move under two screening runs, every number
+        moved by SCREEN, scaled to one reading."""
+        if "screened" not in self.made:
+            runs = []
+            for seed in (self.seed(), self.seed() + 1):
+                move = mover(seed, SCREEN)
+                runs.append(
+                    _evaluated(self.operation, self.given, self.ask, lambda n, a, m=move: m(a))
+                )
+            self.made["screened"] = runs
+        moves = [self._moves(run, key, got, READ / SCREEN) for run in self.made["screened"]]
+        return np.maximum(*moves)
+
+    def moved(self, key: str, got: np.ndarray, patterns: int = PATTERNS) -> np.ndarray:
+        """How far reading its inputs may move each entry of output ``key``: the largest move
+        under the first ``patterns`` moved runs, scaled to one reading (0.0 where no input is
+        rounded by its reading, or the operation refuses moved inputs)."""
+        made = self.made.setdefault("moved", [])
+        rounded = self.rounded()
+        while rounded and len(made) < patterns:
+            near = _moved(
+                self.operation, self.given, self.ask, self.seed() + 2 + len(made), rounded
+            )
+            if near is None:  # the operation refuses moved inputs: nothing is measured
+                self.made["rounded"] = rounded = {}
+                made.clear()
+            else:
+                made.append(near)
+        moves = [self._moves(near, key, got, READ / PERTURBATION) for near in made[:patterns]]
+        return np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
+
+    def rounded(self) -> dict[str, np.ndarray]:
+        """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
+        if "rounded" not in self.made:
+            arrays = number_arrays(self.given)  # one pass over every input's numbers together
+            flat = [a.ravel() for a in arrays.values()]
+            mask = _rounded(np.concatenate(flat) if flat else np.zeros(0))
+            ends = np.cumsum([a.size for a in arrays.values()])[:-1]
+            parts = np.split(mask, ends) if arrays else []
+            masks = {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
+            self.made["rounded"] = masks if mask.any() else {}
+        return self.made["rounded"]
+
+    def seed(self) -> int:
+        """The seed these inputs make: a hash of their names and numbers."""
+        if "seed" not in self.made:
+            digest = hashlib.blake2b(digest_size=7)
+            for name, array in sorted(number_arrays(self.given).items()):
+                digest.update(name.encode() + b"\0" + repr(array.shape).encode())
+                digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+            self.made["seed"] = int.from_bytes(digest.digest())
+        return self.made["seed"]
+
+    @staticmethod
+    def _moves(run: Any, key: str, near: np.ndarray, scale: float) -> np.ndarray:
+        if run is None:  # the operation refuses moved inputs: nothing is measured
+            return np.zeros(near.shape)
+        return np.abs(near - _entry(run, key, near.shape, near.dtype)) * scale
+
+
+def extended_value(operation: Any, given: dict[str, Any], ask: Any) -> Any | None:
+    """The value on ``given`` (generators drawn) in extended precision (longdouble), or None
+    where it is too large to compute so (EXTENDED_WORK) or the operation refuses its inputs
+    so."""
+    work = evaluation_work(operation, given)
+    if work is None or work > EXTENDED_WORK:
+        return None
+    return _evaluated(operation, given, ask, _widened)
+
+
+def _entry(run: Any, key: str, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
+    """Output ``key`` of a further run (the whole run for an unnamed value)."""
+    found = np.asarray(run[key] if isinstance(run, Mapping) else run, dtype)
+    if found.shape != shape:
+        raise fail("value", f"a further run of the engine gave {found.shape}, not {shape}")
+    return found
+
+
+def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> Any | None:
+    """The value on the inputs each list of numbers ``change`` makes: lists of whole numbers
+    too, as the tensors they are, and where the operation refuses that (class indices), lists
+    of floats alone. None where it refuses even that."""
+    for kinds in ("iuf", "f"):
+        changed = {name: _changed(name, v, kinds, change) for name, v in given.items()}
+        try:
+            return evaluate(operation, changed, ask, 0)
+        except EngineInputError:
+            continue
+    return None
+
+
+def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
+    if not isinstance(node, (list, tuple, np.ndarray)):
+        return node  # a scalar is a count or a setting (heads, eps): kept
+    try:
+        array = np.asarray(node)
+    except ValueError:  # ragged: the engine says so on its own run
+        return node
+    if array.dtype.kind not in kinds or array.dtype.kind == "b":
+        return node
+    return change(name, array)
+
+
+def number_arrays(given: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The inputs' lists of numbers, as arrays by name (booleans and ragged lists left out)."""
+    found = {}
+    for name, value in given.items():
+        if isinstance(value, (list, tuple, np.ndarray)):
+            try:
+                array = np.asarray(value)
+            except ValueError:
+                continue
+            if array.dtype.kind in "iuf":
+                found[name] = array
+    return found
+
+
+def _widened(name: str, array: np.ndarray) -> np.ndarray:
+    return array.astype(np.longdouble)
+
+
+def _rounded(array: np.ndarray) -> np.ndarray:
+    """Where reading a number rounds it: where it is no decimal of at most 17 significant
+    figures exactly (0.1 and a float printed to 17 figures are not; 2e14 - 20, 0.375 are)."""
+    x = np.asarray(array, dtype=np.float64)
+    mantissa, exponent = np.frexp(np.abs(x))
+    whole = (mantissa * 2.0**53).astype(np.int64)
+    lowest = np.log2((whole & -whole).clip(1)).astype(np.int64)
+    bits = np.clip(53 - exponent - lowest, 0, None)  # binary figures after the point
+    figures = np.abs(x) * 10.0 ** np.minimum(bits, 30)  # its decimal figures, a whole number
+    exact = (x == 0) | ((bits == 0) & (np.abs(x) < 2.0**53)) | ((bits <= 30) & (figures < 1e17))
+    return ~exact
+
+
+def _moved(
+    operation: Any, given: dict[str, Any], ask: Any, seed: int, rounded: dict[str, np.ndarray]
+) -> Any | None:
+    """The value again, every number a reading rounds (``rounded``) moved under ``seed``."""
+    move = mover(seed)
+
+    def moved(name: str, array: np.ndarray) -> Any:
+        where = rounded.get(name)
+        return array if where is None or not where.any() else move(array, where)
+
+    return _evaluated(operation, given, ask, moved)
+
+
+def mover(
+    seed: int, size: float = PERTURBATION, dtype: Any = np.float64
+) -> Callable[..., np.ndarray]:
+    """Moves an array's entries (``where`` it says) by ``size`` times a random factor of
+    either sign from 0.5 to 1.5, by default a unit or two in the last place, drawn afresh from
+    ``seed`` at each call: as reading and rounding move numbers. The result is ``dtype``."""
+    rng = np.random.default_rng(seed)
+
+    def move(array: np.ndarray, where: Any = True) -> np.ndarray:
+        drawn = rng.uniform(-1.0, 1.0, np.shape(array))
+        factors = (drawn + 0.5 * np.sign(drawn)) * where
+        return np.asarray(array, dtype=dtype) * (dtype(1) + size * factors)
+
+    return move
