@@ -248,7 +248,7 @@ def _settle(
     if moved.shape != got.shape or not moved.any():
         return
     off = np.abs(got - expected)
-    turns = np.abs(off - allowed) <= moved
+    turns = (moved > 0) & (np.abs(off - allowed) <= moved)
     if turns.any() and not (off > allowed + moved).any():
         at = tuple(int(i) for i in np.argwhere(turns)[0])
         where = f"{prefix}{list(at) if at else ''}".rstrip(": ") or "the value"

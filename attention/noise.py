@@ -48,17 +48,17 @@ from attention.compare import (
 )
 from attention.errors import EngineInputError, fail
 from attention.generated import expand_inputs
-from attention.reruns import EXTENDED_WORK, PATTERNS, Runs, number_arrays
+from attention.reruns import EXTENDED_WORK, LONG, PATTERNS, READ, SHAKE, Runs, number_arrays
 
 MOVED = 4.0
 """An entry whose extended value is within MOVED times how far reading its inputs may move it
 of 0 is noise."""
 
 EXTENDED = 2.0**-7
-"""An entry whose extended value is within this share of how far float64 leaves it (or the
-furthest it leaves an entry in doubt of the same output) from that value is noise too: a
-residue of inputs binary holds exactly, which no move measures. Longdouble rounds 2^-11 as
-far, and a residue it leaves is so much smaller."""
+"""An entry whose extended value is within this share of how far float64 leaves it from that
+value is noise too: a residue of inputs binary holds exactly. Longdouble rounds 2^-11 as far,
+and a residue it leaves is so much smaller (one float64 happens to leave 0 is measured by
+longdouble's own roundings, the shaken runs)."""
 
 ROUNDINGS = 2.0**10
 """How many of float64's own roundings may add up in an entry, as the screening runs past
@@ -69,6 +69,10 @@ LONG_ROUNDINGS = 2.0**4
 """As ROUNDINGS, for longdouble's roundings in the extended run: a move of every input by one
 of its roundings counts every input as a rounding, far more than an exact subtraction is (the
 e^-20 that scores of 2e14 and 2e14 - 20 make, computed exactly, is a number to answer)."""
+
+GRIDS = 2.0
+"""Longdouble's roundings may leave an entry this many times as far from its exact value as
+float64's do, scaled by the ratio of their grids (2^-11 on x86-64)."""
 
 CLEAR = 2.0**10
 """Where the value is too large to compute again, a float64 entry this many times further from
@@ -91,13 +95,13 @@ def noise_bounds(operation: Any, inputs: Any, ask: Any, value: Any, instance: in
 
 
 def settled(
-    operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0
+    operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0, salt: bytes = b""
 ) -> tuple[Any, Any, Any]:
     """What an answer is held against, each shaped as ``value`` (the engine's): the value (the
     extended run's, rounded to float64, where it is made; ``value`` elsewhere); for each entry
     how close to 0 it is taken as 0, or 0.0 where it is a number to answer; and how far reading
     the inputs and rounding may have moved it, which no verdict may turn on (`compare`'s
-    ``unsure``)."""
+    ``unsure``). ``salt`` keys the seed of every move (`attention.reruns.Runs.seed`)."""
     arrays = value if isinstance(value, Mapping) else {"": value}
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
@@ -105,13 +109,14 @@ def settled(
     bounds = {k: zero_bound(got) for k, got in floats.items()}
     held = dict(arrays)
     unsure = {k: np.zeros(got.shape) for k, got in floats.items()}
-    runs = Runs(operation, given, ask) if given is not None else None
+    runs = Runs(operation, given, ask, salt) if given is not None else None
     for key, got in floats.items():
         if runs is None or _counts(arrays[key]):
             continue
         doubt = (got == 0) | _in_doubt(got, among)
         exact = runs.extended(key, got.shape)
-        if exact is None:  # float64's value is held: its own roundings, screened
+        if exact is None or not runs.precise():  # float64's value is held: its roundings,
+            # screened
             unsure[key] = ROUNDINGS * runs.screened(key, got)
             doubt |= unsure[key] > half_unit(got, MIN_FIGURES)
             bounds[key] = _unextended(runs, key, got, doubt, least, bounds[key])
@@ -120,8 +125,10 @@ def settled(
         tiny = (exact != 0) & (np.abs(exact) < np.finfo(np.float64).smallest_normal)
         exact = np.where(tiny, got, exact)
         if runs.rounded():  # one moved run screens every entry for what reading moves
-            doubt |= MOVED * runs.moved(key, got, 1) > half_unit(got, MIN_FIGURES)
-        bounds[key], noise, moved = _decided(runs, key, got, exact, doubt, least, bounds[key])
+            doubt |= MOVED * runs.moved(key, exact, 1) > half_unit(got, MIN_FIGURES)
+        bounds[key], noise, moved = _decided(
+            runs, key, got, exact, doubt, (among, least), bounds[key]
+        )
         held[key] = np.where(noise | (got == exact), got, exact.astype(np.float64))
         # within two units in float64's last place of the value held, a move says nothing:
         # the value is held as float64, and an exact comparison (atol 0) asks for that
@@ -135,21 +142,21 @@ def settled(
 def _unextended(
     runs: Runs, key: str, got: np.ndarray, doubt: np.ndarray, least: float, bound: np.ndarray
 ) -> np.ndarray:
-    """Past EXTENDED_WORK: a float64 entry in doubt well clear of its inputs' moves, and of its
-    own roundings as the screens measure them, is a number; the engine cannot settle others."""
+    """Past EXTENDED_WORK, or where the extended run computes in float64 again: a float64 entry
+    in doubt well clear of its inputs' moves, and of its own roundings as the screens measure
+    them, is a number; the engine cannot settle others."""
     unsettled = doubt & (got != 0)
     if unsettled.any():
         near = np.abs(got) <= CLEAR * MOVED * runs.moved(key, got)
         rounding = ROUNDINGS * runs.screened(key, got) > half_unit(got, MIN_FIGURES)
-        _refuse(
-            key,
-            unsettled & (near | rounding),
-            "cannot settle {}",
-            lambda at: (
-                "the value is too large to compute again in extended precision (more "
-                f"than {EXTENDED_WORK:g} units of work)"
-            ),
+        why = (
+            f"the value is too large to compute again in extended precision (more than "
+            f"{EXTENDED_WORK:g} units of work)"
+            if runs.extended(key, got.shape) is None
+            else "the operation computes in float64 alone (its inputs are settings, which "
+            "have nothing to widen)"
         )
+        _refuse(key, unsettled & (near | rounding), "cannot settle {}", lambda at: why)
     return bound
 
 
@@ -159,17 +166,28 @@ def _decided(
     got: np.ndarray,
     exact: np.ndarray,
     doubt: np.ndarray,
-    least: float,
+    sizes: tuple[float, float],
     bound: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``bound`` with each entry in ``doubt`` decided, noise (its bound, what an answer of 0
     may be off) or a number (0.0); where it is noise; and how far reading and rounding may
-    have moved each entry. EngineInputError where the engine cannot settle an entry."""
+    have moved each entry (``sizes``: the inputs' largest and smallest numbers).
+    EngineInputError where the engine cannot settle an entry."""
+    among, least = sizes
     widest = widest_zero(least)
-    rounding = LONG_ROUNDINGS * runs.shaken(key, exact)  # longdouble's own, at most
+    off = np.abs(got - exact)  # float64's rounding
+    shaken = runs.shaken(key, exact)
+    # longdouble's own roundings, at most: as the shaken runs measure them, and as far as
+    # float64's, finer by the ratio of their grids (the same operations round in both: an
+    # angle of 1e9 radians, which no move of x reaches, rounds in either)
+    rounding = np.maximum(LONG_ROUNDINGS * shaken, GRIDS * off * (LONG / READ))
+    # float64's 0 where longdouble leaves a residue within its grid at the scale of the inputs,
+    # which no move reaches at first order (identical rows part only at second): noise
+    grain = LONG_ROUNDINGS * LONG * among
+    still = (got == 0) & (np.abs(exact) <= grain) & (shaken * (SHAKE / LONG) <= grain)
     unsettled = doubt & ((got != 0) | (exact != 0))
     zeros = doubt & ~unsettled  # zeros in extended precision too, unless their terms are too
-    reading = MOVED * runs.moved(key, got, PATTERNS if doubt.any() else 1)  # the screen's
+    reading = MOVED * runs.moved(key, exact, PATTERNS if doubt.any() else 1)  # the screen's
     moved = np.maximum(reading, rounding)
     _refuse(  # large for either to tell: 1e20 + 1 - 1e20, 2^33 * 2^33 + 1 - 2^66
         key,
@@ -181,9 +199,11 @@ def _decided(
             f"{LARGEST_NOISE:g}"
         ),
     )
-    off = np.abs(got - exact)  # float64's rounding, a lucky 0 measured by its neighbours'
-    reach = np.maximum(moved, EXTENDED * np.maximum(off, np.max(off[doubt], initial=0.0)))
-    noise = unsettled & (np.abs(exact) <= reach)
+    # float64's own rounding (a neighbour's is no measure of it: an exact -2.5e-4 beside an
+    # entry float64 leaves 0.12 off was taken for noise)
+    reach = np.maximum(moved, EXTENDED * off)
+    noise = unsettled & ((np.abs(exact) <= reach) | still)
+    reach = np.where(still, np.maximum(reach, grain), reach)
     # float64 off in its third figure, all within 2^-40 of the output's largest entry (not the
     # inputs': 1e-4 from terms of 1e9 is a number), and a speck in itself: the band an exact 0
     # there is given
@@ -202,7 +222,8 @@ def _decided(
             f"{LARGEST_NOISE:g}"
         ),
     )
-    number = ~noise & ~zeros & ((got != 0) | (exact != 0))
+    normal = np.abs(exact) >= np.finfo(np.float64).smallest_normal  # else float64's own
+    number = ~noise & ~zeros & (normal | ((exact == 0) & (got != 0)))
     for move, why in (
         (reading, "reading its inputs into binary"),
         (rounding, "its terms cancel past extended precision too: rounding"),

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from attention.errors import EngineInputError, fail
-from attention.registry.table import evaluate
+from attention.registry.table import OPERATIONS, evaluate
 from attention.work import evaluation_work
 
 PERTURBATION = 2.0**-51
@@ -36,7 +36,10 @@ LONG = float(np.finfo(np.longdouble).eps) / 2
 
 SHAKE = LONG * 2.0**8
 """How far the extended run's own check moves every number, relatively: past longdouble's grid,
-as SCREEN is past float64's (2^66 + 1 is 2^66 in longdouble too)."""
+as SCREEN is past float64's (2^66 + 1 is 2^66 in longdouble too), yet near enough that a move
+that swamps a term past 2^64, scaled to one rounding, still says so. So near the grid a move
+takes a few hundred values: three runs, under a seed the inputs and the caller's ``salt`` make
+(a server's secret), so that no author can find inputs whose moves cancel in all three."""
 
 PATTERNS = 3
 """How many moved runs measure how far reading the inputs may move an entry (rows moved alike
@@ -55,6 +58,7 @@ class Runs:
     operation: Any
     given: dict[str, Any]
     ask: Any
+    salt: bytes = b""
     made: dict[str, Any] = field(default_factory=dict)
 
     def extended(self, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -65,18 +69,30 @@ class Runs:
         found = self.made["extended"]
         return None if found is None else _entry(found, key, shape, np.longdouble)
 
+    def precise(self) -> bool:
+        """Whether the extended run computed in extended precision: an operation on settings
+        alone (a position table) has nothing to widen, and computes in float64 again."""
+        found = self.made.get("extended")
+        values = found.values() if isinstance(found, Mapping) else [found]
+        arrays = [np.asarray(v) for v in values if v is not None]
+        return bool(arrays) and all(a.dtype != np.float64 for a in arrays)
+
     def shaken(self, key: str, exact: np.ndarray) -> np.ndarray:
         """How far longdouble's own roundings may have moved each entry of output ``key``
-        (``exact``, the extended run's): the larger move under moving every number by SHAKE
-        one way and exactly the other (a relu dead on one side is alive on the other), in
-        extended precision, scaled to one rounding of longdouble's."""
+        (``exact``, the extended run's): the largest move under moving every number by SHAKE
+        one way, exactly the other (a relu dead on one side is alive on the other), and under
+        a pattern of its own, in extended precision, scaled to one rounding of longdouble's."""
         if "shaken" not in self.made:
+            seed = self.seed()  # a pattern and its opposite, and a pattern of its own: inputs
+            # made for two moves to cancel in one must make them cancel in the other too
+            movers = [mover(seed, SHAKE * sign, np.longdouble) for sign in (1, -1)]
+            movers.append(mover(seed + 1, SHAKE, np.longdouble))
             self.made["shaken"] = [
                 _evaluated(self.operation, self.given, self.ask, lambda n, a, m=move: m(a))
-                for move in (mover(self.seed(), SHAKE * sign, np.longdouble) for sign in (1, -1))
+                for move in movers
             ]
         moves = [self._moves(run, key, exact, LONG / SHAKE) for run in self.made["shaken"]]
-        return np.maximum(*moves)
+        return np.max(np.stack(moves), axis=0)
 
     def screened(self, key: str, got: np.ndarray) -> np.ndarray:
         """How far float64's own roundings may have moved each entry of output ``key``, where
@@ -93,28 +109,29 @@ class Runs:
         moves = [self._moves(run, key, got, READ / SCREEN) for run in self.made["screened"]]
         return np.maximum(*moves)
 
-    def moved(self, key: str, got: np.ndarray, patterns: int = PATTERNS) -> np.ndarray:
-        """How far reading its inputs may move each entry of output ``key``: the largest move
-        under the first ``patterns`` moved runs, scaled to one reading (0.0 where no input is
-        rounded by its reading, or the operation refuses moved inputs)."""
-        made = self.made.setdefault("moved", [])
+    def moved(self, key: str, near: np.ndarray, patterns: int = PATTERNS) -> np.ndarray:
+        """How far reading its inputs may move each entry of output ``key`` (``near``, of the
+        run it is measured from: in extended precision, float64's own rounding of a move
+        hides nothing): the largest move under the first ``patterns`` moved runs, scaled to
+        one reading (0.0 where no input is rounded by its reading, or the operation refuses
+        moved inputs)."""
+        made = self.made.setdefault(f"moved {near.dtype.str}", [])
         rounded = self.rounded()
         while rounded and len(made) < patterns:
-            near = _moved(
-                self.operation, self.given, self.ask, self.seed() + 2 + len(made), rounded
-            )
-            if near is None:  # the operation refuses moved inputs: nothing is measured
+            seed = self.seed() + 2 + len(made)
+            run = _moved(self.operation, self.given, self.ask, seed, rounded, near.dtype.type)
+            if run is None:  # the operation refuses moved inputs: nothing is measured
                 self.made["rounded"] = rounded = {}
                 made.clear()
             else:
-                made.append(near)
-        moves = [self._moves(near, key, got, READ / PERTURBATION) for near in made[:patterns]]
-        return np.max(np.stack(moves), axis=0) if moves else np.zeros(got.shape)
+                made.append(run)
+        moves = [self._moves(run, key, near, READ / PERTURBATION) for run in made[:patterns]]
+        return np.max(np.stack(moves), axis=0) if moves else np.zeros(near.shape)
 
     def rounded(self) -> dict[str, np.ndarray]:
         """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
         if "rounded" not in self.made:
-            arrays = number_arrays(self.given)  # one pass over every input's numbers together
+            arrays = _numbers(self.given)  # one pass over every input's numbers together
             flat = [a.ravel() for a in arrays.values()]
             mask = _rounded(np.concatenate(flat) if flat else np.zeros(0))
             ends = np.cumsum([a.size for a in arrays.values()])[:-1]
@@ -124,10 +141,10 @@ class Runs:
         return self.made["rounded"]
 
     def seed(self) -> int:
-        """The seed these inputs make: a hash of their names and numbers."""
+        """The seed these inputs make: a hash of their names and numbers, keyed by ``salt``."""
         if "seed" not in self.made:
-            digest = hashlib.blake2b(digest_size=7)
-            for name, array in sorted(number_arrays(self.given).items()):
+            digest = hashlib.blake2b(digest_size=7, key=self.salt[:64])
+            for name, array in sorted(_numbers(self.given).items()):
                 digest.update(name.encode() + b"\0" + repr(array.shape).encode())
                 digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
             self.made["seed"] = int.from_bytes(digest.digest())
@@ -161,7 +178,11 @@ def _entry(run: Any, key: str, shape: tuple[int, ...], dtype: Any = np.float64) 
 def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> Any | None:
     """The value on the inputs each list of numbers ``change`` makes: lists of whole numbers
     too, as the tensors they are, and where the operation refuses that (class indices), lists
-    of floats alone. None where it refuses even that."""
+    of floats alone. None where it refuses even that. A setting the operation takes as a
+    number (eps, a position's base, written 2 or 2.0 alike) is changed as a number is."""
+    found = OPERATIONS.get(operation)
+    numbers = {p.name for p in found.parameters if p.kind == "number"} if found else set()
+    given = {n: float(v) if n in numbers and _whole(v) else v for n, v in given.items()}
     for kinds in ("iuf", "f"):
         changed = {name: _changed(name, v, kinds, change) for name, v in given.items()}
         try:
@@ -172,8 +193,10 @@ def _evaluated(operation: Any, given: dict[str, Any], ask: Any, change: Any) -> 
 
 
 def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
+    if _setting(node):  # eps, a position's base: moved as numbers are, passed on as a float
+        return float(np.asarray(change(name, np.asarray(node, dtype=np.float64))).item())
     if not isinstance(node, (list, tuple, np.ndarray)):
-        return node  # a scalar is a count or a setting (heads, eps): kept
+        return node  # a count (heads, offset), a flag or a word: kept
     try:
         array = np.asarray(node)
     except ValueError:  # ragged: the engine says so on its own run
@@ -197,6 +220,22 @@ def number_arrays(given: dict[str, Any]) -> dict[str, np.ndarray]:
     return found
 
 
+def _whole(node: Any) -> bool:
+    return isinstance(node, (int, np.integer)) and not isinstance(node, bool)
+
+
+def _setting(node: Any) -> bool:
+    """A number that is no list and no count: a float setting such as eps or base."""
+    return isinstance(node, (float, np.floating)) and not isinstance(node, bool)
+
+
+def _numbers(given: dict[str, Any]) -> dict[str, np.ndarray]:
+    """`number_arrays`, and the float settings as arrays of no axes: every number a move
+    moves."""
+    settings = {name: np.asarray(v, dtype=np.float64) for name, v in given.items() if _setting(v)}
+    return number_arrays(given) | settings
+
+
 def _widened(name: str, array: np.ndarray) -> np.ndarray:
     return array.astype(np.longdouble)
 
@@ -215,10 +254,16 @@ def _rounded(array: np.ndarray) -> np.ndarray:
 
 
 def _moved(
-    operation: Any, given: dict[str, Any], ask: Any, seed: int, rounded: dict[str, np.ndarray]
+    operation: Any,
+    given: dict[str, Any],
+    ask: Any,
+    seed: int,
+    rounded: dict[str, np.ndarray],
+    dtype: Any,
 ) -> Any | None:
-    """The value again, every number a reading rounds (``rounded``) moved under ``seed``."""
-    move = mover(seed)
+    """The value again, every number a reading rounds (``rounded``) moved under ``seed``,
+    computed in ``dtype``."""
+    move = mover(seed, PERTURBATION, dtype)
 
     def moved(name: str, array: np.ndarray) -> Any:
         where = rounded.get(name)
@@ -238,6 +283,7 @@ def mover(
     def move(array: np.ndarray, where: Any = True) -> np.ndarray:
         drawn = rng.uniform(-1.0, 1.0, np.shape(array))
         factors = (drawn + 0.5 * np.sign(drawn)) * where
-        return np.asarray(array, dtype=dtype) * (dtype(1) + size * factors)
+        moved = np.asarray(array, dtype=dtype)
+        return moved + moved * (size * factors)  # every figure of the factor kept
 
     return move

@@ -17,7 +17,7 @@ from attention.answers import answer_problems
 from curriculum.models import Problem
 
 from .hints import shape_words
-from .instance_values import instance_judged
+from .instance_values import engine_salt, instance_judged
 from .judging import judged_words, reader_compare, tolerance_of
 from .mistakes import mistake_warnings
 from .placeholders import SHOWN_DIGITS
@@ -32,7 +32,7 @@ def answer_compare(
     the value it held the answer against (`attention.settled`: the extended run's, where it is
     made, so float64's own roundings never decide a verdict)."""
     held, zero, unsure = attention.settled(
-        problem.operation, problem.inputs, problem.ask, value, instance
+        problem.operation, problem.inputs, problem.ask, value, instance, salt=engine_salt()
     )
     result = attention.compare(held, answer, **tolerance_of(problem), zero=zero, unsure=unsure)
     return result, held

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.core.cache import cache
 
 import attention
@@ -46,6 +47,12 @@ def instance_value(
     return _made(key, operation, inputs, ask, instance, allow)
 
 
+def engine_salt() -> bytes:
+    """The key of the engine's moves (`attention.settled`): the server's secret, so that no
+    author can compute them and choose inputs whose moves cancel."""
+    return hashlib.sha256(b"engine moves:" + settings.SECRET_KEY.encode()).digest()
+
+
 def instance_judged(
     *, operation: str, inputs: Any, ask: Any, instance: int
 ) -> tuple[Any, Any, Any]:
@@ -58,7 +65,7 @@ def instance_judged(
     value = found if isinstance(found, dict) else np.asarray(found)
     settled = cache.get(f"{key}:settled")
     if settled is None:
-        settled = attention.settled(operation, inputs, ask, value, instance)
+        settled = attention.settled(operation, inputs, ask, value, instance, engine_salt())
         cache.set(f"{key}:settled", settled, timeout=VALUE_SECONDS)
     return settled
 
