@@ -1,11 +1,9 @@
 """Verdicts decided under the moved-runs noise rule are decided again under extended precision,
 whatever they said: the new rule moves both ways."""
 
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-
 from curriculum.models import Chapter, ClaimVerdict, Verdict
 from tests.conftest import verify_now
+from tests.curriculum.migrations.again import UNDECIDED, migrated_from
 
 
 def test_the_migration_asks_again_for_every_decided_verdict(seeded):
@@ -21,18 +19,11 @@ def test_the_migration_asks_again_for_every_decided_verdict(seeded):
     asked = {pk: requested for pk, requested in decided.values_list("pk", "requested_at")}
     before = dict(Verdict.objects.filter(pk__in=ids).values_list("pk", "decided_status"))
 
-    executor = MigrationExecutor(connection)
-    executor.migrate([("curriculum", "0035_ask_again_verified_under_the_old_noise_rule")])
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("curriculum"))
+    migrated_from("0035_ask_again_verified_under_the_old_noise_rule")
 
     again = Verdict.objects.filter(pk__in=ids)
-    assert set(again.values_list("status", "decided_at", "engine_version")) == {
-        ("pending", None, "")
-    }
+    assert set(again.values_list("status", "decided_at", "engine_version")) == UNDECIDED
     assert dict(again.values_list("pk", "decided_status")) == before  # kept for the webhook
     assert dict(again.values_list("pk", "requested_at")) == asked  # the sweep sends them
     claimed = ClaimVerdict.objects.filter(pk__in=claims)
-    assert set(claimed.values_list("status", "decided_at", "engine_version")) == {
-        ("pending", None, "")
-    }
+    assert set(claimed.values_list("status", "decided_at", "engine_version")) == UNDECIDED

@@ -1,11 +1,9 @@
 """What engine 1.3.0 decided is decided again by 1.4.0, which screens whole numbers for
 float64's own roundings too; what 1.4.0 decided stands."""
 
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-
 from curriculum.models import Chapter, ClaimVerdict, Verdict
 from tests.conftest import verify_now
+from tests.curriculum.migrations.again import UNDECIDED, migrated_from
 
 
 def test_the_migration_asks_again_for_what_the_old_engine_decided_only(seeded):
@@ -24,20 +22,13 @@ def test_the_migration_asks_again_for_what_the_old_engine_decided_only(seeded):
     before = dict(decided.values_list("pk", "decided_status"))
     kept = set(Verdict.objects.filter(pk__in=new).values_list("pk", "status", "decided_at"))
 
-    executor = MigrationExecutor(connection)
-    executor.migrate([("curriculum", "0036_ask_again_under_extended_precision")])
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("curriculum"))
+    migrated_from("0036_ask_again_under_extended_precision")
 
     again = Verdict.objects.filter(pk__in=old)
-    assert set(again.values_list("status", "decided_at", "engine_version")) == {
-        ("pending", None, "")
-    }
+    assert set(again.values_list("status", "decided_at", "engine_version")) == UNDECIDED
     assert set(Verdict.objects.filter(pk__in=new).values_list("pk", "status", "decided_at")) == kept
     assert dict(Verdict.objects.filter(pk__in=ids).values_list("pk", "decided_status")) == before
     assert dict(Verdict.objects.filter(pk__in=ids).values_list("pk", "requested_at")) == asked
     claimed = ClaimVerdict.objects.filter(pk__in=old_claims)
-    assert set(claimed.values_list("status", "decided_at", "engine_version")) == {
-        ("pending", None, "")
-    }
+    assert set(claimed.values_list("status", "decided_at", "engine_version")) == UNDECIDED
     assert not ClaimVerdict.objects.exclude(pk__in=old_claims).filter(status="pending").exists()
