@@ -197,9 +197,8 @@ def _changed(name: str, node: Any, kinds: str, change: Any) -> Any:
         return float(np.asarray(change(name, np.asarray(node, dtype=np.float64))).item())
     if not isinstance(node, (list, tuple, np.ndarray)):
         return node  # a count (heads, offset), a flag or a word: kept
-    try:
-        array = np.asarray(node)
-    except ValueError:  # ragged: the engine says so on its own run
+    array = _array(node)
+    if array is None:  # ragged: the engine says so on its own run
         return node
     if array.dtype.kind not in kinds or array.dtype.kind == "b":
         return node
@@ -211,13 +210,22 @@ def number_arrays(given: dict[str, Any]) -> dict[str, np.ndarray]:
     found = {}
     for name, value in given.items():
         if isinstance(value, (list, tuple, np.ndarray)):
-            try:
-                array = np.asarray(value)
-            except ValueError:
-                continue
-            if array.dtype.kind in "iuf":
+            array = _array(value)
+            if array is not None and array.dtype.kind in "iuf":
                 found[name] = array
     return found
+
+
+def _array(node: Any) -> np.ndarray | None:
+    """``node`` as an array, None where it is ragged. Whole numbers past int64 (10**20, which
+    numpy holds as objects) are the floats the engine reads them as, which reading rounds."""
+    try:
+        array = np.asarray(node)
+        if array.dtype == object:
+            return np.asarray(node, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return array
 
 
 def _whole(node: Any) -> bool:
