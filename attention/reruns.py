@@ -41,6 +41,10 @@ that swamps a term past 2^64, scaled to one rounding, still says so. So near the
 takes a few hundred values: three runs, under a seed the inputs and the caller's ``salt`` make
 (a server's secret), so that no author can find inputs whose moves cancel in all three."""
 
+SMALL = 8
+"""Inputs no larger than this make no term past 2^60 in any operation (eight factors of 8 and
+sums of 4096^3 of them): longdouble's own check is for larger ones."""
+
 PATTERNS = 3
 """How many moved runs measure how far reading the inputs may move an entry (rows moved alike
 stay alike, as identical values do, so the largest move decides)."""
@@ -82,6 +86,8 @@ class Runs:
         (``exact``, the extended run's): the largest move under moving every number by SHAKE
         one way, exactly the other (a relu dead on one side is alive on the other), and under
         a pattern of its own, in extended precision, scaled to one rounding of longdouble's."""
+        if "shaken" not in self.made and self.small():
+            self.made["shaken"] = []  # no term reaches 2^64: longdouble cannot lose one
         if "shaken" not in self.made:
             seed = self.seed()  # a pattern and its opposite, and a pattern of its own: inputs
             # made for two moves to cancel in one must make them cancel in the other too
@@ -92,7 +98,15 @@ class Runs:
                 for move in movers
             ]
         moves = [self._moves(run, key, exact, LONG / SHAKE) for run in self.made["shaken"]]
-        return np.max(np.stack(moves), axis=0)
+        return np.max(np.stack(moves), axis=0) if moves else np.zeros(exact.shape)
+
+    def small(self) -> bool:
+        """Whether every number of the inputs, settings and counts too, is at most SMALL in
+        size: then no product or sum the engine forms passes 2^60, and longdouble computes
+        every term exactly enough that its own check is not made."""
+        numbers = [np.abs(a).max(initial=0) for a in self.numbers().values()]
+        numbers += [abs(v) for v in self.given.values() if _whole(v)]
+        return max(numbers, default=0) <= SMALL
 
     def screened(self, key: str, got: np.ndarray) -> np.ndarray:
         """How far float64's own roundings may have moved each entry of output ``key``, where
@@ -131,7 +145,7 @@ class Runs:
     def rounded(self) -> dict[str, np.ndarray]:
         """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
         if "rounded" not in self.made:
-            arrays = _numbers(self.given)  # one pass over every input's numbers together
+            arrays = self.numbers()  # one pass over every input's numbers together
             flat = [a.ravel() for a in arrays.values()]
             mask = _rounded(np.concatenate(flat) if flat else np.zeros(0))
             ends = np.cumsum([a.size for a in arrays.values()])[:-1]
@@ -140,11 +154,17 @@ class Runs:
             self.made["rounded"] = masks if mask.any() else {}
         return self.made["rounded"]
 
+    def numbers(self) -> dict[str, np.ndarray]:
+        """Every number a move moves, by name (`_numbers`), read once."""
+        if "numbers" not in self.made:
+            self.made["numbers"] = _numbers(self.given)
+        return self.made["numbers"]
+
     def seed(self) -> int:
         """The seed these inputs make: a hash of their names and numbers, keyed by ``salt``."""
         if "seed" not in self.made:
             digest = hashlib.blake2b(digest_size=7, key=self.salt[:64])
-            for name, array in sorted(_numbers(self.given).items()):
+            for name, array in sorted(self.numbers().items()):
                 digest.update(name.encode() + b"\0" + repr(array.shape).encode())
                 digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
             self.made["seed"] = int.from_bytes(digest.digest())
