@@ -113,7 +113,10 @@ def test_a_save_while_redis_is_down_is_verified_once_redis_is_back(
 
         assert saved.returncode == 0, saved.stderr
         assert "could not enqueue" in saved.stderr
-        assert took < 15, f"saving took {took:.1f} s with the broker down"
+        # the whole command, started, importing and rendering beside a full suite (16 s once
+        # at 15); the broker's own share is timed alone, to its 1 s timeout, in
+        # test_a_save_with_the_broker_unreachable_returns_quickly_and_stays_pending
+        assert took < 40, f"saving took {took:.1f} s with the broker down"
         [verdict] = Verdict.objects.filter(solution__problem__chapter__code="II.9")
         assert verdict.status == "pending"
 
