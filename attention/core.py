@@ -41,16 +41,11 @@ _FLOAT32, _FLOAT64, _LONG = np.dtype(np.float32), np.dtype(np.float64), np.dtype
 
 def _result_dtype(*arrays: np.ndarray) -> np.dtype:
     """float32 only when every operand is float32 (in either byte order); longdouble (the
-    noise check's second run) when any is; anything else computes in float64."""
-    for arr in arrays:
-        if arr.dtype.char != "f":
-            break
-    else:
+    noise rule's extended run) when any is; anything else computes in float64."""
+    kinds = {arr.dtype.char for arr in arrays}
+    if kinds == {"f"}:
         return _FLOAT32
-    for arr in arrays:
-        if arr.dtype.char == "g":
-            return _LONG
-    return _FLOAT64
+    return _LONG if "g" in kinds else _FLOAT64
 
 
 def _require_finite(name: str, arr: np.ndarray) -> None:

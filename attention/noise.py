@@ -109,14 +109,15 @@ def settled(
     bounds = {k: zero_bound(got) for k, got in floats.items()}
     held = dict(arrays)
     unsure = {k: np.zeros(got.shape) for k, got in floats.items()}
-    runs = Runs(operation, given, ask, salt) if given is not None else None
+    if given is None:  # nothing to compute again: the engine's value, as it is
+        return _shaped(value, held, bounds, unsure)
+    runs = Runs(operation, given, ask, salt)
     for key, got in floats.items():
-        if runs is None or _counts(arrays[key]):
+        if _counts(arrays[key]):
             continue
         doubt = (got == 0) | _in_doubt(got, among)
         exact = runs.extended(key, got.shape)
-        if exact is None or not runs.precise():  # float64's value is held: its roundings,
-            # screened
+        if exact is None:  # float64's value is held: its own roundings, screened
             unsure[key] = ROUNDINGS * runs.screened(key, got)
             doubt |= unsure[key] > half_unit(got, MIN_FIGURES)
             bounds[key] = _unextended(runs, key, got, doubt, least, bounds[key])
@@ -129,14 +130,17 @@ def settled(
         bounds[key], noise, moved = _decided(
             runs, key, got, exact, doubt, (among, least), bounds[key]
         )
-        held[key] = np.where(noise | (got == exact), got, exact.astype(np.float64))
+        held[key] = np.where(noise, got, exact.astype(np.float64))
         # within two units in float64's last place of the value held, a move says nothing:
         # the value is held as float64, and an exact comparison (atol 0) asks for that
         moved = moved.astype(np.float64)
         unsure[key] = np.where(moved <= 2 * np.spacing(np.abs(held[key])), 0.0, moved)
-    if isinstance(value, Mapping):
-        return held, bounds, unsure
-    return held[""], bounds[""], unsure[""]
+    return _shaped(value, held, bounds, unsure)
+
+
+def _shaped(value: Any, *parts: dict[str, Any]) -> tuple[Any, ...]:
+    """Each of ``parts`` as ``value`` is shaped: a mapping of named arrays, or one array."""
+    return parts if isinstance(value, Mapping) else tuple(part[""] for part in parts)
 
 
 def _unextended(
@@ -152,7 +156,7 @@ def _unextended(
         why = (
             f"the value is too large to compute again in extended precision (more than "
             f"{EXTENDED_WORK:g} units of work)"
-            if runs.extended(key, got.shape) is None
+            if not runs.widened()
             else "the operation computes in float64 alone (its inputs are settings, which "
             "have nothing to widen)"
         )

@@ -67,15 +67,21 @@ class Runs:
 
     def extended(self, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
         """Output ``key`` in extended precision (longdouble), or None where the value is too
-        large to compute so (or the operation refuses its inputs so)."""
+        large to compute so, the operation refuses its inputs so, or it is no more precise
+        (`precise`)."""
         if "extended" not in self.made:
             self.made["extended"] = extended_value(self.operation, self.given, self.ask)
         found = self.made["extended"]
-        return None if found is None else _entry(found, key, shape, np.longdouble)
+        precise = found is not None and self.precise()
+        return _entry(found, key, shape, np.longdouble) if precise else None
+
+    def widened(self) -> bool:
+        """Whether the extended run was made (not too large, nor refused)."""
+        return self.made.get("extended") is not None
 
     def precise(self) -> bool:
-        """Whether the extended run computed in extended precision: an operation on settings
-        alone (a position table) has nothing to widen, and computes in float64 again."""
+        """Whether the extended run, made, computed in extended precision: an operation on
+        settings alone (a position table) has nothing to widen, and computes in float64 again."""
         found = self.made.get("extended")
         values = found.values() if isinstance(found, Mapping) else [found]
         arrays = [np.asarray(v) for v in values if v is not None]
