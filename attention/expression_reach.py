@@ -3,15 +3,18 @@
 (1e20 + 1000) - 1e20 is 0 in float64 and 1000 exactly, and a claim that it is 0 was verified.
 The expression is evaluated again with every number it reads and every result it computes
 moved by a unit or two in the last place (`attention.reruns.mover`; Monte Carlo
-arithmetic: as rounding moves them), under each of SEEDS; MARGIN times the largest move is its
-reach (a number read twice is moved alike: 1e20 - 1e20 is 0 however 1e20 is read). Where
-moving a side by its reach would change whether a claim holds, the engine cannot tell, and
-says so. Whole numbers up to 2**53 are held exactly and never moved.
+arithmetic: as rounding moves them), under each of RUNS seeds the expression's text makes,
+keyed by the caller's salt (a server's secret: no author can find numbers whose moves cancel);
+MARGIN times the largest move is its reach (a number read twice is moved alike: 1e20 - 1e20
+is 0 however 1e20 is read). Where moving a side by its reach would change whether a claim
+holds, the engine cannot tell, and says so. Whole numbers up to 2**53 are held exactly and
+never moved.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -31,7 +34,7 @@ float64's own precision, which a claim typed to 15 to 17 figures copied from num
 asks of it (exp(2.0) moves some ten); past that, rounding that cancelling terms amplified
 decides, and the reach counts."""
 
-SEEDS = (20240, 7)
+RUNS = 2
 """Two moved evaluations: a claim costs three evaluations of its budget, not more."""
 
 Lookup = Callable[[str], Any]
@@ -44,10 +47,12 @@ def value_reach(
     *,
     known: Iterable[str] = (),
     max_work: int,
+    salt: bytes = b"",
 ) -> np.ndarray:
     """For each entry of ``value`` (``expr``'s, from `evaluate`): how far rounding may have
-    moved it."""
-    moved = [_run(evaluate, expr, lookup, known, max_work, seed) for seed in SEEDS]
+    moved it (``salt`` keys the moves)."""
+    seeds = _seeds(expr, salt)
+    moved = [_run(evaluate, expr, lookup, known, max_work, seed) for seed in seeds]
     return _reach([m for m in moved if m is not None and m.shape == value.shape], value)
 
 
@@ -59,12 +64,13 @@ def sides_reach(
     *,
     known: Iterable[str] = (),
     max_work: int,
+    salt: bytes = b"",
 ) -> np.ndarray:
     """For each entry of ``left - right`` (a relation's sides, from `sides`): how far
-    rounding may have moved it."""
+    rounding may have moved it (``salt`` keys the moves)."""
     apart = np.subtract(left, right)
     moved = []
-    for seed in SEEDS:
+    for seed in _seeds(expr, salt):
         both = _run(sides, expr, lookup, known, max_work, seed)
         if both is not None:
             moved.append(np.subtract(*np.broadcast_arrays(*both)))
@@ -122,6 +128,14 @@ def _run(
     except (ExpressionError, EngineInputError):
         return None
     return tuple(map(np.asarray, found)) if isinstance(found, tuple) else np.asarray(found)
+
+
+def _seeds(expr: Expression | str, salt: bytes) -> list[int]:
+    """RUNS seeds of the expression's text, keyed by ``salt``: the same claim is always moved
+    alike, and only who holds the salt can say how."""
+    text = expr.text if isinstance(expr, Expression) else expr
+    digest = hashlib.blake2b(text.encode(), digest_size=7, key=salt[:64]).digest()
+    return [int.from_bytes(digest) + run for run in range(RUNS)]
 
 
 def _reach(moved: list[np.ndarray], value: np.ndarray) -> np.ndarray:

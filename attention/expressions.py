@@ -131,6 +131,7 @@ class _Evaluator:
         known: Iterable[str],
         max_work: int,
         move: Callable[[np.ndarray], np.ndarray] | None = None,
+        salt: bytes = b"",
     ) -> None:
         number = isinstance(max_work, (int, float)) and not isinstance(max_work, bool)
         if not (number and math.isfinite(max_work) and max_work >= 0):
@@ -143,6 +144,7 @@ class _Evaluator:
         self.calls = 0
         self.read_names: dict[str, _Value] = {}
         self.move = move  # applied to every float number read (attention.expression_reach)
+        self.salt = salt  # keys the moves of an engine call's own check (`settled`)
 
     def show(self, node: ast.AST) -> str:
         return segment(self.source, node)
@@ -371,7 +373,7 @@ class _Evaluator:
             widened = extended_value(name, inputs, ask) if self.move else None
             result = engine_evaluate(name, inputs, ask) if widened is None else widened
             if self.move is None and not isinstance(result, dict):
-                result = settled(name, inputs, ask, result)[0]
+                result = settled(name, inputs, ask, result, 0, self.salt)[0]
         except (EngineInputError, ArithmeticError, ValueError) as error:
             raise ExpressionError(f"{name}(...): {error}") from None
         if isinstance(result, dict):
@@ -393,10 +395,11 @@ def _start(
     known: Iterable[str],
     max_work: int,
     move: Callable[[np.ndarray], np.ndarray] | None = None,
+    salt: bytes = b"",
 ) -> tuple[ast.expr, Expression, _Evaluator]:
     text = expr.text if isinstance(expr, Expression) else expr
     body, source, summary = checked(text)  # read again: an Expression is only a summary
-    return body, summary, _Evaluator(source, lookup, known, max_work, move)
+    return body, summary, _Evaluator(source, lookup, known, max_work, move, salt)
 
 
 def evaluate(
@@ -406,11 +409,13 @@ def evaluate(
     known: Iterable[str] = (),
     max_work: int = MAX_EXPRESSION_WORK,
     move: Callable[[np.ndarray], np.ndarray] | None = None,
+    salt: bytes = b"",
 ) -> np.ndarray:
     """The value of a plain expression as float64 (0-d for a number); ``lookup`` gives each free
     name's value and raises KeyError for an unknown one, ``known`` names them for the message.
-    ``move`` changes every float number read (`attention.expression_reach`)."""
-    body, summary, evaluator = _start(expr, lookup, known, max_work, move)
+    ``move`` changes every float number read (`attention.expression_reach`); ``salt`` keys the
+    moves that check an engine call's value (`attention.settled`: a server's secret)."""
+    body, summary, evaluator = _start(expr, lookup, known, max_work, move, salt)
     if summary.relation is not None:
         raise ExpressionError(
             f"'{summary.text}' is a relation ({summary.relation}), not a value to compute"
@@ -425,9 +430,10 @@ def sides(
     known: Iterable[str] = (),
     max_work: int = MAX_EXPRESSION_WORK,
     move: Callable[[np.ndarray], np.ndarray] | None = None,
+    salt: bytes = b"",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Both sides of a relation, computed on one budget; ``holds`` then says whether it holds."""
-    body, summary, evaluator = _start(expr, lookup, known, max_work, move)
+    """Both sides of a relation, on one budget (the rest as `evaluate`); then `holds`."""
+    body, summary, evaluator = _start(expr, lookup, known, max_work, move, salt)
     if summary.relation is None or not isinstance(body, ast.Compare):
         raise ExpressionError(
             f"'{summary.text}' is a value, not a relation; write it as e.g. 'x == 1'"

@@ -16,6 +16,7 @@ from attention.compare import LARGEST_NOISE, widest_zero
 from attention.expression_reach import least_written, sides_reach, unsettled, value_reach
 from attention.expressions import ExpressionError, evaluate, holding, holds, parse, sides
 
+from ..instance_values import engine_salt
 from ..tolerances import compared_vacuously
 from .pattern import NUMBER
 from .properties import tolerance_of
@@ -36,6 +37,8 @@ class Outcome:
 
 
 def _problem_lookup(context: Mapping[str, Any]):
+    """The names a claim on a problem reads: its inputs, and its outputs as the engine holds
+    them (`attention.settled`: in extended precision, as an answer to the problem is held)."""
     operation, inputs = context.get("operation"), context.get("inputs") or {}
     outputs: dict[str, Any] = {}
 
@@ -46,7 +49,9 @@ def _problem_lookup(context: Mapping[str, Any]):
         if kind == "outputs" and short not in outputs:
             if not outputs_readable(context):  # stored before the rule
                 raise ExpressionError(outputs_unreadable())
-            outputs[short] = attention.evaluate(operation, inputs, {"output": short})
+            ask = {"output": short}
+            value = attention.evaluate(operation, inputs, ask)
+            outputs[short] = attention.settled(operation, inputs, ask, value, 0, engine_salt())[0]
         if kind == "outputs":
             return outputs[short]
         raise KeyError(name)
@@ -62,9 +67,8 @@ def _claim(spec: Mapping[str, Any]) -> Outcome:
     context = spec.get("context")
     lookup = _problem_lookup(context) if context else _no_names
     expression = parse(spec["expression"])
-    value = np.asarray(
-        evaluate(expression, lookup, max_work=settings.LIMIT_CLAIM_WORK), dtype=float
-    )
+    work, salt = settings.LIMIT_CLAIM_WORK, engine_salt()
+    value = np.asarray(evaluate(expression, lookup, max_work=work, salt=salt), dtype=float)
     typed = np.asarray(spec["numbers"], dtype=float)
     if value.size != typed.size:
         return Outcome(
@@ -74,7 +78,7 @@ def _claim(spec: Mapping[str, Any]) -> Outcome:
             value.tolist(),
         )
     tolerance = spec.get("tolerance") or {}
-    reach = value_reach(expression, lookup, value, max_work=settings.LIMIT_CLAIM_WORK).ravel()
+    reach = value_reach(expression, lookup, value, max_work=work, salt=salt).ravel()
     for entry, (got, number, figures) in enumerate(
         zip(value.ravel(), typed, spec["figures"], strict=True)
     ):
@@ -175,15 +179,16 @@ def _property(spec: Mapping[str, Any]) -> Outcome:
     rtol, atol = tolerance_of(spec)
     inputs, count = spec.get("inputs") or {}, int(spec["instances"])
     share = settings.LIMIT_CLAIM_WORK // count  # the property's work, whatever its instances
+    salt = engine_salt()
     for instance in range(count):
         values = attention.expand_inputs(inputs, instance)
-        left, right = sides(expression, values.__getitem__, max_work=share)
+        left, right = sides(expression, values.__getitem__, max_work=share, salt=salt)
         if not np.size(left) or not np.size(right):
             return Outcome("error", f"compares nothing on instance {instance}: a side is empty")
         if vacuous := compared_vacuously(left, right, atol):
             return Outcome("error", f"compares nothing on instance {instance}: {vacuous}")
         relation = expression.relation or "=="
-        reach = sides_reach(expression, values.__getitem__, left, right, max_work=share)
+        reach = sides_reach(expression, values.__getitem__, left, right, max_work=share, salt=salt)
         if doubt := _doubt(relation, left, right, reach, rtol=rtol, atol=atol):
             return Outcome(
                 "error",

@@ -1,5 +1,5 @@
-"""What engine 1.3.0 decided is decided again by 1.4.0, which screens whole numbers for
-float64's own roundings too; what 1.4.0 decided stands."""
+"""What engine 1.3.0 decided is decided again by 1.4, which screens whole numbers for
+float64's own roundings too; what 1.4 decided stands."""
 
 from curriculum.models import Chapter, ClaimVerdict, Verdict
 from tests.conftest import verify_now

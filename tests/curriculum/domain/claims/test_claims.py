@@ -419,3 +419,31 @@ def test_a_typed_0_is_never_verified_within_a_band_wider_than_2_to_the_minus_8(e
     decided = outcome("claim", claim.spec)
     assert decided.status == "error", decided
     assert "the engine cannot tell whether" in decided.message
+
+
+def test_a_claim_reads_a_problems_outputs_as_an_answer_is_held():
+    """A claim read a problem's outputs as float64 computes them: with factors of 2^27 the score
+    difference of 1 rounds away, and float64's value, a quarter off, was verified. The outputs
+    are held as an answer to the problem is, and where no precision settles them, refused."""
+    n = 2**27
+    inputs = {"q": [[n, 1]], "k": [[n, 1], [n, 0]], "v": [[2**40], [0]]}
+    context = {"operation": "scaled_dot_product_attention", "inputs": inputs}
+    for typed in ("549755813888", "736410611322"):  # float64's value; the exact one
+        (claim,) = claims_in(f"{{{{ {typed} = outputs.out[0, 0] }}}}")
+        decided = outcome("claim", claim.spec | {"context": context})
+        assert decided.status == "error", decided
+        assert "the engine cannot compute the value[0, 0] at these magnitudes" in decided.message
+
+
+def test_a_claims_moves_are_keyed_by_the_servers_secret(settings):
+    """A claim was moved under two fixed seeds anyone could read, so an author could search
+    offline for numbers whose moves cancel. Its moves are keyed by SECRET_KEY: one server moves
+    a claim alike every time, another otherwise."""
+    (claim,) = claims_in("{{ 0 = 1.1e20 * 3.3 - 3.63e20 }}")  # the message says the moves' size
+    said = {}
+    for key in ("first-" * 10, "second-" * 10, "first-" * 10, "third-" * 10):
+        settings.SECRET_KEY = key
+        decided = outcome("claim", claim.spec)
+        assert decided.status == "error"
+        assert said.setdefault(key, decided.message) == decided.message
+    assert len(set(said.values())) > 1
