@@ -48,7 +48,7 @@ from attention.compare import (
 )
 from attention.errors import EngineInputError, fail
 from attention.generated import expand_inputs
-from attention.reruns import EXTENDED_WORK, LONG, PATTERNS, READ, SHAKE, Runs, number_arrays
+from attention.reruns import EXTENDED_WORK, LONG, PATTERNS, READ, SHAKE, Runs
 
 MOVED = 4.0
 """An entry whose extended value is within MOVED times how far reading its inputs may move it
@@ -105,13 +105,13 @@ def settled(
     arrays = value if isinstance(value, Mapping) else {"": value}
     floats = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
     given = _given(inputs, instance)
-    among, least = _sizes(given)
     bounds = {k: zero_bound(got) for k, got in floats.items()}
     held = dict(arrays)
     unsure = {k: np.zeros(got.shape) for k, got in floats.items()}
     if given is None:  # nothing to compute again: the engine's value, as it is
         return _shaped(value, held, bounds, unsure)
     runs = Runs(operation, given, ask, salt)
+    among, least = _sizes(runs.arrays())
     for key, got in floats.items():
         if _counts(arrays[key]):
             continue
@@ -180,6 +180,7 @@ def _decided(
     among, least = sizes
     widest = widest_zero(least)
     off = np.abs(got - exact)  # float64's rounding
+    half = half_unit(exact, MIN_FIGURES)
     shaken = runs.shaken(key, exact)
     # longdouble's own roundings, at most: as the shaken runs measure them, and as far as
     # float64's, finer by the ratio of their grids (the same operations round in both: an
@@ -212,7 +213,7 @@ def _decided(
     # inputs': 1e-4 from terms of 1e9 is a number), and a speck in itself: the band an exact 0
     # there is given
     speck = np.maximum(np.abs(got), np.abs(exact))
-    wrong = off > half_unit(exact, MIN_FIGURES)
+    wrong = off > half
     beneath = unsettled & ~noise & wrong & (speck <= min(ZERO_SHARE * _scale(got), SPECK))
     noise |= beneath
     shift = np.where(beneath, 2 * speck, np.abs(got) + reach)
@@ -232,7 +233,7 @@ def _decided(
         (reading, "reading its inputs into binary"),
         (rounding, "its terms cancel past extended precision too: rounding"),
     ):
-        _refuse(key, number & (move > half_unit(exact, MIN_FIGURES)), *_past(why, move, exact))
+        _refuse(key, number & (move > half), *_past(why, move, exact))
     floor = np.where(beneath, 0.0, zero_floor(got))
     unsure = np.where(noise | zeros, 0.0, moved)  # a zero decided, and noise, are 0 as bound
     return np.where(noise, np.maximum(shift, floor), bound).astype(np.float64), noise, unsure
@@ -290,11 +291,12 @@ def _given(inputs: Any, instance: int) -> dict[str, Any] | None:
         return None
 
 
-def _sizes(given: dict[str, Any] | None) -> tuple[float, float]:
-    """The largest and the smallest nonzero |number| in the inputs' lists (0.0 where there is
-    none): scalars are counts and settings, and a mask's booleans are no numbers."""
+def _sizes(arrays: dict[str, np.ndarray]) -> tuple[float, float]:
+    """The largest and the smallest nonzero |number| in the inputs' lists (``arrays``, 0.0
+    where there is none): scalars are counts and settings, and a mask's booleans are no
+    numbers."""
     largest, smallest = 0.0, np.inf
-    for array in number_arrays(given or {}).values():
+    for array in arrays.values():
         numbers = np.abs(array.astype(np.float64))
         numbers = numbers[np.isfinite(numbers) & (numbers > 0)]
         largest = max(largest, float(np.max(numbers, initial=0.0)))

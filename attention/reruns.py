@@ -26,6 +26,9 @@ PERTURBATION = 2.0**-51
 READ = 2.0**-53
 """How far reading a number rounds it, relatively: what a move is scaled to."""
 
+EXACT = 2**53
+"""Every whole number below this is a float exactly."""
+
 SCREEN = 2.0**-40
 """How far the screening run (past EXTENDED_WORK) moves every number of the inputs, exact or
 not, relatively: far past the grid float64 rounds to, which a move of a unit or two may fall
@@ -64,6 +67,10 @@ class Runs:
     ask: Any
     salt: bytes = b""
     made: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # every list read once, as the array each run moves and the engine converts
+        self.given = {name: _once(value) for name, value in self.given.items()}
 
     def extended(self, key: str, shape: tuple[int, ...]) -> np.ndarray | None:
         """Output ``key`` in extended precision (longdouble), or None where the value is too
@@ -151,19 +158,23 @@ class Runs:
     def rounded(self) -> dict[str, np.ndarray]:
         """Where reading each input rounds it (`_rounded`), by name; {} where none is."""
         if "rounded" not in self.made:
-            arrays = self.numbers()  # one pass over every input's numbers together
-            flat = [a.ravel() for a in arrays.values()]
-            mask = _rounded(np.concatenate(flat) if flat else np.zeros(0))
-            ends = np.cumsum([a.size for a in arrays.values()])[:-1]
-            parts = np.split(mask, ends) if arrays else []
-            masks = {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
-            self.made["rounded"] = masks if mask.any() else {}
+            # binary holds small whole numbers; the rest in one pass, all inputs together
+            arrays = {n: a for n, a in self.numbers().items() if not _small_whole(a)}
+            self.made["rounded"] = _rounded_by_name(arrays) if arrays else {}
         return self.made["rounded"]
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The inputs' lists of numbers, by name (`number_arrays`)."""
+        if "arrays" not in self.made:
+            self.made["arrays"] = number_arrays(self.given)
+        return self.made["arrays"]
+
     def numbers(self) -> dict[str, np.ndarray]:
-        """Every number a move moves, by name (`_numbers`), read once."""
+        """Every number a move moves, by name: the lists, and the float settings as arrays of
+        no axes."""
         if "numbers" not in self.made:
-            self.made["numbers"] = _numbers(self.given)
+            settings = {n: np.asarray(v, np.float64) for n, v in self.given.items() if _setting(v)}
+            self.made["numbers"] = self.arrays() | settings
         return self.made["numbers"]
 
     def seed(self) -> int:
@@ -263,11 +274,27 @@ def _setting(node: Any) -> bool:
     return isinstance(node, (float, np.floating)) and not isinstance(node, bool)
 
 
-def _numbers(given: dict[str, Any]) -> dict[str, np.ndarray]:
-    """`number_arrays`, and the float settings as arrays of no axes: every number a move
-    moves."""
-    settings = {name: np.asarray(v, dtype=np.float64) for name, v in given.items() if _setting(v)}
-    return number_arrays(given) | settings
+def _rounded_by_name(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    mask = _rounded(np.concatenate([a.ravel() for a in arrays.values()]))
+    if not mask.any():
+        return {}
+    parts = np.split(mask, np.cumsum([a.size for a in arrays.values()])[:-1])
+    return {n: m.reshape(a.shape) for (n, a), m in zip(arrays.items(), parts, strict=True)}
+
+
+def _small_whole(array: np.ndarray) -> bool:
+    """Whole numbers all below 2^53, which binary holds exactly (`_rounded` says so too)."""
+    if array.dtype.kind not in "iu" or not array.size:
+        return array.dtype.kind in "iu"
+    return bool(array.min() > -EXACT and array.max() < EXACT)
+
+
+def _once(value: Any) -> Any:
+    """A list of numbers or booleans as its array (a ragged one, and anything else, as it is)."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    array = _array(value)
+    return value if array is None or array.dtype.kind not in "iufb" else array
 
 
 def _widened(name: str, array: np.ndarray) -> np.ndarray:
