@@ -59,8 +59,11 @@ def test_every_account_page_passes_axe_core(browser, live_server, course):  # no
 
 
 def test_every_signed_in_readers_page_passes_axe_core(browser, live_server, rita):  # noqa: F811
+    """Each page signed in anew, in one tab (`Visit.forget`)."""
+    visit = Visit(browser, live_server.url)
+
     def open_visit(path: str) -> Visit:
-        visit = Visit(browser, live_server.url)
+        visit.forget()
         sign_in(visit)
         visit.open(path)
         return visit
