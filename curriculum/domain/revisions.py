@@ -10,10 +10,14 @@ moves them (search rebuilds their index on it, never in a reader's request; the 
 records each changed working copy on it).
 """
 
+import functools
 from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connections, transaction
+from django.db.models import F, Q, QuerySet
+from django.db.models.sql import UpdateQuery
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -32,24 +36,65 @@ def chapters_moved(
     `withdrawn` names entries just put back to draft, whose leaners move all the same. A move
     that changes no text a reader searches (a verdict asked for or decided: `searched=False`)
     moves the index's entries with their chapters, which are then as current as they were."""
-    moved = set(chapter_ids)
+    moved, gone = set(chapter_ids), set(withdrawn)
     if not moved:
         return
-    shown = Q(entry_id__in=moved) & ~Q(entry__state=Chapter.State.DRAFT)
-    leaning = ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
     if searched:  # the signal names them all: read them (one statement, as a join)
-        moved |= set(leaning.values_list("chapter_id", flat=True))
-    leaners = Q() if searched else Q(pk__in=leaning.values("chapter_id"))  # else a subquery
+        moved |= set(_leaning(moved, gone).values_list("chapter_id", flat=True))
+        gone = set()
+    ids = dict(zip(_PLACES, [*sorted(moved), *sorted(gone)], strict=False))
+    db = Chapter.objects.db
+    now, placed = _stamp(timezone.now(), db), _stamp(_NOW, db)
     # one transaction (the caller's, else its own): a chapter and its index entry move
     # together, or a rebuild between the two (under the chapter's lock) is moved past its own
     # revision, and a search finds the index stale (the claims worker writes in autocommit)
-    chapters = Chapter.objects.filter(Q(pk__in=moved) | leaners)
-    with transaction.atomic(savepoint=False):
-        chapters.update(revision=F("revision") + 1, updated_at=timezone.now())
-        if not searched:
-            SearchChapter.objects.filter(chapter__in=chapters).update(revision=F("revision") + 1)
+    with transaction.atomic(using=db, savepoint=False), connections[db].cursor() as cursor:
+        for sql, params in _moving(db, len(moved), len(gone), searched):
+            cursor.execute(sql, [now if p == placed else ids.get(p, p) for p in params])
     if searched:
         _revised_on_commit(moved, writer_now())  # read now: the entry point has returned by then
+
+
+def _leaning(moved: set[int], withdrawn: set[int]) -> QuerySet[ApparatusLink]:
+    """The links of chapters leaning on `moved` entries readers see, or on `withdrawn` ones."""
+    shown = Q(entry_id__in=moved) & ~Q(entry__state=Chapter.State.DRAFT)
+    return ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
+
+
+_PLACES = range(-1, -(10**9), -1)
+"""The ids a statement is built with, put back by the real ones (no row's id is below 0)."""
+
+_NOW = datetime(2000, 1, 1, tzinfo=UTC)
+"""The moment a statement is built with, put back by the time of the move."""
+
+
+def _stamp(moment: datetime, db: str) -> Any:
+    """`moment` as the database takes `updated_at` (a string on SQLite)."""
+    return Chapter._meta.get_field("updated_at").get_db_prep_save(moment, connections[db])
+
+
+@functools.lru_cache(maxsize=256)
+def _moving(db: str, moved: int, withdrawn: int, searched: bool) -> tuple[tuple[str, tuple], ...]:
+    """The statements that move `moved` chapters (and, unless `searched`, those leaning on them
+    or on `withdrawn` entries, and their index entries), with _PLACES for ids and _NOW for the
+    moment: the ORM builds them once per process and count, since building them cost twice
+    running them, on every save and every verdict."""
+    ids, gone = _PLACES[:moved], _PLACES[moved : moved + withdrawn]
+    leaners = Q() if searched else Q(pk__in=_leaning(set(ids), set(gone)).values("chapter_id"))
+    chapters = Chapter.objects.using(db).filter(Q(pk__in=ids) | leaners)
+    statements: list[tuple[QuerySet[Any], dict[str, Any]]] = [
+        (chapters, {"revision": F("revision") + 1, "updated_at": _NOW})
+    ]
+    if not searched:
+        searched_rows = SearchChapter.objects.using(db).filter(chapter__in=chapters)
+        statements.append((searched_rows, {"revision": F("revision") + 1}))
+    built = []
+    for rows, values in statements:
+        update = rows.query.chain(UpdateQuery)
+        assert isinstance(update, UpdateQuery)
+        update.add_update_values(values)
+        built.append(update.get_compiler(db).as_sql())
+    return tuple(built)
 
 
 class _Revised:
