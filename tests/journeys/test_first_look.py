@@ -5,17 +5,17 @@ would break it at the seed."""
 
 import os
 import sqlite3
-import subprocess
+from pathlib import Path
 
 import pytest
 
 from tests.journeys.test_serve import fetch, serve_env, serving
-from tests.processes import ROOT, free_port
+from tests.processes import free_port
 
 pytestmark = pytest.mark.serve
 
 
-def run_once(tmp_path, database: str) -> list[int]:
+def run_once(log: Path, database: Path) -> list[int]:
     """Start scripts/run.sh, read the pages a first look reads, stop it; their statuses."""
     env = {
         k: v
@@ -23,7 +23,6 @@ def run_once(tmp_path, database: str) -> list[int]:
         if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_"))
     }
     env |= {"DATABASE_URL": f"sqlite:///{database}", "PORT": str(free_port())}
-    log = tmp_path / "run.log"
     with serving("scripts/run.sh", env, log) as (base, _):
         paths = [
             "/",
@@ -38,9 +37,30 @@ def run_once(tmp_path, database: str) -> list[int]:
     return statuses
 
 
-def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(tmp_path):
-    database = tmp_path / "db.sqlite3"
-    assert run_once(tmp_path, str(database)) == [200] * 6
+def copied(database: Path, into: Path) -> Path:
+    """A copy of an SQLite database, made through SQLite (whatever journal it keeps)."""
+    copy = into / "db.sqlite3"
+    with sqlite3.connect(database) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def first_look(tmp_path_factory) -> tuple[list[int], str, Path]:
+    """make run's first run on a new SQLite file, once for the module: the statuses it served,
+    its log, and the database as it left it (migrated, seeded, verified and published), which
+    each test copies. make serve's test starts from it: migrate, createcachetable and seed, run
+    there before, were three more processes' 12 s making the same database again."""
+    made = tmp_path_factory.mktemp("first-look")
+    log, database = made / "run.log", made / "db.sqlite3"
+    statuses = run_once(log, database)
+    return statuses, log.read_text(), database
+
+
+def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(first_look, tmp_path):
+    statuses, first_log, made = first_look
+    database = copied(made, tmp_path)
+    assert statuses == [200] * 6
     with sqlite3.connect(database) as db:
         statuses = dict(
             db.execute("SELECT status, count(*) FROM curriculum_verdict GROUP BY status").fetchall()
@@ -49,39 +69,30 @@ def test_the_first_look_seeds_verifies_and_serves_on_sqlite_twice(tmp_path):
         # as if changed in admin: a second run used to set it back (and sign everyone out)
         db.execute("UPDATE auth_user SET password = 'changed-in-admin' WHERE username = 'admin'")
     assert set(statuses) == {"verified"}, statuses
-    assert "Admin login: admin / " in (tmp_path / "run.log").read_text()
+    assert "Admin login: admin / " in first_log
 
-    assert run_once(tmp_path, str(database)) == [200] * 6
+    log = tmp_path / "run.log"
+    assert run_once(log, database) == [200] * 6
     with sqlite3.connect(database) as db:
         [(title,)] = db.execute("SELECT title FROM curriculum_chapter WHERE code = 'II.4'")
         [(password,)] = db.execute("SELECT password FROM auth_user WHERE username = 'admin'")
     assert title == "Kept title"
     assert password == "changed-in-admin"
-    assert (
-        "Admin login: admin (its password is kept as last set)"
-        in (tmp_path / "run.log").read_text()
-    )
+    assert "Admin login: admin (its password is kept as last set)" in log.read_text()
 
 
-def test_make_serve_on_sqlite_caches_and_throttles(tmp_path):
+def test_make_serve_on_sqlite_caches_and_throttles(first_look, tmp_path):
     """Production mode on the embedded database: Django's database cache is the shared cache,
-    so the anonymous rate holds across gunicorn's workers."""
-    env = serve_env("3/min", f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    for command in (["migrate", "--noinput"], ["createcachetable"], ["seed"]):
-        subprocess.run(
-            [".venv/bin/python", "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
+    so the anonymous rate holds across gunicorn's workers. The database is make run's (its
+    cache table is made by make serve's own migrate, as on any new database)."""
+    database = copied(first_look[2], tmp_path)
+    env = serve_env("3/min", f"sqlite:///{database}")
     log = tmp_path / "serve.log"
     with serving("scripts/serve.sh", env, log) as (base, _):
         statuses = [fetch(base + "/api/v1/books")[0] for _ in range(6)]
         assert fetch(base + "/chapters/II.3/")[0] == 200
     assert statuses == [200] * 3 + [429] * 3, statuses
-    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+    with sqlite3.connect(database) as db:
         [(kept,)] = db.execute(
             "SELECT count(*) FROM curriculum_cache WHERE cache_key LIKE '%body:%'"
         )
