@@ -26,6 +26,10 @@ class EngineInputError(ValueError):
         super().__init__("; ".join(str(p) for p in self.problems))
 
 
+class ExpressionError(ValueError):
+    """An expression that cannot be read or computed; the message is written for its author."""
+
+
 def fail(path: str, message: str) -> EngineInputError:
     """Build a single-problem error (a shorthand for the many argument checks)."""
     return EngineInputError([InputProblem(path, message)])

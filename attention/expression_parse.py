@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass
 
+from attention.errors import ExpressionError
 from attention.registry.operation import Operation
 from attention.registry.table import OPERATIONS
+from attention.tiny import SMALLEST, below_normal
+
+DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+"""A number as an expression writes it (a sign is an operator)."""
 
 MAX_EXPRESSION_CHARS = 400
 """Longest expression text: a claim is a line an author writes, not a program."""
@@ -72,10 +78,6 @@ _REFUSED: dict[type[ast.AST], str] = {
     ast.Starred: "*unpacking",
     ast.NamedExpr: ":= assignment",
 }
-
-
-class ExpressionError(ValueError):
-    """An expression that cannot be read or computed; the message is written for its author."""
 
 
 @dataclass(frozen=True)
@@ -217,12 +219,20 @@ class _Reader:
         if not isinstance(value, (int, float)):
             what = "text in quotes" if isinstance(value, (str, bytes)) else repr(value)
             raise ExpressionError(f"{what} is not part of the expression language")
+        written = self.show(node)
+        if not DECIMAL.fullmatch(written):  # 0x10, 1_000: no number a chapter file writes
+            raise ExpressionError(f"write {written} with digits, a point and an exponent alone")
         try:
             finite = math.isfinite(float(value))
         except OverflowError:
             finite = False
         if not finite:
-            raise ExpressionError(f"the number {self.show(node)} is too large")
+            raise ExpressionError(f"the number {written} is too large")
+        if value == 0 != float(written.lower().partition("e")[0]) or below_normal(value):
+            raise ExpressionError(
+                f"the number {written} is below {SMALLEST:.3g}, where float64 keeps too few of "
+                "its figures; scale the numbers up"
+            )
 
     def subscript(self, node: ast.Subscript) -> None:
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

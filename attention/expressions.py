@@ -28,7 +28,6 @@ from attention.expression_parse import (
     MAX_EXPRESSION_CHARS,
     MAX_NODES,
     REDUCTIONS,
-    RELATIONS,
     Expression,
     ExpressionError,
     checked,
@@ -41,10 +40,11 @@ from attention.noise import settled
 from attention.registry.table import OPERATIONS, check
 from attention.registry.table import evaluate as engine_evaluate
 from attention.reruns import extended_value
+from attention.tiny import SMALLEST, below_normal, underflow_refused
 from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_EXPRESSION_CHARS", "MAX_EXPRESSION_WORK", "MAX_NODES"]
-__all__ += ["Expression", "ExpressionError", "evaluate", "holding", "holds", "parse", "sides"]
+__all__ += ["Expression", "ExpressionError", "evaluate", "parse", "sides"]
 
 MAX_EXPRESSION_WORK = 10**7
 """Default work budget of one evaluation (``attention.work`` units: some 1 to 10 ms)."""
@@ -106,8 +106,8 @@ def _from_lookup(name: str, raw: object) -> _Value:
         raise ExpressionError(f"{name!r} is not numbers")
     with np.errstate(all="ignore"):
         numbers = array.astype(np.float64)
-    if not np.all(np.isfinite(numbers)):
-        raise ExpressionError(f"{name!r} is not finite (NaN or infinity)")
+    if not np.all(np.isfinite(numbers)) or below_normal(numbers):
+        raise ExpressionError(f"{name!r} is not finite (NaN or infinity), or below {SMALLEST:.3g}")
     return _Value(numbers, "int" if array.dtype.kind in "iu" else "float")
 
 
@@ -251,7 +251,7 @@ class _Evaluator:
                     f"'{self.show(node)}': an exponent may be at most {MAX_EXPONENT} in size"
                 )
             whole = whole and bool(np.all(b.array >= 0))
-        with np.errstate(all="ignore"):
+        with underflow_refused(self.show(node)):
             result = _ARITHMETIC[op](a.array, b.array)
         return self.finite(result, node, "int" if whole else "float")
 
@@ -274,7 +274,7 @@ class _Evaluator:
             ) from None
         self.charge(batch * rows * cols * (2 * inner + ELEMENTWISE), node)
         kind = "int" if a.kind == b.kind == "int" else "float"
-        with np.errstate(all="ignore"):
+        with underflow_refused(self.show(node)):
             return self.finite(np.matmul(x, y), node, kind)
 
     def function(self, node: ast.Call, name: str) -> _Value:
@@ -294,7 +294,7 @@ class _Evaluator:
         passes = 3 if name in ("var", "std") else 1
         self.charge(ELEMENTWISE * passes * max(x.size, 1), node)
         kwargs = {} if name not in REDUCTIONS else {"axis": axis}
-        with np.errstate(all="ignore"):
+        with underflow_refused(self.show(node)):
             result = _FUNCTIONS[name](x, **kwargs)
         return self.finite(result, node, value.kind if name in _KEEP_INTEGERS else "float")
 
@@ -371,7 +371,8 @@ class _Evaluator:
         try:  # in extended precision, as answers are held (2^30 * (2^30 + 1) - 2^60 is 2^30,
             # and float64 leaves 0); a moved run measures what reading moves in it
             widened = extended_value(name, inputs, ask) if self.move else None
-            result = engine_evaluate(name, inputs, ask) if widened is None else widened
+            with underflow_refused(self.show(node)):
+                result = engine_evaluate(name, inputs, ask) if widened is None else widened
             if self.move is None and not isinstance(result, dict):
                 result = settled(name, inputs, ask, result, 0, self.salt)[0]
         except (EngineInputError, ArithmeticError, ValueError) as error:
@@ -446,55 +447,3 @@ def sides(
             f"the two sides ({_shape(left)} and {_shape(right)}) do not broadcast"
         ) from None
     return left, right
-
-
-def _number(value: Any) -> str:
-    return f"{float(value):.10g}"
-
-
-def holding(relation: str, a: np.ndarray, b: np.ndarray, *, rtol: float, atol: float) -> Any:
-    """Entry by entry, whether ``a relation b`` holds (the rule ``holds`` states)."""
-    with np.errstate(all="ignore"):
-        if relation == "==":
-            return np.abs(a - b) <= atol + rtol * np.abs(b)
-        if relation == "<=":
-            return a <= b + atol
-        if relation == ">=":
-            return a >= b - atol
-        return a < b if relation == "<" else a > b
-
-
-def holds(relation: str, left: Any, right: Any, *, rtol: float, atol: float) -> tuple[bool, str]:
-    """Whether ``left relation right`` holds in every entry, and if not a message naming the
-    first entry that fails. "==" allows |left - right| <= atol + rtol * |right|; "<=" and ">="
-    allow atol of slack; "<" and ">" are strict."""
-    if relation not in RELATIONS.values():
-        raise ExpressionError(
-            f"unknown relation {relation!r}; expected {', '.join(RELATIONS.values())}"
-        )
-    if not (math.isfinite(rtol) and math.isfinite(atol) and rtol >= 0 and atol >= 0):
-        raise ExpressionError(f"tolerances must be finite and >= 0, got rtol={rtol}, atol={atol}")
-    try:
-        a, b = np.broadcast_arrays(
-            np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64)
-        )
-    except (ValueError, TypeError):
-        raise ExpressionError("the two sides do not broadcast to one shape") from None
-    ok = holding(relation, a, b, rtol=rtol, atol=atol)
-    failing = np.argwhere(~ok)
-    if not len(failing):
-        return True, ""
-    first = tuple(int(i) for i in failing[0])
-    where = f"at [{', '.join(str(i) for i in first)}]: " if first else ""
-    l_value, r_value = a[first], b[first]
-    message = f"{where}{_number(l_value)} {relation} {_number(r_value)} does not hold"
-    if relation == "==":
-        message += (
-            f" (they differ by {abs(float(l_value) - float(r_value)):.3g}; "
-            f"allowed {atol + rtol * abs(float(r_value)):.3g})"
-        )
-    elif relation in ("<=", ">="):
-        message += f" (allowing {atol:.3g})"
-    if ok.size > 1:
-        message += f"; {len(failing)} of {ok.size} entries fail"
-    return False, message

@@ -16,6 +16,7 @@ from attention.limits import MAX_ELEMENTS
 from attention.registry.operation import Parameter
 from attention.scalars import is_bool, is_finite_number, is_integer, is_number
 from attention.softmax import all_finite
+from attention.tiny import SMALLEST, below_normal
 
 
 def dims(shape: tuple[int, ...]) -> str:
@@ -104,9 +105,8 @@ def _convert_array(
         except OverflowError:  # an integer past float range
             problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
             return None
-        if booleans or all_finite(arr):
+        if booleans or _readable(path, arr, problems):
             return arr
-        problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
         return None
     shape = _scan(value, is_bool if booleans else is_number, "booleans" if booleans else "numbers")
     if isinstance(shape, str):
@@ -127,10 +127,19 @@ def _convert_array(
     except OverflowError:  # an integer past float range
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
         return None
+    return arr if _readable(path, arr, problems) else None
+
+
+def _readable(path: str, arr: np.ndarray, problems: list[InputProblem]) -> bool:
+    """Whether float64 holds each number to its figures: finite, and 0 or at least SMALLEST
+    in size (7e-324 reads as 4.9e-324)."""
     if not all_finite(arr):
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
-        return None
-    return arr
+    elif below_normal(arr):
+        problems.append(InputProblem(path, f"must be 0 or at least {SMALLEST:.3g} in size"))
+    else:
+        return True
+    return False
 
 
 KINDS: dict[str, str] = {
@@ -162,7 +171,7 @@ _RANKS = {
 
 
 def _positive_float(value: object) -> float | None:
-    return float(value) if is_finite_number(value) and value > 0 else None
+    return float(value) if is_finite_number(value) and value >= SMALLEST else None
 
 
 def _convert_scalar(
@@ -184,7 +193,10 @@ def _convert_scalar(
         number = _positive_float(value)
         if number is None:
             problems.append(
-                InputProblem(path, f"must be a positive finite number, got {describe(value)}")
+                InputProblem(
+                    path,
+                    f"must be a finite number of at least {SMALLEST:.3g}, got {describe(value)}",
+                )
             )
         return number
     if not isinstance(value, str) or value not in param.choices:

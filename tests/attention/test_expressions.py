@@ -15,11 +15,11 @@ from attention.expressions import (
     Expression,
     ExpressionError,
     evaluate,
-    holds,
     parse,
     sides,
 )
 from attention.generated import spec_problems
+from attention.relations import holds
 from attention.work import PER_CALL
 
 VALUES = {

@@ -277,7 +277,9 @@ class ProblemDocument(Keys):
     inputs: dict[str, Any] = rule(
         "mapping",
         "required; the operation's named inputs: numbers, lists of numbers, booleans, or "
-        "generators (below)",
+        "generators (below). Every number is finite, and 0 or at least 2.2e-308 in size: "
+        "float64 holds smaller ones to fewer figures than written (`7e-324` reads as "
+        "4.9e-324), and such an input is refused with its path",
     )
     ask: dict[str, Any] = rule(
         "mapping", "required; which output, and optionally which part of it (below)"

@@ -14,7 +14,9 @@ from django.conf import settings
 import attention
 from attention.compare import LARGEST_NOISE, widest_zero
 from attention.expression_reach import least_written, sides_reach, unsettled, value_reach
-from attention.expressions import ExpressionError, evaluate, holding, holds, parse, sides
+from attention.expressions import ExpressionError, evaluate, parse, sides
+from attention.relations import holding, holds
+from attention.tiny import underflow_refused
 
 from ..instance_values import engine_salt
 from ..tolerances import compared_vacuously
@@ -50,7 +52,8 @@ def _problem_lookup(context: Mapping[str, Any]):
             if not outputs_readable(context):  # stored before the rule
                 raise ExpressionError(outputs_unreadable())
             ask = {"output": short}
-            value = attention.evaluate(operation, inputs, ask)
+            with underflow_refused(name):  # exp(-800) read as 0 would be scaled up as 0
+                value = attention.evaluate(operation, inputs, ask)
             outputs[short] = attention.settled(operation, inputs, ask, value, 0, engine_salt())[0]
         if kind == "outputs":
             return outputs[short]

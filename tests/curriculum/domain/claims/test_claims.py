@@ -447,3 +447,12 @@ def test_a_claims_moves_are_keyed_by_the_servers_secret(settings):
         assert decided.status == "error"
         assert said.setdefault(key, decided.message) == decided.message
     assert len(set(said.values())) > 1
+
+
+def test_a_claim_on_a_problems_output_that_underflows_is_an_error():
+    """Weights of e^-800 are 0 in float64: scaled up, 0 was verified for 3.7e252."""
+    inputs = {"q": [[1]], "k": [[0], [800]], "v": [[1, 1], [0, 1]]}
+    context = {"operation": "scaled_dot_product_attention", "inputs": inputs}
+    (claim,) = claims_in("{{ 0 = outputs.weights[0, 0] * 1e300 * 1e300 }}")
+    decided = outcome("claim", claim.spec | {"context": context})
+    assert decided.status == "error" and "underflows" in decided.message, decided

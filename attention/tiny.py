@@ -1,0 +1,38 @@
+"""Numbers below float64's normal range (about 2.2e-308), which it holds to fewer figures than
+were written or computed: 7e-324 reads as 4.9e-324, and 1e-200 * 1e-200 is 0, not 1e-400. A
+problem's input there is refused, and so is an expression that reads or computes one: nothing
+is decided on what float64 kept of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from attention.errors import ExpressionError
+
+SMALLEST = float(np.finfo(np.float64).smallest_normal)
+"""The smallest number float64 holds to all its figures."""
+
+
+def below_normal(values: Any) -> bool:
+    """Whether any nonzero number of ``values`` is smaller than SMALLEST in size."""
+    sizes = np.abs(np.asarray(values, dtype=np.float64))
+    return bool(np.any((sizes > 0) & (sizes < SMALLEST)))
+
+
+@contextmanager
+def underflow_refused(what: str) -> Iterator[None]:
+    """The block's float arithmetic with numpy's errors ignored (the caller tests what is not
+    finite) but underflow, refused as an ExpressionError naming ``what``."""
+    try:
+        with np.errstate(all="ignore", under="raise"):
+            yield
+    except FloatingPointError:
+        raise ExpressionError(
+            f"'{what}' underflows: a value in it falls below {SMALLEST:.3g}, where float64 "
+            "keeps too few of its figures (1e-200 * 1e-200 is 0); scale its numbers up"
+        ) from None
