@@ -20,14 +20,17 @@ from tests.processes import wait_for
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 
 
-@pytest.fixture
-def generated_client(live_server, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def generated_client(live_server, tmp_path_factory):
+    """The client generated from the served schema, once for the module's tests (the schema is
+    the code's, whatever rows a test writes): each generation is a process's 3 s of CPU."""
+    made_in = tmp_path_factory.mktemp("generated")
     schema = httpx.get(f"{live_server.url}/api/v1/openapi.json").json()
-    (tmp_path / "openapi.json").write_text(json.dumps(schema))
+    (made_in / "openapi.json").write_text(json.dumps(schema))
     env = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ['PATH']}"}
     made = subprocess.run(
         [GENERATOR, "generate", "--path", "openapi.json", "--output-path", "client"],
-        cwd=tmp_path,
+        cwd=made_in,
         env=env,
         capture_output=True,
         text=True,
@@ -35,10 +38,11 @@ def generated_client(live_server, tmp_path, monkeypatch):
     )
     assert made.returncode == 0, made.stdout + made.stderr
     assert "Warning" not in made.stdout, made.stdout  # no endpoint or model left out
-    monkeypatch.syspath_prepend(str(tmp_path / "client"))
-    for name in [m for m in sys.modules if m.startswith("curriculum_api_client")]:
-        del sys.modules[name]
-    return importlib.import_module("curriculum_api_client")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(made_in / "client"))
+        for name in [m for m in sys.modules if m.startswith("curriculum_api_client")]:
+            del sys.modules[name]
+        yield importlib.import_module("curriculum_api_client")
 
 
 def test_a_generated_client_round_trips_the_source_and_publishes(
