@@ -14,9 +14,10 @@ line (``$$ s = q k $$ (score)``), numbered in the chapter's order ("Eq. (1)"). A
 that names nothing, or a chapter readers cannot see (a draft), is an error with its path, in a
 problem's hints and feedback as anywhere else. Links are made when the page is rendered, so a
 release keeps the numbers it was released with; another chapter that has a release is linked at
-its latest release's own address, whose numbers never change. A citation and a term belong to
-the chapter's book (citations.py, glossary.py). A chapter's own parts are linked
-in its page (`#prop-2`); shown on another page (practice), at the chapter's page
+its latest release's own address, whose numbers never change; the chapters a text names are
+stored (`references_store`), so a page naming one moves when it does (`revisions`). A citation
+and a term belong to the chapter's book (citations.py, glossary.py). A chapter's own parts are
+linked in its page (`#prop-2`); shown on another page (practice), at the chapter's page
 (`links_to_page`).
 """
 
@@ -25,10 +26,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import transaction
 from django.urls import reverse
 from django.utils.html import escape
 
-from curriculum.models import Chapter, Release
+from curriculum.models import Chapter, ChapterReference, Release
 from curriculum.models.course import CODE_FORM
 
 from .bibliography import CITE_KEY
@@ -133,6 +135,31 @@ def _referring(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 
 def _named(texts: Iterable[str]) -> set[str]:
     return {found["code"] for text in texts for found in REFERENCE.finditer(text) if found["code"]}
+
+
+def references_store(*, chapter_ids: Iterable[int] | None = None) -> None:
+    """Store the chapters each of these chapters' texts name (every chapter's, when None), so
+    that a move of one moves the pages naming it (`revisions.chapters_moved`): a retitled or
+    newly released chapter is read at its new title and address, a withdrawn one no more."""
+    chapters = chapters_with_parts()
+    if chapter_ids is not None:
+        chapters = chapters.filter(pk__in=set(chapter_ids))
+    ids = dict(Chapter.objects.values_list("code", "pk"))
+    for chapter in chapters.order_by("pk"):
+        named = _named(text for _, text in _referring(chapter_document(chapter)))
+        targets = {ids[code] for code in named - {chapter.code} if code in ids}
+        with transaction.atomic():
+            made = ChapterReference.objects.filter(chapter=chapter)
+            made.exclude(target_id__in=targets).delete()
+            ChapterReference.objects.bulk_create(
+                [ChapterReference(chapter=chapter, target_id=pk) for pk in sorted(targets)],
+                ignore_conflicts=True,
+            )
+
+
+def references_revised(sender: Any, *, chapter_ids: Iterable[int], **kwargs: Any) -> None:
+    """The receiver of `revisions.chapters_revised` (connected when the app is ready)."""
+    references_store(chapter_ids=chapter_ids)
 
 
 def chapters_for(document: Mapping[str, Any]) -> Chapters:

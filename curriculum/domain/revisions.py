@@ -21,7 +21,7 @@ from django.db.models.sql import UpdateQuery
 from django.dispatch import Signal
 from django.utils import timezone
 
-from curriculum.models import ApparatusLink, Chapter, SearchChapter
+from curriculum.models import ApparatusLink, Chapter, ChapterReference, SearchChapter
 
 from .writers import Writer, sends_of_this_write, writer_now
 
@@ -39,8 +39,8 @@ def chapters_moved(
     moved, gone = set(chapter_ids), set(withdrawn)
     if not moved:
         return
-    if searched:  # the signal names them all: read them (one statement, as a join)
-        moved |= set(_leaning(moved, gone).values_list("chapter_id", flat=True))
+    if searched:  # the signal names them all: read them (one statement)
+        moved |= set(Chapter.objects.filter(_leaning(moved, gone)).values_list("pk", flat=True))
         gone = set()
     ids = dict(zip(_PLACES, [*sorted(moved), *sorted(gone)], strict=False))
     db = Chapter.objects.db
@@ -55,10 +55,14 @@ def chapters_moved(
         _revised_on_commit(moved, writer_now())  # read now: the entry point has returned by then
 
 
-def _leaning(moved: set[int], withdrawn: set[int]) -> QuerySet[ApparatusLink]:
-    """The links of chapters leaning on `moved` entries readers see, or on `withdrawn` ones."""
+def _leaning(moved: set[int], withdrawn: set[int]) -> Q:
+    """The chapters leaning on `moved` entries readers see, or on `withdrawn` ones, and those
+    whose texts name such a chapter (`references.references_store`)."""
     shown = Q(entry_id__in=moved) & ~Q(entry__state=Chapter.State.DRAFT)
-    return ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
+    links = ApparatusLink.objects.filter(shown | Q(entry_id__in=withdrawn)).order_by()
+    named = Q(target_id__in=moved) & ~Q(target__state=Chapter.State.DRAFT)
+    naming = ChapterReference.objects.filter(named | Q(target_id__in=withdrawn)).order_by()
+    return Q(pk__in=links.values("chapter_id")) | Q(pk__in=naming.values("chapter_id"))
 
 
 _PLACES = range(-1, -(10**9), -1)
@@ -80,7 +84,7 @@ def _moving(db: str, moved: int, withdrawn: int, searched: bool) -> tuple[tuple[
     moment: the ORM builds them once per process and count, since building them cost twice
     running them, on every save and every verdict."""
     ids, gone = _PLACES[:moved], _PLACES[moved : moved + withdrawn]
-    leaners = Q() if searched else Q(pk__in=_leaning(set(ids), set(gone)).values("chapter_id"))
+    leaners = Q() if searched else _leaning(set(ids), set(gone))
     chapters = Chapter.objects.using(db).filter(Q(pk__in=ids) | leaners)
     statements: list[tuple[QuerySet[Any], dict[str, Any]]] = [
         (chapters, {"revision": F("revision") + 1, "updated_at": _NOW})

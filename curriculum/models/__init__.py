@@ -1,7 +1,7 @@
 """The course as rows: books, chapters, their parts, problems, verdicts and releases."""
 
 from .claims import ClaimVerdict
-from .course import ApparatusLink, Book, Chapter
+from .course import ApparatusLink, Book, Chapter, ChapterReference
 from .history import ChapterRevision
 from .media import MediaFile
 from .parts import Figure, Notation, Proposition, StrandItem
@@ -18,6 +18,7 @@ __all__ = [
     "ApiToken",
     "Attempt",
     "ApparatusLink",
+    "ChapterReference",
     "Book",
     "Chapter",
     "ChapterRevision",

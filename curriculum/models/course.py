@@ -234,3 +234,20 @@ class ApparatusLink(models.Model):
             raise ValidationError({"entry": "apparatus links go to Book 0 entries"})
         if self.entry_id and self.entry_id == self.chapter_id:
             raise ValidationError({"entry": "a chapter cannot lean on itself"})
+
+
+class ChapterReference(models.Model):
+    """A chapter's texts name another chapter (`@II.3`, `@0.LA.01/prop:2`): its page reads that
+    chapter's title and numbers and links its latest release, so it is rendered again whenever
+    that chapter moves (`revisions.chapters_moved`), as a chapter leaning on an entry is."""
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="references_made")
+    target = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "target"], name="reference_once_per_chapter")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chapter_id} names {self.target_id}"

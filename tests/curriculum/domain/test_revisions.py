@@ -2,6 +2,7 @@
 ETag), in its own transaction; a Book 0 entry's change moves the chapters that lean on it."""
 
 import pytest
+from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 
@@ -15,12 +16,12 @@ from curriculum.domain.editing import (
     SolutionDelete,
 )
 from curriculum.domain.gate import chapter_publish
-from curriculum.domain.reading import NotVisible, chapter_freshness
+from curriculum.domain.reading import NotVisible, chapter_for_reader, chapter_freshness
 from curriculum.domain.revisions import chapters_moved, chapters_revised
 from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify, verdict_decide
 from curriculum.domain.writers import one_write
-from curriculum.models import Book, Chapter, Problem, Solution, StrandItem
+from curriculum.models import Book, Chapter, ChapterReference, Problem, Solution, StrandItem
 from tests.conftest import sketch, verify_now
 from tests.curriculum.admin.test_books_chapters import resubmitted
 
@@ -194,3 +195,47 @@ def test_a_move_after_a_savepoint_rolled_back_is_still_announced(books, committe
 
     committed(write)
     assert announced == [["II.8"]]
+
+
+def test_a_chapter_naming_another_moves_whenever_the_named_one_does(
+    books, erin, django_capture_on_commit_callbacks
+):
+    """A hostile round saw II.73's page and JSON (304 to the old ETag) keep @II.75's old
+    title and its first release's address after II.75 was retitled and released again, and a
+    link to a withdrawn entry: a page naming a chapter moves whenever that chapter does."""
+    with django_capture_on_commit_callbacks(execute=True):
+        chapter_import(document=sketch("II.8", title="Named"))
+        chapter_import(document=sketch("II.7", summary="See @II.8 and @II.8/problem:p1."))
+        chapter_import(document=sketch("II.9"))
+    naming, other = etag("II.7"), etag("II.9")
+
+    named = Chapter.objects.get(code="II.8")
+    named.title = "Named again"
+    with django_capture_on_commit_callbacks(execute=True):
+        ChapterSave(chapter=named).execute()
+    assert etag("II.7") != naming and etag("II.9") == other
+    assert "II.8 Named again" in chapter_for_reader(code="II.7").snapshot["summary_html"]
+
+    naming = etag("II.7")
+    verify_now(named)
+    chapter_publish(chapter=Chapter.objects.get(code="II.8"), user=erin)
+    assert etag("II.7") != naming
+    linked = chapter_for_reader(code="II.7").snapshot["summary_html"]
+    assert reverse("site:release", args=["II.8", 1]) in linked
+
+    naming = etag("II.7")
+    ChapterWithdraw(chapter=Chapter.objects.get(code="II.8"), user=erin).execute()
+    assert etag("II.7") != naming and etag("II.9") == other
+
+
+def test_which_chapters_a_chapter_names_is_stored_on_migrate_for_an_older_database(
+    books, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        chapter_import(document=sketch("II.8"))
+        chapter_import(document=sketch("II.7", thesis="As @II.8 shows."))
+    stored = set(ChapterReference.objects.values_list("chapter__code", "target__code"))
+    assert stored == {("II.7", "II.8")}
+    ChapterReference.objects.all().delete()  # a database from before the record
+    call_command("migrate", verbosity=0)
+    assert set(ChapterReference.objects.values_list("chapter__code", "target__code")) == stored
