@@ -5,6 +5,7 @@ module when there are several. Journeys that cross many modules at once (browser
 `make serve`, acceptance, the stateful lifecycle) live in `tests/journeys/`.
 """
 
+import gc
 import struct
 import zlib
 from collections.abc import Iterator
@@ -38,6 +39,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     module's server started once. Spread among the workers, each of them started its part's
     server again and waited on the others' (250 s of workers' time where 150 s is theirs)."""
     items.sort(key=lambda item: item.get_closest_marker("serve") is None)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (every module imported, its tests and fixtures: most of a worker's
+    objects) lives until the worker ends: frozen out of the cyclic collector's way, each full
+    collection walks only what tests made since (over tests/curriculum/api, the collector's
+    CPU went from 5.7 s of 93 to 3.9)."""
+    gc.freeze()
 
 
 def import_files(*paths: Path) -> None:
