@@ -35,7 +35,7 @@ from tests.curriculum.site.test_practice import generated_chapter
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application)
 # Before these random examples, schemathesis's coverage phase sends every operation the
 # requests its schema implies, with no draw: each parameter's and body field's bounds, wrong
-# types, missing and extra parts (some 1,650 a test, 760 of them chapter documents). The random
+# types, missing and extra parts (some 1,390 a test, 760 of them chapter documents). The random
 # ones add arrangements of those parts: 10 an operation for each test, where 25 took a third of
 # the module's CPU (most of it spent drawing them, not asking).
 FUZZ = settings(
