@@ -42,9 +42,12 @@ _PLAIN_LEAVES = {
 """The exact Python types a JSON array of each kind holds (bool is not int here)."""
 
 
-def _plain_leaves(value: object, leaves: frozenset[type]) -> tuple[tuple[int, ...], list] | None:
-    """Shape and flattened leaves of a rectangular nested list of plain leaves, found level by
-    level without a Python call per row; None sends the value to ``_scan``, which says why."""
+def _plain_leaves(
+    value: object, leaves: frozenset[type]
+) -> tuple[tuple[int, ...], list, set[type]] | None:
+    """Shape, flattened leaves and their types, of a rectangular nested list of plain leaves,
+    found level by level without a Python call per row; None sends the value to ``_scan``,
+    which says why."""
     if type(value) is not list:
         return None
     shape: list[int] = []
@@ -58,7 +61,8 @@ def _plain_leaves(value: object, leaves: frozenset[type]) -> tuple[tuple[int, ..
         if flat and type(flat[0]) is list:
             level = flat
             continue
-        return (tuple(shape), flat) if leaves.issuperset(map(type, flat)) else None
+        kinds = set(map(type, flat))
+        return (tuple(shape), flat, kinds) if leaves.issuperset(kinds) else None
 
 
 def _scan(value: object, leaf_ok: Callable[[object], bool], what: str) -> tuple[int, ...] | str:
@@ -98,14 +102,14 @@ def _convert_array(
 ) -> np.ndarray | None:
     plain = _plain_leaves(value, _PLAIN_LEAVES["booleans" if booleans else "numbers"])
     if plain is not None and len(plain[1]) <= MAX_ELEMENTS:
-        dims, flat = plain
+        dims, flat, kinds = plain
         dtype = bool if booleans else np.float64
         try:
             arr = np.fromiter(flat, dtype=dtype, count=len(flat)).reshape(dims)
         except OverflowError:  # an integer past float range
             problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
             return None
-        if booleans or _readable(path, arr, problems):
+        if booleans or _readable(path, arr, problems, whole=float not in kinds):
             return arr
         return None
     shape = _scan(value, is_bool if booleans else is_number, "booleans" if booleans else "numbers")
@@ -122,20 +126,21 @@ def _convert_array(
         return np.asarray(value, dtype=bool)
     try:
         arr = np.asarray(value)
+        whole = arr.dtype.kind in "iu"
         if arr.dtype.char not in "fdg":  # integers, float16: float64 (longdouble: noise checks)
             arr = arr.astype(np.float64)
     except OverflowError:  # an integer past float range
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
         return None
-    return arr if _readable(path, arr, problems) else None
+    return arr if _readable(path, arr, problems, whole=whole) else None
 
 
-def _readable(path: str, arr: np.ndarray, problems: list[InputProblem]) -> bool:
+def _readable(path: str, arr: np.ndarray, problems: list[InputProblem], *, whole: bool) -> bool:
     """Whether float64 holds each number to its figures: finite, and 0 or at least SMALLEST
-    in size (7e-324 reads as 4.9e-324)."""
+    in size (7e-324 reads as 4.9e-324; a ``whole`` number is 0 or at least 1)."""
     if not all_finite(arr):
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
-    elif below_normal(arr):
+    elif not whole and below_normal(arr):
         problems.append(InputProblem(path, f"must be 0 or at least {SMALLEST:.3g} in size"))
     else:
         return True
