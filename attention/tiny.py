@@ -21,7 +21,8 @@ SMALLEST = float(np.finfo(np.float64).smallest_normal)
 def below_normal(values: Any) -> bool:
     """Whether any nonzero number of ``values`` is smaller than SMALLEST in size."""
     sizes = np.abs(np.asarray(values, dtype=np.float64))
-    return bool(np.any((sizes > 0) & (sizes < SMALLEST)))
+    small = sizes < SMALLEST  # zeros too, and only they, almost always
+    return bool(small.any() and sizes[small].any())
 
 
 @contextmanager
