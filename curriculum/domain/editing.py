@@ -162,6 +162,8 @@ class ChapterDelete(Action):
         return reasons
 
     def run(self) -> None:
+        # the pages naming it or leaning on it link it no more: moved, they are rendered again
+        chapters_moved({self.chapter.pk}, withdrawn=[self.chapter.pk], searched=False)
         self.chapter.delete()
 
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.editing import (
     BookSave,
+    ChapterDelete,
     ChapterSave,
     ChapterWithdraw,
     ProblemDelete,
@@ -239,3 +240,13 @@ def test_which_chapters_a_chapter_names_is_stored_on_migrate_for_an_older_databa
     ChapterReference.objects.all().delete()  # a database from before the record
     call_command("migrate", verbosity=0)
     assert set(ChapterReference.objects.values_list("chapter__code", "target__code")) == stored
+
+
+def test_a_chapter_naming_one_deleted_moves(books, erin, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        chapter_import(document=sketch("II.8"))
+        chapter_import(document=sketch("II.7", thesis="As @II.8 shows."))
+    naming = etag("II.7")
+    ChapterDelete(chapter=Chapter.objects.get(code="II.8"), user=erin).execute()
+    assert etag("II.7") != naming
+    assert "/chapters/II.8/" not in chapter_for_reader(code="II.7").snapshot["thesis_html"]
