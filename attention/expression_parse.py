@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from attention.errors import ExpressionError
 from attention.registry.operation import Operation
 from attention.registry.table import OPERATIONS
-from attention.tiny import SMALLEST, below_normal
+from attention.tiny import TOO_SMALL, below_normal
 
 DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 """A number as an expression writes it (a sign is an operator)."""
@@ -229,10 +229,7 @@ class _Reader:
         if not finite:
             raise ExpressionError(f"the number {written} is too large")
         if value == 0 != float(written.lower().partition("e")[0]) or below_normal(value):
-            raise ExpressionError(
-                f"the number {written} is below {SMALLEST:.3g}, where float64 keeps too few of "
-                "its figures; scale the numbers up"
-            )
+            raise ExpressionError(f"the number {written} is {TOO_SMALL}; scale the numbers up")
 
     def subscript(self, node: ast.Subscript) -> None:
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

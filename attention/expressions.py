@@ -40,7 +40,7 @@ from attention.noise import settled
 from attention.registry.table import OPERATIONS, check
 from attention.registry.table import evaluate as engine_evaluate
 from attention.reruns import extended_value
-from attention.tiny import SMALLEST, below_normal, underflow_refused
+from attention.tiny import TOO_SMALL, below_normal, underflow_refused
 from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_EXPRESSION_CHARS", "MAX_EXPRESSION_WORK", "MAX_NODES"]
@@ -106,8 +106,10 @@ def _from_lookup(name: str, raw: object) -> _Value:
         raise ExpressionError(f"{name!r} is not numbers")
     with np.errstate(all="ignore"):
         numbers = array.astype(np.float64)
-    if not np.all(np.isfinite(numbers)) or below_normal(numbers):
-        raise ExpressionError(f"{name!r} is not finite (NaN or infinity), or below {SMALLEST:.3g}")
+    if not np.all(np.isfinite(numbers)):
+        raise ExpressionError(f"{name!r} is not finite (NaN or infinity)")
+    if below_normal(numbers):
+        raise ExpressionError(f"{name!r} holds a number {TOO_SMALL}")
     return _Value(numbers, "int" if array.dtype.kind in "iu" else "float")
 
 

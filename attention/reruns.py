@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from attention.compare import EXACT_FLOATS
 from attention.errors import EngineInputError, fail
 from attention.registry.table import OPERATIONS, evaluate
 from attention.work import evaluation_work
@@ -25,9 +26,6 @@ PERTURBATION = 2.0**-51
 
 READ = 2.0**-53
 """How far reading a number rounds it, relatively: what a move is scaled to."""
-
-EXACT = 2**53
-"""Every whole number below this is a float exactly."""
 
 SCREEN = 2.0**-40
 """How far the screening run (past EXTENDED_WORK) moves every number of the inputs, exact or
@@ -286,7 +284,7 @@ def _small_whole(array: np.ndarray) -> bool:
     """Whole numbers all below 2^53, which binary holds exactly (`_rounded` says so too)."""
     if array.dtype.kind not in "iu" or not array.size:
         return array.dtype.kind in "iu"
-    return bool(array.min() > -EXACT and array.max() < EXACT)
+    return bool(array.min() > -EXACT_FLOATS and array.max() < EXACT_FLOATS)
 
 
 def _once(value: Any) -> Any:

@@ -17,6 +17,9 @@ from attention.errors import ExpressionError
 SMALLEST = float(np.finfo(np.float64).smallest_normal)
 """The smallest number float64 holds to all its figures."""
 
+TOO_SMALL = f"below {SMALLEST:.3g}, where float64 keeps too few of its figures"
+"""What is wrong with such a number, as each refusal says it."""
+
 
 def below_normal(values: Any) -> bool:
     """Whether any nonzero number of ``values`` is smaller than SMALLEST in size."""
@@ -34,6 +37,6 @@ def underflow_refused(what: str) -> Iterator[None]:
             yield
     except FloatingPointError:
         raise ExpressionError(
-            f"'{what}' underflows: a value in it falls below {SMALLEST:.3g}, where float64 "
-            "keeps too few of its figures (1e-200 * 1e-200 is 0); scale its numbers up"
+            f"'{what}' underflows: a value in it falls {TOO_SMALL} (1e-200 * 1e-200 is 0); "
+            "scale its numbers up"
         ) from None

@@ -144,15 +144,20 @@ def references_store(*, chapter_ids: Iterable[int] | None = None) -> None:
     chapters = chapters_with_parts()
     if chapter_ids is not None:
         chapters = chapters.filter(pk__in=set(chapter_ids))
-    ids = dict(Chapter.objects.values_list("code", "pk"))
-    for chapter in chapters.order_by("pk"):
-        named = _named(text for _, text in _referring(chapter_document(chapter)))
-        targets = {ids[code] for code in named - {chapter.code} if code in ids}
+    named = {
+        chapter.pk: _named(text for _, text in _referring(chapter_document(chapter)))
+        - {chapter.code}
+        for chapter in chapters.order_by("pk")
+    }
+    codes = set().union(*named.values())
+    ids = dict(Chapter.objects.filter(code__in=codes).values_list("code", "pk")) if codes else {}
+    for pk, names in named.items():
+        targets = {ids[code] for code in names if code in ids}
         with transaction.atomic():
-            made = ChapterReference.objects.filter(chapter=chapter)
+            made = ChapterReference.objects.filter(chapter_id=pk)
             made.exclude(target_id__in=targets).delete()
             ChapterReference.objects.bulk_create(
-                [ChapterReference(chapter=chapter, target_id=pk) for pk in sorted(targets)],
+                [ChapterReference(chapter_id=pk, target_id=t) for t in sorted(targets)],
                 ignore_conflicts=True,
             )
 
