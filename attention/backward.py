@@ -19,12 +19,11 @@ from attention.core import (
     _prepare_x,
     _result_dtype,
     _validate_heads,
-    attend,
     block_rows,
     sdpa_inputs,
 )
 from attention.errors import fail
-from attention.parallel import run_blocks
+from attention.parallel import product, run_blocks
 from attention.softmax import score_bounds, softmax_rows_inplace
 
 
@@ -56,10 +55,13 @@ def _attention_vjp(
     grad_out: np.ndarray,
     grads: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     block: int = QUERY_BLOCK,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """dq, dk, dv of ``softmax(q k^T) v`` with ``q`` already scaled; q, k, v and ``grad_out``
     share their leading dimensions, and ``mask`` broadcasts to the scores. ``grads``, arrays
-    of q's, k's and v's shapes (views of a caller's array spare copies), receive the result.
+    of q's, k's and v's shapes (views of a caller's array spare copies), receive the result;
+    ``out``, of the output's shape, receives the forward output from the same weights (a
+    layer's backward pass needs it, and so need neither hold the weights nor score twice).
 
     The weights are recomputed a block of queries at a time, so no (T, S) matrix per head is
     ever held whole, and under ``causal`` a block skips the keys after its last query. Heads
@@ -73,7 +75,7 @@ def _attention_vjp(
     v_t = np.ascontiguousarray(np.swapaxes(v, -1, -2))
     allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
     step = block_rows(cols, q.itemsize, block)
-    bounds = None if causal or mask is not None else score_bounds(q, k, lead)  # as attend's
+    bounds = None if mask is not None else score_bounds(q, k, lead, causal)  # as attend's
 
     def one_head(index: tuple[int, ...]) -> None:
         q_i, k_i, g_i, dq_i, dk_i, dv_i = (a[index] for a in (q, k, grad_out, dq, dk, dv))
@@ -88,7 +90,9 @@ def _attention_vjp(
                 np.copyto(p[:, start:width], -np.inf, where=future)
             if allowed is not None:
                 np.copyto(p, -np.inf, where=~allowed[index][start:stop, :width])
-            softmax_rows_inplace(p, None if bounds is None else bounds[index])
+            softmax_rows_inplace(p, None if bounds is None else bounds[index][start:stop])
+            if out is not None:
+                np.matmul(p, v[index][:width], out=out[index][start:stop])
             g = g_i[start:stop]
             dv_i[:width] += p.T @ g
             dp = g @ v_t[index][:, :width]
@@ -187,20 +191,20 @@ def multi_head_attention_backward(
     dk = width // h
     scale = dtype.type(1.0 / math.sqrt(dk))
     w_qkv = np.concatenate([w_q_a * scale, w_k_a, w_v_a], axis=1)
-    qkv = (x3 @ w_qkv).reshape(batch, seq, 3, h, dk)
+    qkv = product(x3, w_qkv).reshape(batch, seq, 3, h, dk)
     q, k, v = _heads(qkv)
-    head_out = np.empty((batch, seq, h, dk), dtype=dtype)
-    attend(q, k, v, mask_arr, bool(causal), out=head_out.transpose(0, 2, 1, 3))
-    rows = batch * seq
-    dw_o = head_out.reshape(rows, width).T @ g3.reshape(rows, width)
-    d_concat = (g3 @ w_o_a.T).reshape(batch, seq, h, dk).transpose(0, 2, 1, 3)
+    d_concat = product(g3, w_o_a.T).reshape(batch, seq, h, dk).transpose(0, 2, 1, 3)
     # the gradients of the scaled q and of k and v, side by side as qkv is: one product each
     # gives dx (through the scaled w_q) and every projection's weight gradient
     d_qkv = np.empty_like(qkv)
-    _attention_vjp(q, k, v, mask_arr, bool(causal), d_concat, grads=_heads(d_qkv))
+    head_out = np.empty((batch, seq, h, dk), dtype=dtype)  # the heads' outputs, for dw_o
+    heads_out = head_out.transpose(0, 2, 1, 3)
+    _attention_vjp(q, k, v, mask_arr, bool(causal), d_concat, _heads(d_qkv), out=heads_out)
+    rows = batch * seq
+    dw_o = product(head_out.reshape(rows, width).T, g3.reshape(rows, width))
     d_flat = d_qkv.reshape(rows, 3 * width)
-    dx = (d_flat @ w_qkv.T).reshape(x3.shape)
-    dw_qkv = x3.reshape(rows, width).T @ d_flat
+    dx = product(d_flat, w_qkv.T).reshape(x3.shape)
+    dw_qkv = product(x3.reshape(rows, width).T, d_flat)
     dw_qkv[:, :width] *= scale
     dw_q, dw_k, dw_v = (dw_qkv[:, i * width : (i + 1) * width] for i in range(3))
     return dx if batched else dx[0], dw_q, dw_k, dw_v, dw_o

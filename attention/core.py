@@ -13,7 +13,7 @@ import numpy as np
 
 from attention.checks import flag
 from attention.errors import fail
-from attention.parallel import run_blocks
+from attention.parallel import product, run_blocks
 from attention.scalars import is_integer
 from attention.softmax import (
     SMALL,
@@ -128,9 +128,10 @@ def attend(
     v = np.broadcast_to(v, lead + v.shape[-2:])
     allowed = None if mask is None else np.broadcast_to(mask, lead + (rows, cols))
     step = block_rows(cols, weights.itemsize, block)
-    # with neither mask nor causal, a head's scores bounded from its own queries and keys (a
-    # query's output never depends on a key it may not see, nor on another head, to the bit)
-    bounds = None if causal or mask is not None else score_bounds(q, k, lead)
+    # without a mask, each row's scores bounded from its head's queries and the keys it may
+    # see (a query's output never depends on a key it may not see, nor on another head, to
+    # the bit); a mask's keys are not read so
+    bounds = None if mask is not None else score_bounds(q, k, lead, causal)
 
     def one_block(item: tuple[int, tuple[int, ...]]) -> None:
         start, index = item
@@ -144,7 +145,7 @@ def attend(
             np.copyto(scores[:, start:width], -np.inf, where=future)
         if allowed is not None:
             np.copyto(scores, -np.inf, where=~allowed[index][start:stop, :width])
-        softmax_rows_inplace(scores, None if bounds is None else bounds[index])
+        softmax_rows_inplace(scores, None if bounds is None else bounds[index][start:stop])
         np.matmul(scores, v[index][:width], out=out[index][start:stop])
 
     starts = range(0, rows, step)
@@ -396,15 +397,15 @@ def checked_mha(
     x3 = _as(x3, dtype)
     ws = [_as(w, dtype) for w in ws]
     dk = width // h
-    qv = x3 @ np.concatenate([_scaled_q(ws[0], h, scale), ws[2]], axis=1)
+    qv = product(x3, np.concatenate([_scaled_q(ws[0], h, scale), ws[2]], axis=1))
     # views (B, h, T, dk), no copies: each head's rows lie 2d apart, which BLAS reads as they are
     q, v = qv.reshape(batch, seq, 2, h, dk).transpose(2, 0, 3, 1, 4)
     # k^T as its own product writes it, (B, d, T): each head's (dk, T) block contiguous, as the
     # scores' product reads it fastest (gathered from k, it cost a tenth of the whole pass)
-    k = np.matmul(ws[1].T, x3.transpose(0, 2, 1)).reshape(batch, h, dk, seq).swapaxes(-1, -2)
+    k = product(ws[1].T, x3.transpose(0, 2, 1)).reshape(batch, h, dk, seq).swapaxes(-1, -2)
     head_out = np.empty((batch, seq, h, dk), dtype=dtype)  # heads side by side, as w_o wants
     _, weights = attend(q, k, v, mask_arr, causal, out=head_out.transpose(0, 2, 1, 3))
-    out = head_out.reshape(batch, seq, width) @ ws[3]
+    out = product(head_out.reshape(batch, seq, width), ws[3])
     if not batched:
         return out[0], weights[0]
     return out, weights

@@ -20,6 +20,7 @@ from attention.core import (
     attend,
 )
 from attention.errors import fail
+from attention.parallel import product
 from attention.scalars import is_integer
 
 
@@ -71,7 +72,7 @@ def grouped_query_attention(
     group, d_kv = h // kv, kv * dk
     factor = dtype.type(1.0 / math.sqrt(dk) if scale is None else scale)
     w_all = np.concatenate([wq.astype(dtype) * factor, wk, wv], axis=1, dtype=dtype)
-    proj = x3 @ w_all  # one product for queries, keys and values
+    proj = product(x3, w_all)  # one product for queries, keys and values
 
     def heads_of(columns: np.ndarray, per_key: int) -> np.ndarray:
         """(B, T, kv*per_key*dk) columns as a (B, kv, per_key, T, dk) view: no copy."""
@@ -83,6 +84,6 @@ def grouped_query_attention(
     grouped_mask = None if mask_arr is None else mask_arr[:, :, None]
     head_out = np.empty((batch, seq, kv, group, dk), dtype=dtype)  # heads side by side
     _, weights = attend(q, k, v, grouped_mask, bool(causal), out=head_out.transpose(0, 2, 3, 1, 4))
-    out = head_out.reshape(batch, seq, width) @ wo.astype(dtype, copy=False)
+    out = product(head_out.reshape(batch, seq, width), wo.astype(dtype, copy=False))
     weights = weights.reshape(batch, h, seq, seq)
     return (out, weights) if batched else (out[0], weights[0])

@@ -53,21 +53,30 @@ _EXP_RANGE = {
 normal number."""
 
 
-def exp_safe(bound: float, cols: int, dtype: np.dtype) -> bool:
+def exp_safe(bound: float | np.ndarray, cols: int, dtype: np.dtype) -> bool | np.ndarray:
     """Whether rows of ``cols`` scores no larger than ``bound`` in magnitude exponentiate as
     they are, with no row maximum taken off first: exp(bound) summed over a row stays finite,
-    and exp(-bound) a normal number (as precise as any other)."""
+    and exp(-bound) a normal number (as precise as any other). Row by row for an array."""
     top, bottom = _EXP_RANGE.get(dtype, (0.0, 0.0))
-    return bound + math.log(max(cols, 1)) < top - 1 and bound < bottom - 1
+    return (bound + math.log(max(cols, 1)) < top - 1) & (bound < bottom - 1)
 
 
-def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...]) -> np.ndarray:
-    """A bound on every |q_i . k_j| of each head (Cauchy-Schwarz: its longest query's length
-    times its longest key's), from T*d numbers rather than the T*T scores, with room for the
-    rounding of the products."""
-    longest_q = np.einsum("...i,...i->...", q, q).max(axis=-1, initial=0.0)
-    longest_k = np.einsum("...i,...i->...", k, k).max(axis=-1, initial=0.0)
-    return np.broadcast_to(np.sqrt(longest_q * longest_k) * (1 + 1e-3), lead)
+def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...], causal: bool) -> np.ndarray:
+    """A bound on |q_i . k_j| for each query row, shaped ``lead + (rows, 1)`` (Cauchy-Schwarz:
+    the longest query's length times the longest key's), from T*d numbers rather than the T*T
+    scores, with room for the rounding of the products. Without ``causal`` one bound serves a
+    head; with it, each row's bound takes only the keys that row may see, so whether its
+    softmax takes off the row maximum never depends on a later key."""
+    length_q = np.einsum("...i,...i->...", q, q)
+    length_k = np.einsum("...i,...i->...", k, k)
+    if causal:
+        seen = np.maximum.accumulate(length_k, axis=-1)
+        rows = np.minimum(np.arange(q.shape[-2]), k.shape[-2] - 1)
+        squared = length_q * seen[..., rows]
+    else:
+        longest = length_q.max(axis=-1, initial=0.0) * length_k.max(axis=-1, initial=0.0)
+        squared = np.broadcast_to(longest[..., None], length_q.shape)
+    return np.broadcast_to(np.sqrt(squared) * (1 + 1e-3), lead + q.shape[-2:-1])[..., None]
 
 
 def largest_magnitude(arr: np.ndarray) -> float:
@@ -76,14 +85,21 @@ def largest_magnitude(arr: np.ndarray) -> float:
     return float(np.maximum.reduce(np.abs(arr), axis=None))
 
 
-def softmax_rows_inplace(scores: np.ndarray, bound: float | None = None) -> np.ndarray:
+def softmax_rows_inplace(scores: np.ndarray, bound: float | np.ndarray | None = None) -> np.ndarray:
     """Softmax over the last axis, overwriting ``scores``; -inf entries become exact zeros.
 
     The caller guarantees every row has at least one finite entry. ``bound``, a bound the
-    caller knows on every finite |score|, spares two of the five passes over the scores (the
-    row maximum and its subtraction) when ``exp_safe`` holds for it.
+    caller knows on every finite |score| (one for all rows, or one per row shaped as
+    ``score_bounds`` gives them), spares two of the five passes over the scores (the row
+    maximum and its subtraction) where ``exp_safe`` holds for it. A row it holds for keeps its
+    scores to the bit, whatever the other rows need.
     """
-    if bound is None or not exp_safe(bound, scores.shape[-1], scores.dtype):
+    if isinstance(bound, np.ndarray):
+        unsafe = np.logical_not(exp_safe(bound, scores.shape[-1], scores.dtype))
+        if unsafe.any():
+            largest = np.maximum.reduce(scores, axis=-1, keepdims=True)
+            np.subtract(scores, largest, out=scores, where=unsafe)
+    elif bound is None or not exp_safe(bound, scores.shape[-1], scores.dtype):
         np.subtract(scores, np.maximum.reduce(scores, axis=-1, keepdims=True), out=scores)
     np.exp(scores, out=scores)
     total = np.add.reduce(scores, axis=-1, keepdims=True)

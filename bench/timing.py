@@ -42,19 +42,32 @@ def calls_per_second(fn: Callable[[], object], budget: float) -> float:
     return statistics.median(rates)
 
 
+SETTLE = 0.3
+"""Seconds between two measurements: the threads a library shares a product between (OpenBLAS's,
+torch's OpenMP's) spin for about a tenth of a second after it, on the cores the next
+measurement wants."""
+
+
 def interleaved_best(calls: dict[str, Callable[[], float]], rounds: int = 3) -> dict[str, float]:
     """Each measurement's best over ``rounds`` interleaved rounds: the machine's load drifts,
-    and must not favour one side. ``calls`` return a rate (higher is better)."""
+    and must not favour one side; each starts once the one before has settled (``SETTLE``).
+    ``calls`` return a rate (higher is better)."""
     best = dict.fromkeys(calls, 0.0)
     for _ in range(rounds):
         for name, measure in calls.items():
+            time.sleep(SETTLE)
             best[name] = max(best[name], measure())
     return best
 
 
 def per_second(fn: Callable[[], object]) -> Callable[[], float]:
-    """A measurement for ``interleaved_best``: runs of ``fn`` per second, from one run."""
-    return lambda: 1 / best_time(fn, 1)
+    """A measurement for ``interleaved_best``: runs of ``fn`` per second, the faster of two runs
+    one after the other. On this machine's virtual machine, memory freed and unused for two
+    seconds goes back to the host (free page reporting), and a large array written in it
+    again pays about 3 ms a 2 MB page to fetch it back: a quarter to half a second for a pass
+    that writes 268 MB of weights, whatever library writes them. The second run measures the
+    pass, the first the machine."""
+    return lambda: 1 / best_time(fn, 2)
 
 
 def matmul_rate(seq: int, width: int, dtype: type, repeats: int) -> float:

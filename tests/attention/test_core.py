@@ -179,12 +179,18 @@ def test_permuting_tokens_permutes_the_output():
     np.testing.assert_allclose(weights_p, weights[:, perm][:, :, perm], rtol=1e-12)
 
 
-def test_causal_output_at_t_ignores_later_tokens():
+@pytest.mark.parametrize(
+    ("dtype", "later"),
+    [(np.float64, 10.0), (np.float64, 1e5), (np.float32, 10.0), (np.float32, 1e3)],
+)
+def test_causal_output_at_t_ignores_later_tokens(dtype, later):
+    """Even when a later token's scores are large enough that its own softmax must take off
+    its row maximum, the rows before it (some in the same block of queries) keep their bits."""
     rng = np.random.default_rng(19)
-    x = rng.normal(size=(2, 600, 8))
-    ws = _weights(rng, 8)
+    x = rng.normal(size=(2, 600, 8)).astype(dtype)
+    ws = [w.astype(dtype) for w in _weights(rng, 8)]
     changed = x.copy()
-    changed[:, 400:] = rng.normal(size=(2, 200, 8)) * 10
+    changed[:, 400:] = rng.normal(size=(2, 200, 8)) * later
     out, weights = multi_head_attention(x, *ws, 4, causal=True)
     out_c, weights_c = multi_head_attention(changed, *ws, 4, causal=True)
     np.testing.assert_array_equal(out[:, :400], out_c[:, :400])

@@ -72,6 +72,26 @@ def test_the_backward_pass_on_two_threads_is_the_one_on_one(two_workers, monkeyp
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape", "transposed"),
+    [
+        ((301, 200), (200, 90), False),
+        ((2, 257, 64), (64, 128), False),
+        ((96, 96), (3, 96, 150), True),
+    ],
+)
+def test_a_product_shared_between_cores_is_numpys_to_the_bit(
+    two_workers, monkeypatch, a_shape, b_shape, transposed
+):
+    monkeypatch.setattr(parallel, "SHARED_PRODUCT", 1)
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=a_shape[::-1] if transposed else a_shape)
+    a = a.T if transposed else a
+    b = rng.normal(size=b_shape)
+    shared = parallel.product(a, b)
+    np.testing.assert_array_equal(shared, np.matmul(a, b))
+
+
 def test_blas_gets_its_threads_back_after_a_large_call(two_workers):
     blas = parallel._blas()
     if blas is None:
