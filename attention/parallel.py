@@ -74,8 +74,17 @@ def _loaded_openblas() -> list[str]:
     return sorted(path for path in paths if path.startswith("/"))
 
 
-@functools.cache
+_first_use = threading.RLock()
+"""Held while BLAS is found and the pool made: threads arriving at once make one of each."""
+
+
 def _blas() -> _Blas | None:
+    with _first_use:
+        return _found_blas()
+
+
+@functools.cache
+def _found_blas() -> _Blas | None:
     np.ones((2, 2)) @ np.ones((2, 2))  # numpy loads its BLAS lazily on some builds
     for path in _loaded_openblas():
         lib = ctypes.CDLL(path)
@@ -89,18 +98,32 @@ def _blas() -> _Blas | None:
     return None
 
 
-@functools.cache
 def _pool() -> ThreadPoolExecutor | None:
     """One worker per BLAS thread; None on one core, under OPENBLAS_NUM_THREADS=1 (the Django
     and Celery processes, curriculum/celery.py) or where BLAS's threads cannot be held to one."""
+    with _first_use:
+        return _made_pool()
+
+
+@functools.cache
+def _made_pool() -> ThreadPoolExecutor | None:
     blas = _blas()
     workers = blas.get() if blas is not None else 1
     return ThreadPoolExecutor(workers, thread_name_prefix="attention") if workers > 1 else None
 
 
 def _forget_pool() -> None:
-    """A forked child (a Celery worker) has none of its parent's threads: it starts its own."""
-    _pool.cache_clear()
+    """A forked child (a Celery worker) has none of its parent's threads: it starts its own,
+    with BLAS's thread count as it was before any call in flight at the fork lowered it."""
+    global _first_use
+    _first_use = threading.RLock()
+    _made_pool.cache_clear()
+    blas = _found_blas() if _found_blas.cache_info().currsize else None
+    if blas is not None:
+        blas.lock = threading.Lock()
+        if blas.users:
+            blas.users = 0
+            blas.put(blas.saved)
 
 
 os.register_at_fork(after_in_child=_forget_pool)
@@ -111,23 +134,29 @@ SHARED_PRODUCT = 2**21
 
 
 def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b``, bands of the result's rows on different cores as ``run_blocks`` spreads them.
+    """``a @ b`` (each at least a matrix), bands of the result's rows on different cores as
+    ``run_blocks`` spreads them.
 
     OpenBLAS's own threads, once woken by a product they share, spin for about a tenth of a
     second on the cores the blocks after it want: a forward pass that never wakes them ran a
-    fifth faster. Each entry is the sum BLAS forms for the whole product, to the bit."""
+    fifth faster. Each band has at least two rows, so each entry is the sum one-threaded BLAS's
+    gemm forms for the whole product (a one-row band would be a matrix-vector product, summed
+    otherwise); OpenBLAS's threads sum in another order, so the last bits may differ from a
+    threaded ``np.matmul``, as its own do from one thread to two."""
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     rows, inner, cols = a.shape[-2], a.shape[-1], b.shape[-1]
     pool = _pool()
-    if pool is None or rows * inner * cols * math.prod(lead) < SHARED_PRODUCT:
+    workers = pool._max_workers if pool is not None else 1
+    if workers < 2 or rows < 2 * workers or rows * inner * cols * math.prod(lead) < SHARED_PRODUCT:
         return np.matmul(a, b)
     out = np.empty(lead + (rows, cols), np.result_type(a, b))
-    step = -(-rows // pool._max_workers)  # one band a worker
+    edges = [rows * n // workers for n in range(workers + 1)]  # rows // workers a band, or one more
 
-    def band(start: int) -> None:
-        np.matmul(a[..., start : start + step, :], b, out=out[..., start : start + step, :])
+    def band(n: int) -> None:
+        start, stop = edges[n], edges[n + 1]
+        np.matmul(a[..., start:stop, :], b, out=out[..., start:stop, :])
 
-    run_blocks(band, range(0, rows, step))
+    run_blocks(band, range(workers))
     return out
 
 

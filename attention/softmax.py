@@ -66,17 +66,26 @@ def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...], causal: bo
     the longest query's length times the longest key's), from T*d numbers rather than the T*T
     scores, with room for the rounding of the products. Without ``causal`` one bound serves a
     head; with it, each row's bound takes only the keys that row may see, so whether its
-    softmax takes off the row maximum never depends on a later key."""
-    length_q = np.einsum("...i,...i->...", q, q)
-    length_k = np.einsum("...i,...i->...", k, k)
-    if causal:
-        seen = np.maximum.accumulate(length_k, axis=-1)
-        rows = np.minimum(np.arange(q.shape[-2]), k.shape[-2] - 1)
-        squared = length_q * seen[..., rows]
-    else:
-        longest = length_q.max(axis=-1, initial=0.0) * length_k.max(axis=-1, initial=0.0)
-        squared = np.broadcast_to(longest[..., None], length_q.shape)
-    return np.broadcast_to(np.sqrt(squared) * (1 + 1e-3), lead + q.shape[-2:-1])[..., None]
+    softmax takes off the row maximum never depends on a later key. A row that sees one key
+    is bounded by infinity: its maximum taken off, its weight is exactly 1 (exp(0)), not
+    exp(s) times 1/exp(s). An overflowed length is infinite (or NaN beside a zero), which no
+    bound passes, and so is no warning."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        length_q = np.einsum("...i,...i->...", q, q)
+        length_k = np.einsum("...i,...i->...", k, k)
+        if causal:
+            seen = np.maximum.accumulate(length_k, axis=-1)
+            rows = np.minimum(np.arange(q.shape[-2]), k.shape[-2] - 1)
+            squared = length_q * seen[..., rows]
+        else:
+            longest = length_q.max(axis=-1, initial=0.0) * length_k.max(axis=-1, initial=0.0)
+            squared = np.broadcast_to(longest[..., None], length_q.shape)
+        bounds = np.sqrt(squared) * (1 + 1e-3)
+    if k.shape[-2] == 1:
+        bounds[...] = np.inf
+    elif causal:
+        bounds[..., 0] = np.inf
+    return np.broadcast_to(bounds, lead + q.shape[-2:-1])[..., None]
 
 
 def largest_magnitude(arr: np.ndarray) -> float:

@@ -198,6 +198,31 @@ def test_causal_output_at_t_ignores_later_tokens(dtype, later):
     assert np.all(np.triu(weights[0, 0], k=1) == 0.0)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_query_that_sees_one_key_gives_it_all_its_weight_exactly(dtype):
+    """The first query under causal, and every query of a single key, past the tiny path."""
+    rng = np.random.default_rng(29)
+    q, k, v = (rng.normal(size=(16, 300, 8)).astype(dtype) for _ in range(3))
+    out, weights = scaled_dot_product_attention(q, k, v, causal=True)
+    assert np.all(weights[:, 0, 0] == 1) and np.all(weights[:, 0, 1:] == 0)
+    np.testing.assert_array_equal(out[:, 0], v[:, 0])
+    out, weights = scaled_dot_product_attention(q, k[:, :1], v[:, :1])
+    assert np.all(weights == 1)
+    np.testing.assert_array_equal(out, np.broadcast_to(v[:, :1], out.shape))
+
+
+@pytest.mark.filterwarnings("error")
+def test_lengths_too_long_for_the_float_warn_of_nothing_and_still_attend():
+    """A query's squared length overflows: its bound is infinite (beside a key of no length,
+    NaN), no bound passes, and the row maximum is taken off as always."""
+    q = np.full((100, 8), 1e160)
+    k = np.full((100, 8), 1e-160)
+    k[0] = 0.0
+    out, weights = scaled_dot_product_attention(q, k, np.ones((100, 8)), causal=True)
+    assert np.all(np.isfinite(weights)) and np.allclose(weights.sum(axis=-1), 1)
+    np.testing.assert_allclose(out, 1.0)
+
+
 def test_inputs_are_not_modified():
     rng = np.random.default_rng(23)
     x = rng.normal(size=(6, 4))

@@ -2,9 +2,12 @@
 so there the engine runs its blocks one by one; these tests give it two workers, as a
 standalone run on two cores has."""
 
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +19,8 @@ from attention import (
     parallel,
 )
 from tests.attention.reference import reference_mha
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -78,18 +83,58 @@ def test_the_backward_pass_on_two_threads_is_the_one_on_one(two_workers, monkeyp
         ((301, 200), (200, 90), False),
         ((2, 257, 64), (64, 128), False),
         ((96, 96), (3, 96, 150), True),
+        ((5, 7, 300), (300, 600), False),  # bands of two rows and three
     ],
 )
-def test_a_product_shared_between_cores_is_numpys_to_the_bit(
+def test_a_product_shared_between_cores_sums_as_blas_does_on_one_thread(
     two_workers, monkeypatch, a_shape, b_shape, transposed
 ):
+    blas = parallel._blas()
+    if blas is None:
+        pytest.skip("numpy's BLAS here is not OpenBLAS: products are numpy's own")
     monkeypatch.setattr(parallel, "SHARED_PRODUCT", 1)
     rng = np.random.default_rng(7)
     a = rng.normal(size=a_shape[::-1] if transposed else a_shape)
     a = a.T if transposed else a
     b = rng.normal(size=b_shape)
     shared = parallel.product(a, b)
-    np.testing.assert_array_equal(shared, np.matmul(a, b))
+    with blas.one_thread():
+        alone = np.matmul(a, b)
+    np.testing.assert_array_equal(shared, alone)
+
+
+def test_a_product_of_fewer_rows_than_two_a_core_is_numpys_own(two_workers, monkeypatch):
+    """A band of one row would be a matrix-vector product, which sums otherwise."""
+    monkeypatch.setattr(parallel, "SHARED_PRODUCT", 1)
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=(3, 1000)), rng.normal(size=(1000, 1000))
+    np.testing.assert_array_equal(parallel.product(a, b), np.matmul(a, b))
+
+
+FORKED_MID_CALL = """
+import os, warnings
+from attention import parallel
+warnings.simplefilter("ignore", DeprecationWarning)  # OpenBLAS's threads: the child makes none
+blas = parallel._blas()
+if blas is None:
+    raise SystemExit(3)
+blas.put(2)
+with blas.one_thread():  # as a call in flight in another thread holds it at the fork
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if parallel._blas().get() == 2 and parallel._pool() is not None else 1)
+_, status = os.waitpid(child, 0)
+raise SystemExit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_child_forked_mid_call_gets_blas_threads_and_a_pool_of_its_own():
+    """A Celery worker forks its children; one forked while a call held BLAS to one thread
+    had kept it so, and no pool, for good."""
+    done = subprocess.run([sys.executable, "-c", FORKED_MID_CALL], cwd=ROOT, timeout=60)
+    if done.returncode == 3:
+        pytest.skip("numpy's BLAS here is not OpenBLAS: blocks run one by one")
+    assert done.returncode == 0
 
 
 def test_blas_gets_its_threads_back_after_a_large_call(two_workers):
