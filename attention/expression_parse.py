@@ -228,7 +228,8 @@ class _Reader:
             finite = False
         if not finite:
             raise ExpressionError(f"the number {written} is too large")
-        if value == 0 != float(written.lower().partition("e")[0]) or below_normal(value):
+        read_as_zero = value == 0 and float(written.lower().partition("e")[0]) != 0  # 1e-400
+        if read_as_zero or below_normal(value):
             raise ExpressionError(f"the number {written} is {TOO_SMALL}; scale the numbers up")
 
     def subscript(self, node: ast.Subscript) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from attention.compare import EXACT_FLOATS
 from attention.errors import EngineInputError
 from attention.expression_parse import (
     BINARY,
@@ -48,9 +49,6 @@ __all__ += ["Expression", "ExpressionError", "evaluate", "parse", "sides"]
 
 MAX_EXPRESSION_WORK = 10**7
 """Default work budget of one evaluation (``attention.work`` units: some 1 to 10 ms)."""
-
-MAX_EXACT_INTEGER = 2**53
-"""Past this a float64 no longer holds every whole number, so it is not passed on as an int."""
 
 Lookup = Callable[[str], Any]
 
@@ -118,7 +116,7 @@ def _argument(value: _Value | str) -> Any:
     if isinstance(value, str):
         return value
     array = value.array
-    if value.kind == "int" and np.all(np.abs(array) <= MAX_EXACT_INTEGER):
+    if value.kind == "int" and np.all(np.abs(array) <= EXACT_FLOATS):
         return array.astype(np.int64).tolist()
     return array.tolist()
 
@@ -230,7 +228,7 @@ class _Evaluator:
         and an engine operation move their operands afresh, as their own roundings would."""
         if self.move is None or value.kind == "bool":
             return value
-        if value.kind == "int" and not np.any(np.abs(value.array) >= MAX_EXACT_INTEGER):
+        if value.kind == "int" and not np.any(np.abs(value.array) >= EXACT_FLOATS):
             return value
         return _Value(self.move(value.array), "float")
 
@@ -283,7 +281,7 @@ class _Evaluator:
         value = self.number(node.args[0])
         x = value.array
         if name in REDUCTIONS:  # each addend rounds, and so do whole numbers past 2**53 in all
-            large = value.kind == "int" and np.sum(np.abs(x)) >= MAX_EXACT_INTEGER
+            large = value.kind == "int" and np.sum(np.abs(x)) >= EXACT_FLOATS
             x = self.floats(_Value(x, "float") if large else value).array
         axes = [integer_literal(k.value) for k in node.keywords if k.arg == "axis"]
         axis = axes[0] if axes else None
