@@ -2,6 +2,8 @@
 asks to revert, reverts; the list, the compare and the revert page pass axe-core, light and
 dark, under the strict CSP."""
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from curriculum.domain.chapter_files import chapter_import
@@ -31,8 +33,12 @@ def test_compare_and_revert_in_a_browser(browser, live_server, books, alice):  #
     visit.page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
     signed_in(visit)
     visit.open(f"/admin/curriculum/chapter/{pk}/change/")
+    # each click waits for the page it leads to: "text=Compare" alone also matched the change
+    # form's help text ("compare with rtol and atol") while the Revisions page was still loading
     visit.page.click("a.revisionslink")
-    visit.page.click("text=Compare")
+    visit.page.wait_for_url(f"**/admin/curriculum/chapter/{pk}/revisions/")
+    visit.page.click("input[type=submit][value=Compare]")
+    visit.page.wait_for_url(lambda url: parse_qs(urlsplit(url).query) == {"a": ["1"], "b": ["2"]})
     visit.page.wait_for_selector("table.revision-changes")
     changes = visit.page.locator("table.revision-changes tbody tr")
     assert changes.count() == 1
