@@ -144,9 +144,36 @@ def module_rows(db):
     cache.clear()
 
 
-@pytest.fixture
-def books(db):
+def books_import() -> None:
+    """The books, and Book 0's chapters, imported through the importer."""
     import_files(CONTENT / "books.yaml", *sorted((CONTENT / "0").glob("*.yaml")))
+
+
+@pytest.fixture(scope="module")
+def books_world(django_db_setup, django_db_blocker):
+    """`books_import`, written once for the module (`rows_for_the_module`)."""
+    with rows_for_the_module(django_db_blocker):
+        books_import()
+        yield
+
+
+@pytest.fixture
+def books(books_world, module_rows, request):
+    """The books and Book 0, in a savepoint of the module's (`books_world`): some 590 tests
+    ask for them, and importing them for each test was the suite's largest cost. A test whose
+    rows another process must see (a worker, a server) commits them: it asks for
+    `books_committed`, and asking for these fails it."""
+    marker = request.node.get_closest_marker("django_db")
+    if {"transactional_db", "live_server"} & set(request.fixturenames) or (
+        marker and marker.kwargs.get("transaction")
+    ):
+        pytest.fail("a test that commits asks for books_committed, not books")
+
+
+@pytest.fixture
+def books_committed(transactional_db):
+    """The books and Book 0, imported for this test alone and committed."""
+    books_import()
 
 
 @pytest.fixture

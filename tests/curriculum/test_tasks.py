@@ -23,7 +23,9 @@ pytestmark = pytest.mark.worker
 RIGHT = [[2, 3], [2, 3]]
 
 
-def test_the_worker_verifies_a_right_answer_and_rejects_wrong_ones_by_any_margin(worker, books):
+def test_the_worker_verifies_a_right_answer_and_rejects_wrong_ones_by_any_margin(
+    worker, books_committed
+):
     ids = import_chapter(
         [
             uniform_problem("right", RIGHT),
@@ -57,7 +59,7 @@ BAD_INPUTS = {
 }
 
 
-def test_bad_input_written_past_validation_gets_an_error_verdict(worker, books):
+def test_bad_input_written_past_validation_gets_an_error_verdict(worker, books_committed):
     ids = import_chapter([uniform_problem(key, RIGHT) for key in [*BAD_INPUTS, "answer"]])
     decided(ids)
     for key, inputs in BAD_INPUTS.items():
@@ -76,7 +78,7 @@ def test_bad_input_written_past_validation_gets_an_error_verdict(worker, books):
     assert all(v.engine_version == attention.ENGINE_VERSION for v in verdicts.values())
 
 
-def test_heads_that_do_not_divide_the_width_get_an_error_verdict(worker, books):
+def test_heads_that_do_not_divide_the_width_get_an_error_verdict(worker, books_committed):
     eye = [[float(i == j) for j in range(4)] for i in range(4)]
     [sid] = import_chapter(
         [
@@ -107,7 +109,7 @@ def test_heads_that_do_not_divide_the_width_get_an_error_verdict(worker, books):
     assert "heads" in verdict.message
 
 
-def test_verify_chapter_waits_and_prints_one_row_per_problem(worker, books):
+def test_verify_chapter_waits_and_prints_one_row_per_problem(worker, books_committed):
     import_chapter([uniform_problem("p1", RIGHT), uniform_problem("p2", [[2, 3], [2, 3.5]])])
     out = io.StringIO()
 
@@ -122,7 +124,7 @@ def test_verify_chapter_waits_and_prints_one_row_per_problem(worker, books):
     assert "engine value [[2.0, 3.0], [2.0, 3.0]]" in rows[1]
 
 
-def test_verify_chapter_succeeds_when_every_answer_is_right(worker, books):
+def test_verify_chapter_succeeds_when_every_answer_is_right(worker, books_committed):
     import_chapter([uniform_problem("p1", RIGHT), uniform_problem("p2", RIGHT)])
     out = io.StringIO()
     call_command("verify_chapter", "II.9", "--wait", stdout=out)
@@ -134,7 +136,7 @@ def test_verify_chapter_refuses_an_unknown_code(worker):
         call_command("verify_chapter", "II.99", "--wait", "1")
 
 
-def test_verify_all_asks_again_for_every_solution(worker, books):
+def test_verify_all_asks_again_for_every_solution(worker, books_committed):
     ids = import_chapter([uniform_problem("a1", RIGHT)]) + import_chapter(
         [uniform_problem("b1", [[2, 3], [2, 4]])], code="II.8"
     )
@@ -164,7 +166,7 @@ def _edit_and_decide(sid: int, answer) -> str:
     return decided([sid])["p1"].status
 
 
-def test_the_worker_keeps_its_database_connection_and_survives_losing_it(worker, books):
+def test_the_worker_keeps_its_database_connection_and_survives_losing_it(worker, books_committed):
     """Celery's Django fixup would close the connection around every task (two connects per
     batch); tasks keep it as web requests do, and one the server dropped is replaced."""
     [sid] = import_chapter([uniform_problem("p1", RIGHT)])
@@ -210,7 +212,9 @@ def test_a_release_is_printed_by_the_worker_and_served_as_a_pdf(worker, seeded, 
     assert "/chapters/II.3/releases/1/pdf" in client.get("/chapters/II.3/").content.decode()
 
 
-def test_the_worker_runs_due_schedules_publishing_one_and_keeping_a_refusal(worker, books, erin):
+def test_the_worker_runs_due_schedules_publishing_one_and_keeping_a_refusal(
+    worker, books_committed, erin
+):
     """The beat's task, sent as the beat sends it: II.7 is published as its Editor with the
     notes; II.8, whose thesis is empty, is refused and keeps the gate's reason for its author."""
     chapter_import(document=sketch("II.7"))

@@ -32,7 +32,7 @@ READER_PAGES = [
 
 
 @pytest.fixture
-def course(books):
+def course(books_committed):
     cache.clear()  # sign-ups and logins are counted per address: every test comes from 127.0.0.1
     practised_chapter()
 

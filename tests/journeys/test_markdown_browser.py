@@ -19,7 +19,7 @@ def rich_chapter() -> None:
     chapter_import(document=document)
 
 
-def test_tables_notes_code_and_image_pass_axe(browser, live_server, books, heads):  # noqa: F811
+def test_tables_notes_code_and_image_pass_axe(browser, live_server, books_committed, heads):  # noqa: F811
     rich_chapter()
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.7/")
@@ -35,7 +35,7 @@ def test_tables_notes_code_and_image_pass_axe(browser, live_server, books, heads
     visit.assert_clean()
 
 
-def test_the_table_and_code_do_not_widen_a_phone_page(browser, live_server, books, heads):  # noqa: F811
+def test_the_table_and_code_do_not_widen_a_phone_page(browser, live_server, books_committed, heads):  # noqa: F811
     rich_chapter()
     visit = Visit(browser, live_server.url, width=360)
     visit.open("/chapters/II.7/")

@@ -16,7 +16,7 @@ PASSWORD = "a-long-staff-pass-9"
 
 
 @pytest.fixture
-def staff(books):
+def staff(books_committed):
     chapter_import(document=sketch())
     verify_now(Chapter.objects.get(code="II.7"))
     for name, group in (("ann", "Authors"), ("ed", "Editors")):

@@ -24,7 +24,7 @@ def signed_in(visit: Visit) -> None:
     visit.page.wait_for_url("**/admin/")
 
 
-def test_compare_and_revert_in_a_browser(browser, live_server, books, alice):  # noqa: F811
+def test_compare_and_revert_in_a_browser(browser, live_server, books_committed, alice):  # noqa: F811
     chapter_import(document=sketch(), user=alice)
     chapter_import(document=sketch(title="A <b>bold</b> rename"), user=alice)
     pk = Chapter.objects.get(code="II.7").pk

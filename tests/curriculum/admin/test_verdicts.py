@@ -109,7 +109,7 @@ def test_verify_again_marks_the_selected_verdicts_pending(as_erin, books):
 
 
 @pytest.mark.worker
-def test_verify_again_reaches_the_worker_and_the_verdict_arrives(worker, as_erin, books):
+def test_verify_again_reaches_the_worker_and_the_verdict_arrives(worker, as_erin, books_committed):
     [sid] = import_chapter([uniform_problem("right-one", RIGHT)])
     first = decided([sid])["right-one"]
 

@@ -46,7 +46,7 @@ def generated_client(live_server, tmp_path_factory):
 
 
 def test_a_generated_client_round_trips_the_source_and_publishes(
-    generated_client, live_server, transactional_db, books, erin
+    generated_client, live_server, transactional_db, books_committed, erin
 ):
     from curriculum_api_client.api.writing_tokens import (
         chapter_publish as publish,
@@ -82,7 +82,7 @@ def test_a_generated_client_round_trips_the_source_and_publishes(
 
 
 def test_a_publish_by_the_generated_client_reaches_a_webhook_receiver_signed(
-    generated_client, live_server, worker, books, erin, receiver
+    generated_client, live_server, worker, books_committed, erin, receiver
 ):
     from curriculum_api_client.api.writing_tokens import (
         chapter_publish as publish,

@@ -54,7 +54,7 @@ def test_a_published_solution_without_an_answer_is_refused_with_its_path(
 
 
 def test_the_worker_never_checks_a_draft_and_the_gate_names_it(
-    client, books, alice_token, erin_token, worker
+    client, books_committed, alice_token, erin_token, worker
 ):
     assert put(client, "II.7", with_draft(), alice_token).status_code == 201
     solutions = Solution.objects.filter(problem__chapter__code="II.7")

@@ -19,7 +19,7 @@ pytestmark = [
 ]
 
 
-def test_each_put_answers_the_etag_of_what_it_wrote(books, alice_token, monkeypatch):
+def test_each_put_answers_the_etag_of_what_it_wrote(books_committed, alice_token, monkeypatch):
     assert put(Client(), "II.7", sketch(), alice_token).status_code == 201
     meeting_at_the_write(monkeypatch)
     first, second = at_once(

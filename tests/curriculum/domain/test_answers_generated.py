@@ -97,7 +97,7 @@ def test_a_reader_answer_is_checked_against_its_instance_with_the_problem_tolera
 
 
 @pytest.mark.worker
-def test_the_worker_decides_generated_problems_at_instance_zero(worker, books):
+def test_the_worker_decides_generated_problems_at_instance_zero(worker, books_committed):
     ids = import_chapter(
         [
             generated_problem(six_figures(softmax_of(0))) | {"key": "right"},

@@ -48,7 +48,7 @@ def race(*actions):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_publish_racing_a_delete_never_releases_a_broken_chapter(books):
+def test_a_publish_racing_a_delete_never_releases_a_broken_chapter(books_committed):
     for round_ in range(6):
         code = f"II.{10 + round_}"
         chapter_import(document=sketch(code=code))
@@ -85,7 +85,7 @@ def in_thread(action):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_delete_waits_while_a_publish_holds_the_chapter(books):
+def test_a_delete_waits_while_a_publish_holds_the_chapter(books_committed):
     chapter_import(document=sketch())
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
@@ -99,7 +99,7 @@ def test_a_delete_waits_while_a_publish_holds_the_chapter(books):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_publish_waits_for_a_delete_and_then_sees_it(books):
+def test_a_publish_waits_for_a_delete_and_then_sees_it(books_committed):
     chapter_import(document=sketch())
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
@@ -146,7 +146,7 @@ def renaming(erin, numeral: str = "XX"):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_book_renamed_while_one_of_its_chapters_is_published_waits_and_keeps_its_numeral(
-    books, erin, monkeypatch
+    books_committed, erin, monkeypatch
 ):
     """The publish holds the chapter and its book while it snapshots: the rename waits, then
     sees the release and is refused with its reason."""
@@ -169,7 +169,7 @@ def test_a_book_renamed_while_one_of_its_chapters_is_published_waits_and_keeps_i
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_rename_whose_check_a_publish_overtook_is_refused(books, erin, monkeypatch):
+def test_a_rename_whose_check_a_publish_overtook_is_refused(books_committed, erin, monkeypatch):
     """The rename's form found no release; a publish committed before the rename wrote: the
     rename, checked again under the book's lock, is refused and the page says why."""
     chapter, rename = ready(), renaming(erin)
@@ -188,7 +188,7 @@ def test_a_rename_whose_check_a_publish_overtook_is_refused(books, erin, monkeyp
 
 @pytest.mark.django_db(transaction=True)
 def test_a_publish_waits_for_a_rename_of_its_book_and_then_refuses_the_code_it_no_longer_carries(
-    books,
+    books_committed,
 ):
     chapter = ready()
     with transaction.atomic():
@@ -203,7 +203,9 @@ def test_a_publish_waits_for_a_rename_of_its_book_and_then_refuses_the_code_it_n
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_publish_of_the_version_reviewed_waits_for_an_edit_under_way_and_then_refuses_it(books):
+def test_a_publish_of_the_version_reviewed_waits_for_an_edit_under_way_and_then_refuses_it(
+    books_committed,
+):
     chapter = ready()
     reviewed = frozenset({source_tag(code="II.7")})
     with transaction.atomic():

@@ -62,7 +62,7 @@ def verify_in_order(chapter_ids: list[int]) -> int:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_multi_chapter_operations_in_opposite_orders_both_finish(books, worker):
+def test_two_multi_chapter_operations_in_opposite_orders_both_finish(books_committed, worker):
     for code in ("II.7", "II.8"):
         chapter_import(document=sketch(code))
     first, second = Chapter.objects.order_by("pk").filter(code__in=["II.7", "II.8"])
@@ -94,7 +94,9 @@ def test_two_multi_chapter_operations_in_opposite_orders_both_finish(books, work
 
 
 @pytest.mark.django_db(transaction=True)
-def test_verify_all_waits_on_the_lowest_chapter_without_holding_a_later_one(books, worker):
+def test_verify_all_waits_on_the_lowest_chapter_without_holding_a_later_one(
+    books_committed, worker
+):
     # II.7 has the lower chapter pk but the higher solution pks: verify_all meets II.8 first
     for code in ("II.7", "II.8"):
         chapter_import(document=sketch(code, problems=[]))

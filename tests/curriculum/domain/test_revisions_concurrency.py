@@ -21,7 +21,7 @@ pytestmark = [
 ]
 
 
-def test_verdicts_moving_a_chapter_beside_index_rebuilds_leave_the_index_current(books):
+def test_verdicts_moving_a_chapter_beside_index_rebuilds_leave_the_index_current(books_committed):
     chapter_import(document=sketch("II.7"))
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)

@@ -116,7 +116,9 @@ def stored_as_verified_before_the_rule(sid: int, **problem_fields) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(idle_broker, books):
+def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(
+    idle_broker, books_committed
+):
     """No worker runs: the import's requests wait in the broker, so the verdicts the test
     stores and migrates are decided by no one meanwhile."""
     inputs = {"seq_len": 4, "width": 8, "heads": 2}
@@ -165,7 +167,7 @@ def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_small_entry_answered_zero_under_the_old_zero_rule_is_decided_again(books):
+def test_a_small_entry_answered_zero_under_the_old_zero_rule_is_decided_again(books_committed):
     inputs = {"q": [[0.0]], "k": [[0.0], [0.0]], "v": [[1e12, 1998.0], [1e12, 0.0]]}
     wrong = {
         "key": "small",

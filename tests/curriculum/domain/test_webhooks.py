@@ -274,7 +274,7 @@ def test_a_forged_or_replayed_delivery_fails_the_receivers_check(
     assert not verified(**check, body=body, now=time.time() + 301)
 
 
-def test_the_worker_delivers_a_publish_after_commit(worker, books, erin, receiver):
+def test_the_worker_delivers_a_publish_after_commit(worker, books_committed, erin, receiver):
     subscribed(receiver, "chapter.published")
     from curriculum.domain.chapter_files import chapter_import
 

@@ -44,7 +44,7 @@ class Pause:
 
 
 @pytest.fixture
-def chapter(books):
+def chapter(books_committed):
     document = sketch()
     document["strands"]["basics"]["items"] = [
         {"title": f"Word {i}", "body": f"Means $x_{i}$.", "published": True} for i in range(ITEMS)

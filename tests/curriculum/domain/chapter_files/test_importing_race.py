@@ -56,13 +56,15 @@ def both_create(monkeypatch, **guard) -> list:
     )
 
 
-def test_the_writer_that_finds_the_chapter_created_meanwhile_writes_over_it(books, monkeypatch):
+def test_the_writer_that_finds_the_chapter_created_meanwhile_writes_over_it(
+    books_committed, monkeypatch
+):
     outcomes = both_create(monkeypatch)
     assert sorted(o.created for o in outcomes) == [False, True], outcomes
     assert Chapter.objects.filter(code="II.7").count() == 1
 
 
-def test_creating_only_the_other_is_refused_as_if_it_had_found_it(books, monkeypatch):
+def test_creating_only_the_other_is_refused_as_if_it_had_found_it(books_committed, monkeypatch):
     outcomes = both_create(monkeypatch, if_none_match=frozenset({"*"}))
     refused = [o for o in outcomes if isinstance(o, SourceChanged)]
     created = [o for o in outcomes if not isinstance(o, Exception)]
@@ -74,7 +76,7 @@ def unverified(title: str) -> dict:
     return sketch(title=title, state="in_progress", problems=[])
 
 
-def test_two_writers_over_one_chapter_each_move_its_revision(books, monkeypatch, client):
+def test_two_writers_over_one_chapter_each_move_its_revision(books_committed, monkeypatch, client):
     chapter_import(document=unverified("Made"))
     before = Chapter.objects.get(code="II.7").revision
     chapter_import(document=unverified("Alone"))

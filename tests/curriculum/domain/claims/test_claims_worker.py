@@ -45,7 +45,7 @@ def decided() -> dict[str, ClaimVerdict]:
     return {row.kind + ":" + row.status: row for row in ClaimVerdict.objects.all()}
 
 
-def test_a_committed_import_has_its_claims_decided_by_the_worker(worker, books):
+def test_a_committed_import_has_its_claims_decided_by_the_worker(worker, books_committed):
     chapter_import(
         document=document(
             "Right {{ 0.731059 = softmax(scores=[1, 0]).out[0] }}, "
@@ -60,7 +60,7 @@ def test_a_committed_import_has_its_claims_decided_by_the_worker(worker, books):
     assert any("claim 0.7312" in reason for reason in ChapterPublish(chapter=chapter).check())
 
 
-def test_the_sweep_resends_a_claim_whose_task_was_lost(worker, books):
+def test_the_sweep_resends_a_claim_whose_task_was_lost(worker, books_committed):
     from datetime import timedelta
 
     from django.utils import timezone

@@ -62,7 +62,7 @@ def decided_in_order(ids: list[int]) -> list[int]:
 
 
 def test_a_big_chapters_backlog_waits_behind_a_single_save_and_another_chapter(
-    one_worker, books, settings
+    one_worker, books_committed, settings
 ):
     settings.VERIFY_BATCH_SIZE = 2
     import_chapter(uniform("b", 12), code="II.9")  # six batches, one behind another
@@ -83,7 +83,9 @@ def test_a_big_chapters_backlog_waits_behind_a_single_save_and_another_chapter(
     assert Verdict.objects.get(solution_id=single).status == "mismatch"
 
 
-def test_asking_again_for_a_chapter_with_a_backlog_waits_behind_it(one_worker, books, settings):
+def test_asking_again_for_a_chapter_with_a_backlog_waits_behind_it(
+    one_worker, books_committed, settings
+):
     settings.VERIFY_BATCH_SIZE = 2
     problems = uniform("b", 12)
     import_chapter(problems, code="II.9")  # six batches, twelve checks waiting
@@ -101,7 +103,7 @@ def test_asking_again_for_a_chapter_with_a_backlog_waits_behind_it(one_worker, b
     assert Verdict.objects.get(solution_id=big[0]).status == "mismatch"
 
 
-def test_a_batch_hands_on_what_its_slice_did_not_reach(one_worker, books):
+def test_a_batch_hands_on_what_its_slice_did_not_reach(one_worker, books_committed):
     ids = import_chapter(uniform("p", 3))
     app.control.purge()  # the import's own task: this test decides the batch itself
     checks = list(
@@ -118,7 +120,7 @@ def test_a_batch_hands_on_what_its_slice_did_not_reach(one_worker, books):
     assert one_worker.received("verify_batch") == 1  # the two, handed on in one task
 
 
-def test_the_sweep_resends_behind_what_others_ask_for(one_worker, books, settings):
+def test_the_sweep_resends_behind_what_others_ask_for(one_worker, books_committed, settings):
     settings.VERIFY_BATCH_SIZE = 2
     lost = import_chapter(uniform("l", 1), code="II.8")
     app.control.purge()  # its task lost, as if the broker had been down when it was saved

@@ -81,7 +81,7 @@ def test_a_batch_skips_what_was_edited_since_it_was_asked_for(books):
 
 
 def test_a_chapter_verified_again_goes_in_batches_and_every_verdict_arrives(
-    worker, books, settings
+    worker, books_committed, settings
 ):
     ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(250)])
     decided(ids)

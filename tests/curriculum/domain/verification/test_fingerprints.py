@@ -84,7 +84,7 @@ def test_counted_in_the_database_is_counted_for_one_solution(books):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_migration_fills_each_fingerprint_as_fingerprint_gives_it(books):
+def test_the_migration_fills_each_fingerprint_as_fingerprint_gives_it(books_committed):
     import_chapter([uniform_problem("p1", RIGHT), uniform_problem("p2", [[1e16, -0.0], [2, 3]])])
     decide_all()
     executor = MigrationExecutor(connection)

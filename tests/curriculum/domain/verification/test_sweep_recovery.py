@@ -58,7 +58,7 @@ def big_problem() -> int:
     return solution.pk
 
 
-def test_a_worker_killed_mid_task_loses_nothing(worker, books):
+def test_a_worker_killed_mid_task_loses_nothing(worker, books_committed):
     before = worker.received()
     sid = big_problem()
     wait_for(lambda: worker.received() > before, timeout=30, what="the worker to take the task")
@@ -71,7 +71,7 @@ def test_a_worker_killed_mid_task_loses_nothing(worker, books):
 
 
 def test_a_save_while_redis_is_down_is_verified_once_redis_is_back(
-    transactional_db, books, own_redis, tmp_path, verifier_worker
+    transactional_db, books_committed, own_redis, tmp_path, verifier_worker
 ):
     # the session's worker sweeps this database too: it would decide the verdict while the
     # outage lasts (the `worker` fixture starts it again for the tests after)
@@ -128,7 +128,7 @@ def test_a_save_while_redis_is_down_is_verified_once_redis_is_back(
 
 
 def test_a_prefork_child_killed_mid_task_is_replaced_and_the_task_redelivered(
-    idle_broker, books, tmp_path
+    idle_broker, books_committed, tmp_path
 ):
     # No beat and a long visibility timeout: only reject-on-worker-lost can bring the task back.
     app.control.purge()  # the seed's Book 0 problems queued on import: count only this task
@@ -266,7 +266,7 @@ SOFT_LIMIT = "Soft time limit (5"
 
 @pytest.mark.parametrize("ended", ["killed", "disconnected"])
 def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(
-    idle_broker, books, tmp_path, short_limits, ended
+    idle_broker, books_committed, tmp_path, short_limits, ended
 ):
     """Redelivered (its child killed) or retried (its connection dropped), the batch decides its
     checks one at a time; on a machine four times busier, the soft time limit falls on one of
@@ -317,7 +317,7 @@ def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(
 
 
 def test_identical_problems_get_the_same_verdict_under_load(
-    idle_broker, books, tmp_path, short_limits
+    idle_broker, books_committed, tmp_path, short_limits
 ):
     """On a machine 25 times busier the batch outlasts the task's soft time limit on the
     clock, again and again. Each check's own run, counted in CPU time, is what a time limit
@@ -370,7 +370,7 @@ print(f"waited on the broker {{sum(waited):.3f}} s in {{len(waited)}} sends")
 
 @pytest.mark.parametrize("down", ["refused", "silent"])
 def test_a_save_with_the_broker_unreachable_returns_quickly_and_stays_pending(
-    down, transactional_db, books, silent_broker, tmp_path, monkeypatch
+    down, transactional_db, books_committed, silent_broker, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("VERIFY_BATCH_SIZE", "1")  # two tasks: the second must not wait again
     broker = silent_broker if down == "silent" else f"redis://127.0.0.1:{free_port()}/0"
@@ -407,7 +407,7 @@ def test_a_save_with_the_broker_unreachable_returns_quickly_and_stays_pending(
     ]
 
 
-def test_the_sweep_resends_only_overdue_pendings(idle_broker, books, settings, tmp_path):
+def test_the_sweep_resends_only_overdue_pendings(idle_broker, books_committed, settings, tmp_path):
     ids = import_chapter(
         [uniform_problem("overdue", [[2, 3], [2, 3]]), uniform_problem("recent", [[2, 3], [2, 3]])]
     )

@@ -224,7 +224,7 @@ def softmax_chapter() -> dict:
 
 
 @pytest.fixture
-def imported(worker, books, tmp_path):
+def imported(worker, books_committed, tmp_path):
     documents = [mha_chapter(), head_and_cost_chapter(), softmax_chapter()]
     files = []
     for document in documents:
@@ -430,7 +430,7 @@ MALFORMED_ERRORS = [
 
 
 def test_malformed_problems_are_refused_with_every_error_and_nothing_is_written(
-    worker, books, tmp_path
+    worker, books_committed, tmp_path
 ):
     file = tmp_path / "II.24.yaml"
     file.write_text(MALFORMED)
@@ -450,7 +450,9 @@ def test_malformed_problems_are_refused_with_every_error_and_nothing_is_written(
     assert math.isnan(yaml.safe_load(MALFORMED)["problems"][2]["inputs"]["scores"][0][1])
 
 
-def test_a_problem_without_a_solution_gets_a_row_and_fails_the_check(worker, books, tmp_path):
+def test_a_problem_without_a_solution_gets_a_row_and_fails_the_check(
+    worker, books_committed, tmp_path
+):
     unsolved = {**problem("soft-open", "softmax", SOFTMAX, {"output": "out"}, 0)}
     del unsolved["solution"]
     document = chapter(
