@@ -37,8 +37,59 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     checkout's lock (`one_script_at_a_time`); under pytest-xdist's work stealing they now run
     one after another in the first worker's share (a steal takes the end of a share), each
     module's server started once. Spread among the workers, each of them started its part's
-    server again and waited on the others' (250 s of workers' time where 150 s is theirs)."""
-    items.sort(key=lambda item: item.get_closest_marker("serve") is None)
+    server again and waited on the others' (250 s of workers' time where 150 s is theirs).
+    Within a module, the tests run in the order of the worlds they read (`module_worlds`)."""
+    modules = {item.path: number for number, item in reversed(list(enumerate(items)))}
+    worlds = module_worlds(items)
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("serve") is None,
+            modules[item.path],
+            len(worlds[item]),
+        )
+    )
+
+
+def _commits(item: pytest.Item) -> bool:
+    """Whether a test commits its rows (pytest-django's rule): another process sees them."""
+    marker = item.get_closest_marker("django_db")
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(marker and marker.kwargs.get("transaction")) or bool(
+        {"transactional_db", "live_server"} & fixtures
+    )
+
+
+def module_worlds(items: list[pytest.Item]) -> dict[pytest.Item, frozenset[str]]:
+    """The module worlds (`rows_for_the_module`, fixtures named `*_world`) each test reads.
+    A world stays open from the first test that asks for it to the module's end, so a module's
+    worlds must build on each other (each test's a part of the next's), and run in that
+    order: then no test sees rows it did not ask for. A test that commits cannot run inside
+    a world's transaction, so it lives in a module without one. Either rule broken is an
+    error at collection, not a test that passes or fails by the order pytest-xdist chose."""
+    read = {
+        item: frozenset(n for n in getattr(item, "fixturenames", ()) if n.endswith("_world"))
+        for item in items
+    }
+    by_module: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        by_module.setdefault(item.path, []).append(item)
+    for path, its in by_module.items():
+        chain = sorted({read[item] for item in its}, key=len)
+        if not chain[-1]:
+            continue
+        if committing := [item.name for item in its if _commits(item)]:
+            raise pytest.UsageError(
+                f"{path}: {committing[0]} commits, and the module's tests read a world "
+                f"({', '.join(sorted(chain[-1]))}): it belongs in a module of its own"
+            )
+        for smaller, larger in zip(chain, chain[1:], strict=False):
+            if not smaller <= larger:
+                raise pytest.UsageError(
+                    f"{path}: its tests read worlds that do not build on each other "
+                    f"({', '.join(sorted(smaller))} and {', '.join(sorted(larger))}): "
+                    "a test over another world belongs in another module"
+                )
+    return read
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -115,22 +166,28 @@ def static_files_found_per_request():
         yield
 
 
+def books_import() -> None:
+    """The books, and Book 0's entries, imported through the importer."""
+    import_files(CONTENT / "books.yaml", *sorted((CONTENT / "0").glob("*.yaml")))
+
+
+def chapters_import() -> None:
+    """The seed's chapters (every book's but Book 0's), imported through the importer."""
+    import_files(*(p for p in sorted(CONTENT.glob("*/*.yaml")) if p.parent.name != "0"))
+
+
 def seed_import() -> None:
-    """Everything under content/, imported through the importer."""
-    import_files(*sorted(CONTENT.rglob("*.yaml")))
-
-
-@pytest.fixture
-def seeded(db):
-    seed_import()
+    """Everything under content/, imported through the importer (`import_order`'s order)."""
+    books_import()
+    chapters_import()
 
 
 @contextmanager
 def rows_for_the_module(django_db_blocker) -> Iterator[None]:
     """Django's setUpTestData for a pytest module: the rows written inside are written once, in
     a transaction held while the module's tests run, each test in a savepoint of it (the `db`
-    fixture's atomic nests), and rolled back at the end. Every test of the module sees them: a
-    module that uses it reads one world, and a test that needs another lives elsewhere."""
+    fixture's atomic nests), and rolled back at the end. A fixture that uses it is a world,
+    named `*_world` (`module_worlds` keeps each test to the worlds it asks for)."""
     with django_db_blocker.unblock(), transaction.atomic():
         yield
         transaction.set_rollback(True)
@@ -144,36 +201,44 @@ def module_rows(db):
     cache.clear()
 
 
-def books_import() -> None:
-    """The books, and Book 0's chapters, imported through the importer."""
-    import_files(CONTENT / "books.yaml", *sorted((CONTENT / "0").glob("*.yaml")))
-
-
 @pytest.fixture(scope="module")
 def books_world(django_db_setup, django_db_blocker):
-    """`books_import`, written once for the module (`rows_for_the_module`)."""
+    """`books_import`, written once for the module."""
     with rows_for_the_module(django_db_blocker):
         books_import()
         yield
 
 
+@pytest.fixture(scope="module")
+def seed_world(books_world, django_db_blocker):
+    """`seed_import`, written once for the module: the books' world, the chapters on it."""
+    with rows_for_the_module(django_db_blocker):
+        chapters_import()
+        yield
+
+
 @pytest.fixture
-def books(books_world, module_rows, request):
-    """The books and Book 0, in a savepoint of the module's (`books_world`): some 590 tests
-    ask for them, and importing them for each test was the suite's largest cost. A test whose
-    rows another process must see (a worker, a server) commits them: it asks for
-    `books_committed`, and asking for these fails it."""
-    marker = request.node.get_closest_marker("django_db")
-    if {"transactional_db", "live_server"} & set(request.fixturenames) or (
-        marker and marker.kwargs.get("transaction")
-    ):
-        pytest.fail("a test that commits asks for books_committed, not books")
+def books(books_world, module_rows):
+    """The books and Book 0, in a savepoint of the module's world: some 590 tests ask for
+    them, and importing them for each test was the suite's largest cost."""
+
+
+@pytest.fixture
+def seeded(seed_world, module_rows):
+    """The seed content, in a savepoint of the module's world."""
 
 
 @pytest.fixture
 def books_committed(transactional_db):
-    """The books and Book 0, imported for this test alone and committed."""
+    """The books and Book 0, imported for a test whose rows another process (a worker, a
+    server) must see: committed, and emptied after it."""
     books_import()
+
+
+@pytest.fixture
+def seeded_committed(transactional_db):
+    """The seed content, committed, for a test whose rows another process must see."""
+    seed_import()
 
 
 @pytest.fixture

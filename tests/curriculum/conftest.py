@@ -19,7 +19,7 @@ from curriculum.celery import app
 from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.gate import chapter_publish
 from curriculum.models import Chapter, Solution, Verdict
-from tests.conftest import rows_for_the_module, seed_import, sketch, verify_now
+from tests.conftest import rows_for_the_module, sketch, verify_now
 from tests.curriculum.site.test_practice import generated_chapter
 from tests.processes import RedisServer, Worker, manage, wait_for
 from tests.receiver import Receiver
@@ -188,36 +188,24 @@ def release_ii3() -> None:
     chapter_publish(chapter=chapter)
 
 
-@pytest.fixture
-def released(seeded):
-    """The seed content, with II.3 published as release 1 (II.4 stays in progress)."""
-    release_ii3()
-
-
-@pytest.fixture(scope="module")
-def seed_world(django_db_setup, django_db_blocker):
-    """`seeded`, written once for the module (`rows_for_the_module`)."""
-    with rows_for_the_module(django_db_blocker):
-        seed_import()
-        yield
-
-
-@pytest.fixture
-def seeded_for_the_module(seed_world, module_rows):
-    """The seed world, for one test of its module."""
-
-
 @pytest.fixture(scope="module")
 def released_world(seed_world, django_db_blocker):
-    """`released`, written once for the module: the seed world, II.3 released on it."""
+    """The seed world with II.3 released on it (release 1; II.4 stays in progress), written
+    once for the module."""
     with rows_for_the_module(django_db_blocker):
         release_ii3()
         yield
 
 
 @pytest.fixture
-def released_for_the_module(released_world, module_rows):
-    """The released world, for one test of its module."""
+def released(released_world, module_rows):
+    """The released world, in a savepoint of the module's."""
+
+
+@pytest.fixture
+def released_committed(seeded_committed):
+    """The released world, committed, for a test whose rows another process must see."""
+    release_ii3()
 
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">{}</svg>'

@@ -8,7 +8,7 @@ from tests.journeys.test_browser import Visit, browser  # noqa: F401  (the modul
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_reader_follows_a_citation_and_a_term(browser, live_server, seeded):  # noqa: F811
+def test_a_reader_follows_a_citation_and_a_term(browser, live_server, seeded_committed):  # noqa: F811
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.3/")
     visit.page.get_by_role("link", name="[2]").first.click()
@@ -24,7 +24,7 @@ def test_a_reader_follows_a_citation_and_a_term(browser, live_server, seeded):  
     visit.assert_clean()
 
 
-def test_the_book_leads_to_its_bibliography_and_glossary(browser, live_server, seeded):  # noqa: F811
+def test_the_book_leads_to_its_bibliography_and_glossary(browser, live_server, seeded_committed):  # noqa: F811
     visit = Visit(browser, live_server.url)
     visit.open("/books/II/")
     visit.page.get_by_role("link", name="Bibliography").click()

@@ -185,7 +185,7 @@ def assert_mathml_drawn(visit: Visit) -> None:
     assert "$" not in visit.text()
 
 
-def test_the_seed_chapter_reads_as_the_seed_line_by_line(browser, live_server, seeded):
+def test_the_seed_chapter_reads_as_the_seed_line_by_line(browser, live_server, seeded_committed):
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.4/")
     assert_in_order(squeezed(visit.page.evaluate(AS_WRITTEN)), seed_lines())
@@ -196,7 +196,7 @@ def test_the_seed_chapter_reads_as_the_seed_line_by_line(browser, live_server, s
 
 
 def test_a_released_chapter_shows_verified_problems_and_hides_exercise_solutions(
-    browser, live_server, seeded
+    browser, live_server, seeded_committed
 ):
     release_ii3()
     visit = Visit(browser, live_server.url)
@@ -224,7 +224,7 @@ def test_a_released_chapter_shows_verified_problems_and_hides_exercise_solutions
     visit.assert_clean()
 
 
-def test_the_home_page_lists_books_and_chapters(browser, live_server, seeded):
+def test_the_home_page_lists_books_and_chapters(browser, live_server, seeded_committed):
     visit = Visit(browser, live_server.url)
     visit.open("/")
     assert_in_order(visit.text(), ["Book 0", "0.LA.01", "Book II", "II.3", "II.4"])
@@ -284,7 +284,9 @@ def hostile_chapter() -> None:
         chapter_import(document=document)
 
 
-def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_server, seeded):
+def test_hostile_content_is_imported_and_inert_in_the_browser(
+    browser, live_server, seeded_committed
+):
     hostile_chapter()
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.9/")
@@ -319,7 +321,7 @@ def test_hostile_content_is_imported_and_inert_in_the_browser(browser, live_serv
     visit.assert_clean()
 
 
-def test_hostile_content_does_not_widen_a_phone_page(browser, live_server, seeded):
+def test_hostile_content_does_not_widen_a_phone_page(browser, live_server, seeded_committed):
     hostile_chapter()
     visit = Visit(browser, live_server.url, width=360)
     visit.open("/chapters/II.9/")
@@ -330,7 +332,9 @@ def test_hostile_content_does_not_widen_a_phone_page(browser, live_server, seede
 MATRIX = "$$A = \\begin{bmatrix} 1 & 2 & 3 \\\\ 4 & 5 & 6 \\\\ 7 & 8 & 9 \\end{bmatrix}$$"
 
 
-def test_matrix_brackets_stretch_in_the_site_s_own_math_font(browser, live_server, seeded):
+def test_matrix_brackets_stretch_in_the_site_s_own_math_font(
+    browser, live_server, seeded_committed
+):
     document = load_yaml(
         (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
     )
@@ -364,7 +368,7 @@ PHONE_PAGES = [
 ]
 
 
-def test_every_page_fits_a_360_pixel_phone(browser, live_server, seeded):
+def test_every_page_fits_a_360_pixel_phone(browser, live_server, seeded_committed):
     """Each page opened anew by one tab (`Visit.anew`), over one seed and one server."""
     release_ii3()
     found = {}
@@ -377,7 +381,9 @@ def test_every_page_fits_a_360_pixel_phone(browser, live_server, seeded):
     assert found == dict.fromkeys(PHONE_PAGES, [])
 
 
-def test_the_skip_link_is_the_first_stop_and_leads_to_the_text(browser, live_server, seeded):
+def test_the_skip_link_is_the_first_stop_and_leads_to_the_text(
+    browser, live_server, seeded_committed
+):
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.4/")
     visit.page.keyboard.press("Tab")

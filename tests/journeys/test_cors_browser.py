@@ -52,7 +52,7 @@ def elsewhere(tmp_path):
 def test_a_page_on_another_origin_reads_the_chapter_json_and_cannot_write(
     browser,  # noqa: F811
     live_server,
-    seeded,
+    seeded_committed,
     erin,
     elsewhere,
 ):

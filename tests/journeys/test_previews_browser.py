@@ -44,7 +44,12 @@ def frame_text(visit: Visit) -> str:
     return frame.evaluate("document.body ? document.body.innerText : ''")
 
 
-def test_the_preview_follows_the_form_as_the_author_types(browser, live_server, seeded, alice):  # noqa: F811
+def test_the_preview_follows_the_form_as_the_author_types(
+    browser,  # noqa: F811
+    live_server,
+    seeded_committed,
+    alice,
+):
     chapter = Chapter.objects.get(code="II.4")
     visit = signed_in(browser, live_server, alice)
     visit.open(f"/admin/curriculum/problem/add/?chapter={chapter.pk}")
@@ -76,7 +81,12 @@ def test_the_preview_follows_the_form_as_the_author_types(browser, live_server, 
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_without_scripts_the_preview_button_shows_instance_n(browser, live_server, seeded, alice):  # noqa: F811
+def test_without_scripts_the_preview_button_shows_instance_n(
+    browser,  # noqa: F811
+    live_server,
+    seeded_committed,
+    alice,
+):
     chapter = Chapter.objects.get(code="II.4")
     visit = signed_in(browser, live_server, alice, javascript=False)
     visit.open(f"/admin/curriculum/problem/add/?chapter={chapter.pk}")

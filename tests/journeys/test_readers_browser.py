@@ -89,13 +89,13 @@ def opened(chromium, base_url: str, **options):
     return open_visit
 
 
-def test_every_reader_page_passes_axe_core(browser, live_server, seeded):  # noqa: F811
+def test_every_reader_page_passes_axe_core(browser, live_server, seeded_committed):  # noqa: F811
     release_ii3()
     found = pages_found(opened(browser, live_server.url), READER_PAGES)
     assert found == dict.fromkeys(READER_PAGES, [])
 
 
-def test_the_404_page_passes_axe_core(browser, live_server, seeded):  # noqa: F811
+def test_the_404_page_passes_axe_core(browser, live_server, seeded_committed):  # noqa: F811
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/IX.9/", status=404)
     assert "There is no page here" in visit.text()
@@ -103,13 +103,13 @@ def test_the_404_page_passes_axe_core(browser, live_server, seeded):  # noqa: F8
 
 
 @pytest.mark.parametrize("path", ["/chapters/II.4/", "/search/?q=attention"])
-def test_a_390_pixel_phone_passes_axe_core_too(browser, live_server, seeded, path):  # noqa: F811
+def test_a_390_pixel_phone_passes_axe_core_too(browser, live_server, seeded_committed, path):  # noqa: F811
     visit = Visit(browser, live_server.url, width=390, scheme="dark")
     visit.open(path)
     assert axe_violations(visit) == []
 
 
-def test_dark_mode_follows_the_system_setting(browser, live_server, seeded):  # noqa: F811
+def test_dark_mode_follows_the_system_setting(browser, live_server, seeded_committed):  # noqa: F811
     colours = {}
     for scheme in SCHEMES:  # each loaded in its scheme, as a reader's system sets it
         visit = Visit(browser, live_server.url, scheme=scheme)
@@ -123,7 +123,7 @@ def test_dark_mode_follows_the_system_setting(browser, live_server, seeded):  # 
     assert luminance["dark"] < 150 < luminance["light"]
 
 
-def test_a_reader_walks_the_book_by_previous_and_next(browser, live_server, seeded):  # noqa: F811
+def test_a_reader_walks_the_book_by_previous_and_next(browser, live_server, seeded_committed):  # noqa: F811
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/0.LA.01/")
     seen = ["0.LA.01"]
@@ -136,7 +136,7 @@ def test_a_reader_walks_the_book_by_previous_and_next(browser, live_server, seed
     visit.assert_clean()
 
 
-def test_the_contents_lead_to_a_problem_on_the_page(browser, live_server, seeded):  # noqa: F811
+def test_the_contents_lead_to_a_problem_on_the_page(browser, live_server, seeded_committed):  # noqa: F811
     release_ii3()
     visit = Visit(browser, live_server.url)
     visit.open("/chapters/II.3/")
@@ -146,7 +146,11 @@ def test_the_contents_lead_to_a_problem_on_the_page(browser, live_server, seeded
     assert target.startswith("#problem-") and -2 <= top < 100
 
 
-def test_a_reader_searches_from_any_page_and_lands_on_the_section(browser, live_server, seeded):  # noqa: F811
+def test_a_reader_searches_from_any_page_and_lands_on_the_section(
+    browser,  # noqa: F811
+    live_server,
+    seeded_committed,
+):
     visit = Visit(browser, live_server.url, width=390)
     visit.open("/books/II/")
     visit.page.get_by_label("Search the chapters").fill("coreference")
@@ -188,7 +192,7 @@ PHONE_PAGES = [
 ]
 
 
-def test_a_phone_never_breaks_a_word_in_two(browser, live_server, seeded):  # noqa: F811
+def test_a_phone_never_breaks_a_word_in_two(browser, live_server, seeded_committed):  # noqa: F811
     """A line may end at a hyphen (row-|major); never inside a word (mathematic-|s)."""
     release_ii3()
     found = {}
@@ -201,7 +205,7 @@ def test_a_phone_never_breaks_a_word_in_two(browser, live_server, seeded):  # no
     assert found == dict.fromkeys(PHONE_PAGES, [])
 
 
-def test_figure_text_stays_legible_on_a_phone(browser, live_server, seeded):  # noqa: F811
+def test_figure_text_stays_legible_on_a_phone(browser, live_server, seeded_committed):  # noqa: F811
     visit = Visit(browser, live_server.url, width=390)
     visit.open("/chapters/II.4/")
     sizes = visit.page.evaluate(
@@ -226,7 +230,11 @@ def test_figure_text_stays_legible_on_a_phone(browser, live_server, seeded):  # 
 WIDE_FORMULA = "$$" + " + ".join(f"a_{{{i}}} b_{{{i}}}" for i in range(40)) + "$$"
 
 
-def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live_server, seeded):  # noqa: F811
+def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(
+    browser,  # noqa: F811
+    live_server,
+    seeded_committed,
+):
     document = load_yaml(
         (Path(__file__).resolve().parents[2] / "content/II/II.4.yaml").read_text(encoding="utf-8")
     )
@@ -247,7 +255,7 @@ def test_a_wide_formula_scrolls_inside_its_box_with_a_visible_hint(browser, live
 
 
 @pytest.fixture
-def practice(seeded, settings):
+def practice(seeded_committed, settings):
     settings.PRACTICE_CHECK_RATE = "1000/min"
     generated_chapter()
 
@@ -293,7 +301,7 @@ def test_the_practice_page_passes_axe_core(browser, live_server, practice):  # n
 def test_a_seed_exercise_is_practised_with_hints_feedback_and_a_report(
     browser,  # noqa: F811
     live_server,
-    seeded,
+    seeded_committed,
     settings,
 ):
     """A hint, then the next; an answer read, then checked and told its mistake; a report sent.

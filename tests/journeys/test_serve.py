@@ -75,7 +75,7 @@ def serving_default(serve_log):
 
 
 @pytest.fixture
-def served(serving_default, seeded):
+def served(serving_default, seeded_committed):
     """The module's make serve, with the seed and II.3 released, and its shared cache (the test
     database's table) emptied of earlier tests' counts."""
     release_ii3()

@@ -9,7 +9,7 @@ from tests.journeys.test_serve import cache_empty, fetch, serve_env, serving
 pytestmark = [pytest.mark.serve, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_anonymous_rate_holds_across_every_gunicorn_worker(seeded, tmp_path):
+def test_the_anonymous_rate_holds_across_every_gunicorn_worker(seeded_committed, tmp_path):
     release_ii3()
     cache_empty()
     with serving("scripts/serve.sh", serve_env("8/min"), tmp_path / "serve.log") as (base, _):

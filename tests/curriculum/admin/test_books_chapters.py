@@ -57,9 +57,7 @@ def shown_errors(page) -> str:
     )
 
 
-def test_ii4_change_page_shows_the_seed_counts_and_debt(
-    seeded_for_the_module, admin_client_for, erin
-):
+def test_ii4_change_page_shows_the_seed_counts_and_debt(seeded, admin_client_for, erin):
     page = admin_client_for(erin).get(change_url(Chapter.objects.get(code="II.4")))
     text = page.content.decode()
     assert page.status_code == 200
@@ -78,7 +76,7 @@ def test_ii4_change_page_shows_the_seed_counts_and_debt(
 
 
 def test_the_author_is_told_what_the_chapter_owes_before_trying_to_publish(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     text = admin_client_for(alice).get(change_url(Chapter.objects.get(code="II.4"))).content
     text = text.decode()
@@ -88,7 +86,7 @@ def test_the_author_is_told_what_the_chapter_owes_before_trying_to_publish(
     assert "<li>strand practice: 0 of 9 done (build it, break it, read the papers)</li>" in text
 
 
-def test_the_parts_come_in_the_seed_pages_order(seeded_for_the_module, admin_client_for, alice):
+def test_the_parts_come_in_the_seed_pages_order(seeded, admin_client_for, alice):
     page = admin_client_for(alice).get(change_url(Chapter.objects.get(code="II.4")))
     prefixes = [inline.formset.prefix for inline in page.context["inline_admin_formsets"]]
     assert prefixes == [
@@ -104,9 +102,7 @@ def test_the_parts_come_in_the_seed_pages_order(seeded_for_the_module, admin_cli
     assert symbols == ["h", "d", "d_k", "Q", "K", "V", "T"]
 
 
-def test_markdown_and_svg_boxes_are_sized_for_what_they_hold(
-    seeded_for_the_module, admin_client_for, alice
-):
+def test_markdown_and_svg_boxes_are_sized_for_what_they_hold(seeded, admin_client_for, alice):
     text = admin_client_for(alice).get(change_url(Chapter.objects.get(code="II.4"))).content
     text = text.decode()
     assert re.search(r'<textarea name="thesis"[^>]*rows="2"', text)
@@ -114,7 +110,7 @@ def test_markdown_and_svg_boxes_are_sized_for_what_they_hold(
     assert 'src="data:image/svg+xml;base64,' in text, "the saved drawing is shown"
 
 
-def test_admin_pages_need_no_inline_style_or_script(seeded_for_the_module, admin_client_for, erin):
+def test_admin_pages_need_no_inline_style_or_script(seeded, admin_client_for, erin):
     """The site's CSP allows styles and scripts from 'self' only."""
     client = admin_client_for(erin)
     chapter = Chapter.objects.get(code="II.3")
@@ -130,9 +126,7 @@ def test_admin_pages_need_no_inline_style_or_script(seeded_for_the_module, admin
         assert "admin-extra/admin.css" in text, url
 
 
-def test_editing_the_claim_and_a_notation_row_saves_them(
-    seeded_for_the_module, admin_client_for, alice
-):
+def test_editing_the_claim_and_a_notation_row_saves_them(seeded, admin_client_for, alice):
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(alice)
     data = resubmitted(client.get(change_url(chapter)))
@@ -158,14 +152,14 @@ def summary_refused(client, summary: str) -> str:
 
 
 def test_a_formula_that_does_not_parse_is_shown_and_nothing_is_saved(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     shown = summary_refused(admin_client_for(alice), r"One pattern $\frac{1}$ per relation.")
     assert r"formula $\frac{1}$ does not parse: KaTeX parse error" in shown
 
 
 def test_a_formula_katex_would_show_as_source_and_a_mark_with_no_note_are_shown_unsaved(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     shown = summary_refused(admin_client_for(alice), r"See $\href{javascript:alert(1)}{x}$, a[^9].")
     assert r"KaTeX parse error: \href is not supported in a formula" in shown
@@ -173,7 +167,7 @@ def test_a_formula_katex_would_show_as_source_and_a_mark_with_no_note_are_shown_
 
 
 def test_an_svg_with_a_script_is_saved_and_the_author_told_readers_will_not_get_it(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(alice)
@@ -188,9 +182,7 @@ def test_an_svg_with_a_script_is_saved_and_the_author_told_readers_will_not_get_
     assert "Left out for readers: &lt;script&gt; is not allowed in a figure" in page
 
 
-def test_a_figure_that_is_not_an_svg_is_refused_and_unchanged(
-    seeded_for_the_module, admin_client_for, alice
-):
+def test_a_figure_that_is_not_an_svg_is_refused_and_unchanged(seeded, admin_client_for, alice):
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(alice)
     data = resubmitted(client.get(change_url(chapter)))
@@ -202,7 +194,7 @@ def test_a_figure_that_is_not_an_svg_is_refused_and_unchanged(
 
 
 def test_the_chapter_page_links_to_adding_a_problem_for_this_chapter(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(alice)
@@ -214,7 +206,7 @@ def test_the_chapter_page_links_to_adding_a_problem_for_this_chapter(
 
 
 def test_deleting_a_problem_from_the_chapter_page_goes_through_the_domain(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     chapter = Chapter.objects.get(code="II.3")
     before = chapter.updated_at
@@ -233,7 +225,7 @@ def test_deleting_a_problem_from_the_chapter_page_goes_through_the_domain(
 
 @pytest.mark.parametrize("meanwhile", ["deleted", "abc", "999999", "-1", "1.5", "\x00"])
 def test_a_problem_row_gone_or_made_up_since_the_page_opened_is_refused_not_a_500(
-    seeded_for_the_module, admin_client_for, alice, meanwhile
+    seeded, admin_client_for, alice, meanwhile
 ):
     """The problem list edits nothing: a row deleted by another writer since the page opened,
     or an id no row has, gets the page back with the refusal and nothing is written."""
@@ -253,9 +245,7 @@ def test_a_problem_row_gone_or_made_up_since_the_page_opened_is_refused_not_a_50
     assert Problem.objects.filter(chapter=chapter).count() == count
 
 
-def test_publish_asks_first_and_says_what_will_happen(
-    seeded_for_the_module, admin_client_for, erin
-):
+def test_publish_asks_first_and_says_what_will_happen(seeded, admin_client_for, erin):
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(erin)
     assert f'href="{publish_url(chapter)}"' in client.get(change_url(chapter)).content.decode()
@@ -267,7 +257,7 @@ def test_publish_asks_first_and_says_what_will_happen(
     assert not Release.objects.exists()
 
 
-def test_publish_button_lists_every_reason(seeded_for_the_module, admin_client_for, erin):
+def test_publish_button_lists_every_reason(seeded, admin_client_for, erin):
     chapter = Chapter.objects.get(code="II.4")
     page = admin_client_for(erin).post(publish_url(chapter), follow=True)
     text = page.content.decode()
@@ -285,9 +275,7 @@ def test_publish_button_lists_every_reason(seeded_for_the_module, admin_client_f
     assert not Release.objects.exists()
 
 
-def test_publish_button_makes_a_release_listed_with_who_and_when(
-    seeded_for_the_module, admin_client_for, erin
-):
+def test_publish_button_makes_a_release_listed_with_who_and_when(seeded, admin_client_for, erin):
     chapter_import(document=sketch())
     chapter = Chapter.objects.get(code="II.7")
     verify_now(chapter)
@@ -316,7 +304,7 @@ def test_publish_button_makes_a_release_listed_with_who_and_when(
 
 
 def test_the_release_list_shows_each_title_as_released_and_who_made_it(
-    seeded_for_the_module, admin_client_for, erin
+    seeded, admin_client_for, erin
 ):
     """Not the chapter's title now, and never "-" for a release the command line made."""
     chapter_import(document=sketch())
@@ -339,7 +327,7 @@ def reviewed_on(page) -> str:
 
 
 def test_an_editor_confirming_after_an_authors_edit_publishes_nothing_until_reviewed_again(
-    seeded_for_the_module, admin_client_for, erin, alice
+    seeded, admin_client_for, erin, alice
 ):
     """The Editor opens "Publish?", an Author edits the thesis, the Editor confirms: refused
     with the reason and back to the confirmation; confirmed again, the release holds the edit."""
@@ -367,12 +355,12 @@ def test_an_editor_confirming_after_an_authors_edit_publishes_nothing_until_revi
     assert Release.objects.get().snapshot["thesis"] == "An author's late claim."
 
 
-def test_the_state_field_offers_no_published_choice(seeded_for_the_module, admin_client_for, erin):
+def test_the_state_field_offers_no_published_choice(seeded, admin_client_for, erin):
     text = admin_client_for(erin).get(change_url(Chapter.objects.get(code="II.4"))).content.decode()
     assert 'value="in_progress"' in text and 'value="published"' not in text
 
 
-def test_posting_state_published_by_hand_is_refused(seeded_for_the_module, admin_client_for, erin):
+def test_posting_state_published_by_hand_is_refused(seeded, admin_client_for, erin):
     chapter = Chapter.objects.get(code="II.4")
     client = admin_client_for(erin)
     data = resubmitted(client.get(change_url(chapter)))
@@ -385,7 +373,7 @@ def test_posting_state_published_by_hand_is_refused(seeded_for_the_module, admin
     assert chapter.state == "in_progress"
 
 
-def test_every_admin_page_an_author_uses_renders(seeded_for_the_module, admin_client_for, alice):
+def test_every_admin_page_an_author_uses_renders(seeded, admin_client_for, alice):
     client = admin_client_for(alice)
     for name in ("chapter", "problem", "book", "release"):
         assert client.get(reverse(f"admin:curriculum_{name}_changelist")).status_code == 200
@@ -400,7 +388,7 @@ def test_every_admin_page_an_author_uses_renders(seeded_for_the_module, admin_cl
 
 
 def test_a_chapter_saved_over_a_newer_version_is_refused_with_a_reason(
-    seeded_for_the_module, admin_client_for, erin
+    seeded, admin_client_for, erin
 ):
     """A PUT while the chapter page is open rewrites its rows: the page's save names why it
     cannot go through (it used to say only "Please correct the errors below")."""
@@ -420,7 +408,7 @@ def test_a_chapter_saved_over_a_newer_version_is_refused_with_a_reason(
 
 
 def test_a_library_save_dropping_a_cited_work_is_refused_on_its_field(
-    seeded_for_the_module, admin_client_for, erin
+    seeded, admin_client_for, erin
 ):
     book = Book.objects.get(numeral="II")
     url = reverse("admin:curriculum_book_change", args=[book.pk])
@@ -438,7 +426,7 @@ def test_a_library_save_dropping_a_cited_work_is_refused_on_its_field(
 
 
 def test_removing_a_term_another_chapter_uses_is_refused_in_preview_and_save(
-    seeded_for_the_module, admin_client_for, alice
+    seeded, admin_client_for, alice
 ):
     document = sketch("II.10")
     document["strands"]["basics"]["items"][0]["body"] = "The @term:query asks."

@@ -32,7 +32,7 @@ def api(erin):
 
 
 @pytest.fixture
-def chapter(seeded):
+def chapter(seeded_committed):
     """II.3 with a figure besides its apparatus link, notation and propositions: every kind of
     row a PUT deletes and writes anew."""
     document = chapter_source(code="II.3")

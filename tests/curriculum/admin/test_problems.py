@@ -58,9 +58,7 @@ def new_problem(author, chapter, **fields) -> dict:
     return data
 
 
-def test_an_author_adds_a_problem_and_its_solution_from_the_chapter_link(
-    seeded_for_the_module, author
-):
+def test_an_author_adds_a_problem_and_its_solution_from_the_chapter_link(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     page = author.post(add_url(chapter), new_problem(author, chapter))
     assert page.status_code == 302, shown_errors(page)
@@ -69,7 +67,7 @@ def test_an_author_adds_a_problem_and_its_solution_from_the_chapter_link(
     assert problem.solution.verdict.status == Verdict.Status.PENDING
 
 
-def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded_for_the_module, author):
+def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     inputs = {
         "x": [[1, 0, 0, 0]],
@@ -86,9 +84,7 @@ def test_a_wrong_shape_input_is_named_and_nothing_is_saved(seeded_for_the_module
     assert not Solution.objects.filter(problem__chapter=chapter).exists()
 
 
-def test_inputs_that_ask_too_much_of_the_verifier_are_refused_naming_the_limit(
-    seeded_for_the_module, author
-):
+def test_inputs_that_ask_too_much_of_the_verifier_are_refused_naming_the_limit(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     weight = {"generate": "normal", "shape": [16, 16], "seed": 2}
     inputs = {
@@ -108,7 +104,7 @@ def test_inputs_that_ask_too_much_of_the_verifier_are_refused_naming_the_limit(
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_inputs_that_are_not_json_are_refused(seeded_for_the_module, author):
+def test_inputs_that_are_not_json_are_refused(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     page = author.post(add_url(chapter), new_problem(author, chapter, inputs="{x: [1, 2"))
     assert "Not valid JSON at line 1, column 2: Expecting property name" in shown_errors(page)
@@ -129,9 +125,7 @@ def test_inputs_that_are_not_json_are_refused(seeded_for_the_module, author):
         ("solution-0-answer", "[" * 5000 + "]" * 5000, "nested more than"),
     ],
 )
-def test_json_no_reader_should_take_is_refused_on_the_form(
-    seeded_for_the_module, author, field, text, shown
-):
+def test_json_no_reader_should_take_is_refused_on_the_form(seeded, author, field, text, shown):
     """Thousands of digits, a key given twice, nesting past the limit: a form error (the API's
     own words), never a 500, and nothing saved."""
     chapter = Chapter.objects.get(code="II.4")
@@ -141,9 +135,7 @@ def test_json_no_reader_should_take_is_refused_on_the_form(
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_an_answer_that_is_not_numbers_is_refused_and_nothing_is_saved(
-    seeded_for_the_module, author
-):
+def test_an_answer_that_is_not_numbers_is_refused_and_nothing_is_saved(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     data = new_problem(author, chapter, **{"solution-0-answer": '[[0.5, "half"]]'})
     page = author.post(add_url(chapter), data)
@@ -152,7 +144,7 @@ def test_an_answer_that_is_not_numbers_is_refused_and_nothing_is_saved(
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_a_statement_formula_that_does_not_parse_is_refused(seeded_for_the_module, author):
+def test_a_statement_formula_that_does_not_parse_is_refused(seeded, author):
     chapter = Chapter.objects.get(code="II.4")
     data = new_problem(author, chapter, statement=r"Compute $\sqrt{2$ please.")
     page = author.post(add_url(chapter), data)
@@ -161,7 +153,7 @@ def test_a_statement_formula_that_does_not_parse_is_refused(seeded_for_the_modul
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_an_edited_answer_marks_a_verified_verdict_pending(seeded_for_the_module, author, settings):
+def test_an_edited_answer_marks_a_verified_verdict_pending(seeded, author, settings):
     assert settings.CELERY_BROKER_URL, "a real broker: the check waits in Redis, no worker runs"
     chapter = Chapter.objects.get(code="II.3")
     verify_now(chapter)
@@ -176,7 +168,7 @@ def test_an_edited_answer_marks_a_verified_verdict_pending(seeded_for_the_module
     assert verdict.engine_value is None
 
 
-def test_an_edited_input_marks_the_verdict_pending(seeded_for_the_module, author):
+def test_an_edited_input_marks_the_verdict_pending(seeded, author):
     chapter = Chapter.objects.get(code="II.3")
     verify_now(chapter)
     problem = chapter.problems.get(key="p1")
@@ -199,7 +191,7 @@ def test_an_edited_input_marks_the_verdict_pending(seeded_for_the_module, author
     ],
 )
 def test_a_tolerance_looser_than_three_figures_is_refused_with_the_rule(
-    seeded_for_the_module, author, field, value, error
+    seeded, author, field, value, error
 ):
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
     data = resubmitted(author.get(change_url(problem)))
@@ -208,9 +200,7 @@ def test_a_tolerance_looser_than_three_figures_is_refused_with_the_rule(
     assert page.status_code == 200 and error in shown_errors(page), shown_errors(page)
 
 
-def test_digits_alone_is_a_tolerance_and_all_three_empty_is_the_files_default(
-    seeded_for_the_module, author
-):
+def test_digits_alone_is_a_tolerance_and_all_three_empty_is_the_files_default(seeded, author):
     """rtol and atol check nothing beside digits: an author may clear them (and they are shown
     empty); clearing digits too takes the default a file gets, from the answer as written."""
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
@@ -227,7 +217,7 @@ def test_digits_alone_is_a_tolerance_and_all_three_empty_is_the_files_default(
     assert Problem.objects.get(pk=problem.pk).digits == default_digits([0.2689, 0.7311]) == 4
 
 
-def test_digits_beside_rtol_and_atol_is_refused_not_one_dropped(seeded_for_the_module, author):
+def test_digits_beside_rtol_and_atol_is_refused_not_one_dropped(seeded, author):
     """A file's tolerance with digits and rtol is refused; so is the page's: a save never
     keeps digits and drops an rtol the author typed beside them unsaid."""
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
@@ -240,7 +230,7 @@ def test_digits_beside_rtol_and_atol_is_refused_not_one_dropped(seeded_for_the_m
     assert (stored.digits, stored.rtol, stored.atol) == (problem.digits, problem.rtol, problem.atol)
 
 
-def test_saving_an_unchanged_problem_keeps_its_verdict(seeded_for_the_module, author):
+def test_saving_an_unchanged_problem_keeps_its_verdict(seeded, author):
     chapter = Chapter.objects.get(code="II.3")
     verify_now(chapter)
     problem = chapter.problems.get(key="p1")
@@ -249,7 +239,7 @@ def test_saving_an_unchanged_problem_keeps_its_verdict(seeded_for_the_module, au
     assert Verdict.objects.get(solution__problem=problem).status == Verdict.Status.VERIFIED
 
 
-def test_the_problem_page_shows_the_verdict_with_the_engine_value(seeded_for_the_module, author):
+def test_the_problem_page_shows_the_verdict_with_the_engine_value(seeded, author):
     chapter = Chapter.objects.get(code="II.3")
     verify_now(chapter)
     text = author.get(change_url(chapter.problems.get(key="p1"))).content.decode()
@@ -257,13 +247,13 @@ def test_the_problem_page_shows_the_verdict_with_the_engine_value(seeded_for_the
     assert "engine value: <code>0.731058578630" in text
 
 
-def test_inputs_are_shown_one_matrix_row_per_line(seeded_for_the_module, author):
+def test_inputs_are_shown_one_matrix_row_per_line(seeded, author):
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
     form = author.get(change_url(problem)).context["adminform"].form
     assert '"q": [\n    [0, 0, 1, 1],\n    [1, 1, 0, 0]\n  ]' in form["inputs"].value()
 
 
-def test_deleting_a_problem_takes_the_domain_path(seeded_for_the_module, author):
+def test_deleting_a_problem_takes_the_domain_path(seeded, author):
     chapter = Chapter.objects.get(code="II.3")
     before = chapter.updated_at
     problem = chapter.problems.get(key="p1")
@@ -274,7 +264,7 @@ def test_deleting_a_problem_takes_the_domain_path(seeded_for_the_module, author)
     assert chapter.updated_at > before
 
 
-def test_delete_selected_removes_each_problem_through_the_domain(seeded_for_the_module, author):
+def test_delete_selected_removes_each_problem_through_the_domain(seeded, author):
     chapter = Chapter.objects.get(code="II.3")
     before = chapter.updated_at
     chosen = list(chapter.problems.filter(key__in=["p1", "p2"]).values_list("pk", flat=True))
@@ -292,7 +282,7 @@ def test_delete_selected_removes_each_problem_through_the_domain(seeded_for_the_
     assert chapter.updated_at > before
 
 
-def test_deleting_a_solution_from_the_problem_page_removes_it(seeded_for_the_module, author):
+def test_deleting_a_solution_from_the_problem_page_removes_it(seeded, author):
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
     data = resubmitted(author.get(change_url(problem)))
     data["solution-0-DELETE"] = "on"
@@ -305,9 +295,7 @@ def test_deleting_a_solution_from_the_problem_page_removes_it(seeded_for_the_mod
         assert listed.status_code == 200 and DRAFT_PROBLEM in listed.content.decode()
 
 
-def test_a_save_over_an_edit_made_since_the_page_was_opened_is_refused(
-    seeded_for_the_module, author
-):
+def test_a_save_over_an_edit_made_since_the_page_was_opened_is_refused(seeded, author):
     """Another writer (the API, another tab) changes the statement while the page is open; the
     author's save of the variant would have put the old statement back: refused, nothing
     written, and opened again it goes through."""
@@ -360,9 +348,7 @@ WRONG = [[1, 0, 0, 0], [1, 0, 0, 0]]  # every query on the first key: a wrong an
         ),
     ],
 )
-def test_feedback_and_hints_are_refused_as_a_file_s_are(
-    seeded_for_the_module, author, field, given, shown
-):
+def test_feedback_and_hints_are_refused_as_a_file_s_are(seeded, author, field, given, shown):
     chapter = Chapter.objects.get(code="II.4")
     page = author.post(add_url(chapter), new_problem(author, chapter, **{field: json.dumps(given)}))
     assert page.status_code == 200
@@ -370,9 +356,7 @@ def test_feedback_and_hints_are_refused_as_a_file_s_are(
     assert not Problem.objects.filter(chapter=chapter).exists()
 
 
-def test_a_hint_or_feedback_naming_nothing_is_refused_on_its_field_before_saving(
-    seeded_for_the_module, author
-):
+def test_a_hint_or_feedback_naming_nothing_is_refused_on_its_field_before_saving(seeded, author):
     """The rule a file's import applies (`references`), on the form: nothing is saved."""
     chapter = Chapter.objects.get(code="II.4")
     hints = json.dumps(["Split as @prop:nope says.", "Attend within the slice."])
@@ -393,9 +377,7 @@ def test_a_hint_or_feedback_naming_nothing_is_refused_on_its_field_before_saving
     assert saved.status_code == 302, shown_errors(saved)
 
 
-def test_an_edit_whose_hint_names_nothing_is_refused_and_the_stored_hint_kept(
-    seeded_for_the_module, author
-):
+def test_an_edit_whose_hint_names_nothing_is_refused_and_the_stored_hint_kept(seeded, author):
     problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
     before = problem.hints
     data = resubmitted(author.get(change_url(problem)))

@@ -8,7 +8,7 @@ from django.urls import reverse
 from curriculum.domain.verification import verdict_request
 from curriculum.models import Chapter, Problem, Solution, Verdict
 from tests.conftest import verify_now
-from tests.curriculum.conftest import decided, import_chapter, uniform_problem
+from tests.curriculum.conftest import import_chapter, uniform_problem
 
 RIGHT = [[2, 3], [2, 3]]
 
@@ -106,19 +106,6 @@ def test_verify_again_marks_the_selected_verdicts_pending(as_erin, books):
         )
     )
     assert statuses == {"right-one": "pending", "wrong-one": "pending", "broken-one": "error"}
-
-
-@pytest.mark.worker
-def test_verify_again_reaches_the_worker_and_the_verdict_arrives(worker, as_erin, books_committed):
-    [sid] = import_chapter([uniform_problem("right-one", RIGHT)])
-    first = decided([sid])["right-one"]
-
-    verify_again(as_erin, [Problem.objects.get(key="right-one").pk])
-
-    again = decided([sid])["right-one"]
-    assert again.status == "verified"
-    assert again.requested_at > first.decided_at  # asked anew, then decided anew
-    assert again.decided_at > again.requested_at
 
 
 @pytest.mark.django_db

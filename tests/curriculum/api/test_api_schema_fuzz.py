@@ -50,7 +50,7 @@ FUZZ = settings(
 
 
 @pytest.fixture
-def content(seeded_for_the_module):
+def content(seeded):
     """Seed content (so generated codes such as II.3 find real chapters), imported once for
     the module and served through WSGI inside the test's savepoint: like Django's test client,
     keep the connection open."""
@@ -231,7 +231,7 @@ def disagreements(schema: dict, method: str, path: str, response) -> list[str]:
 
 
 def test_every_operation_documents_what_representative_requests_get(
-    client, released_for_the_module, erin_token, settings
+    client, released, erin_token, settings
 ):
     """Each operation of the schema is asked; every answer's status, content type, headers,
     error codes and the parts its errors name are in the operation's documentation; no list

@@ -2,16 +2,12 @@
 exported as written, never verified by the worker, never shown to readers, and it keeps the
 chapter from being published."""
 
-import json
-
 import yaml
 
 from curriculum.domain.drafts import DRAFT_UNPUBLISHED
-from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter, Solution, Verdict
-from tests.conftest import sketch, verify_now
+from tests.conftest import sketch
 from tests.curriculum.api.test_writes import put
-from tests.curriculum.conftest import decided
 
 YAML = "application/yaml"
 HALF_WRITTEN = "SECRET-HALF-WRITTEN-STEPS"
@@ -51,29 +47,3 @@ def test_a_published_solution_without_an_answer_is_refused_with_its_path(
     errors = {e["pointer"]: e["detail"] for e in response.json()["errors"]}
     assert DRAFT_UNPUBLISHED in errors["/problems/2/solution/published"]
     assert not Chapter.objects.filter(code="II.7").exists()
-
-
-def test_the_worker_never_checks_a_draft_and_the_gate_names_it(
-    client, books_committed, alice_token, erin_token, worker
-):
-    assert put(client, "II.7", with_draft(), alice_token).status_code == 201
-    solutions = Solution.objects.filter(problem__chapter__code="II.7")
-    verdicts = decided(list(solutions.values_list("pk", flat=True)))
-    assert sorted(verdicts) == ["p1", "p2"]
-    assert {v.status for v in verdicts.values()} == {"verified"}
-    again = Reverify(code="II.7").execute()  # "Verify again" sends the answered ones only
-    assert sorted(again) == sorted(
-        solutions.exclude(problem__key="p3").values_list("pk", flat=True)
-    )
-    decided(again)
-    assert not Verdict.objects.filter(solution__in=solutions.filter(problem__key="p3")).exists()
-
-    refused = client.post("/api/v1/chapters/II.7/publish", **erin_token)
-    assert refused.status_code == 409
-    reasons = json.dumps(refused.json())
-    assert "problem p3: has no answer yet (a draft)" in reasons
-
-    verify_now(Chapter.objects.get(code="II.7"))  # nothing to decide for the draft either
-    assert not Verdict.objects.filter(solution__in=solutions.filter(problem__key="p3")).exists()
-    reader = client.get("/api/v1/chapters/II.7").content.decode()
-    assert HALF_WRITTEN not in reader

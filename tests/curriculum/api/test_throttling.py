@@ -104,7 +104,7 @@ def test_a_burst_of_anonymous_reads_gets_exactly_the_rate(live_server, shared_ca
 
 
 def test_a_burst_of_answer_checks_gets_exactly_the_rate_site_and_api_together(
-    live_server, shared_cache, settings, seeded, client
+    live_server, shared_cache, settings, seeded_committed, client
 ):
     settings.PRACTICE_CHECK_RATE = "10/min"
     generated_chapter()
@@ -191,7 +191,7 @@ def _second_check_refused(settings, anonymous: str, checks: str) -> Client:
 
 @pytest.mark.parametrize("shared_cache", list(SHARED_CACHES), indirect=True)
 def test_a_check_refused_by_the_anonymous_rate_spends_none_of_the_check_rate(
-    shared_cache, settings, seeded
+    shared_cache, settings, seeded_committed
 ):
     client = _second_check_refused(settings, anonymous="1/2s", checks="2/min")
     time.sleep(2.1)  # a new anonymous window; the check rate's minute goes on
@@ -201,7 +201,7 @@ def test_a_check_refused_by_the_anonymous_rate_spends_none_of_the_check_rate(
 
 @pytest.mark.parametrize("shared_cache", list(SHARED_CACHES), indirect=True)
 def test_a_check_refused_by_the_check_rate_spends_none_of_the_anonymous_rate(
-    shared_cache, settings, seeded
+    shared_cache, settings, seeded_committed
 ):
     client = _second_check_refused(settings, anonymous="2/min", checks="1/min")
     ping = client.get("/api/v1/ping")

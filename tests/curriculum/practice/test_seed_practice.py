@@ -22,7 +22,7 @@ SEED = ("II.3", "II.4", "0.MC.07", "0.LA.01")
 
 
 @pytest.fixture(scope="module")
-def verified_seed(seed_world, django_db_blocker):
+def verified_seed_world(seed_world, django_db_blocker):
     """The seed world with its answers verified, written once for the module."""
     with rows_for_the_module(django_db_blocker):
         for chapter in Chapter.objects.filter(code__in=SEED):
@@ -31,7 +31,7 @@ def verified_seed(seed_world, django_db_blocker):
 
 
 @pytest.fixture
-def practised(verified_seed, module_rows, settings):
+def practised(verified_seed_world, module_rows, settings):
     settings.PRACTICE_CHECK_RATE = "10000/min"
 
 

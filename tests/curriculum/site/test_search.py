@@ -52,7 +52,7 @@ def in_step(code: str) -> bool:
     return indexed == revision
 
 
-def test_a_snippet_escapes_what_the_author_wrote_and_marks_only_the_match(client, seeded):
+def test_a_snippet_escapes_what_the_author_wrote_and_marks_only_the_match(client, seeded_committed):
     thesis = "Zanzibar <script>alert(1)</script> claim, where 3 < 4 & <b>bold</b>."
     with stored_as_before():  # refused at import now; a chapter may hold it from before
         chapter_import(document=sketch("II.7", thesis=thesis))
@@ -62,18 +62,18 @@ def test_a_snippet_escapes_what_the_author_wrote_and_marks_only_the_match(client
     assert "&lt;" in hit["snippet_html"] and "&amp;" in hit["snippet_html"]
 
 
-def test_site_search_never_finds_a_draft_chapter(client, seeded):
+def test_site_search_never_finds_a_draft_chapter(client, seeded_committed):
     chapter_import(document=sketch("II.7", thesis="Quokka claim.", state="draft"))
     assert "II.7" not in visible_text(site(client, "quokka"))
     assert "Nothing found" in visible_text(site(client, "quokka"))
 
 
-def test_api_search_never_finds_a_draft_chapter(client, seeded):
+def test_api_search_never_finds_a_draft_chapter(client, seeded_committed):
     chapter_import(document=sketch("II.7", thesis="Quokka claim.", state="draft"))
     assert api(client, "quokka") == []
 
 
-def test_a_chapter_withdrawn_to_draft_leaves_the_results_at_once(client, seeded):
+def test_a_chapter_withdrawn_to_draft_leaves_the_results_at_once(client, seeded_committed):
     chapter_import(document=sketch("II.7", thesis="Quokka claim."))
     assert [h["code"] for h in api(client, "quokka")] == ["II.7"]
     Chapter.objects.filter(code="II.7").update(state=Chapter.State.DRAFT)  # bypasses every hook
@@ -81,7 +81,7 @@ def test_a_chapter_withdrawn_to_draft_leaves_the_results_at_once(client, seeded)
     assert "II.7" not in visible_text(site(client, "quokka"))
 
 
-def test_an_edit_to_a_working_copy_is_found_on_the_next_search(client, seeded):
+def test_an_edit_to_a_working_copy_is_found_on_the_next_search(client, seeded_committed):
     chapter_import(document=sketch("II.7", thesis="Quokka claim."))
     assert api(client, "wombat") == []
     chapter_import(document=sketch("II.7", thesis="Wombat claim."))
@@ -89,13 +89,13 @@ def test_an_edit_to_a_working_copy_is_found_on_the_next_search(client, seeded):
     assert api(client, "quokka") == []
 
 
-def test_a_released_chapter_is_searched_as_released_not_as_edited(client, released):
+def test_a_released_chapter_is_searched_as_released_not_as_edited(client, released_committed):
     Chapter.objects.filter(code="II.3").update(thesis="Platypus thesis, not released.")
     assert api(client, "platypus") == []
     assert any(h["code"] == "II.3" for h in api(client, "scaled dot-product"))
 
 
-def test_the_index_is_built_when_a_writer_commits_from_the_revision_it_moved(seeded):
+def test_the_index_is_built_when_a_writer_commits_from_the_revision_it_moved(seeded_committed):
     assert search_index_sync() == 0  # every import's commit built its chapter's entries
     chapter_import(document=sketch("II.7"))
     assert SearchEntry.objects.filter(chapter__code="II.7").exists()
@@ -103,7 +103,7 @@ def test_the_index_is_built_when_a_writer_commits_from_the_revision_it_moved(see
     assert search_index_sync() == 0
 
 
-def test_an_edit_rewrites_only_the_entries_whose_text_changed(seeded):
+def test_an_edit_rewrites_only_the_entries_whose_text_changed(seeded_committed):
     """Every row rewritten leaves a dead one behind that a broad search reads through."""
     chapter_import(document=sketch("II.7", thesis="Quokka claim."))
     entries = SearchEntry.objects.filter(chapter__code="II.7")
@@ -115,13 +115,13 @@ def test_an_edit_rewrites_only_the_entries_whose_text_changed(seeded):
     assert search(query="quokka").total == 0
 
 
-def test_an_index_of_another_revision_is_made_again_by_migrate(seeded):
+def test_an_index_of_another_revision_is_made_again_by_migrate(seeded_committed):
     SearchChapter.objects.filter(chapter__code="II.4").update(revision=0)
     call_command("migrate", verbosity=0)
     assert in_step("II.4")
 
 
-def test_a_search_request_writes_nothing(client, seeded):
+def test_a_search_request_writes_nothing(client, seeded_committed):
     chapter_import(document=sketch("II.7", thesis="Quokka claim."))
     with CaptureQueriesContext(connection) as queries:
         assert [h["code"] for h in api(client, "quokka")] == ["II.7"]
@@ -156,7 +156,7 @@ def answers(client, queries: list[str]) -> dict[str, list]:
 
 
 def test_the_sqlite_fallback_answers_any_query_too_and_the_documented_ones_alike(
-    client, seeded, tmp_path
+    client, seeded_committed, tmp_path
 ):
     """The embedded default, fuzzed the same way in a process of its own; its answers to the
     documented forms are PostgreSQL's, part for part and in the same order."""
@@ -189,7 +189,7 @@ def test_the_sqlite_fallback_answers_any_query_too_and_the_documented_ones_alike
     assert on_sqlite == on_postgresql
 
 
-def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded):
+def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded_committed):
     """A verdict changes no text a reader searches: its revision moves, the index's revision
     of it with it (its entries are the same rows, untouched), and the index is as current as it
     was."""
@@ -202,7 +202,9 @@ def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded):
     assert search_index_sync() == 0
 
 
-def test_migrate_makes_the_cache_table_its_search_rebuild_renders_through(seeded, settings):
+def test_migrate_makes_the_cache_table_its_search_rebuild_renders_through(
+    seeded_committed, settings
+):
     """The rebuild after migrate renders through the cache: migrate makes a database cache's
     table first (`make serve` relies on it)."""
     SearchChapter.objects.update(revision=0)

@@ -25,7 +25,9 @@ def api(client, **params) -> dict:
     return response.json()
 
 
-def test_a_snippet_shows_the_words_and_mathematics_readers_see_never_source(client, seeded):
+def test_a_snippet_shows_the_words_and_mathematics_readers_see_never_source(
+    client, seeded_committed
+):
     thesis = r"Backward, **the gradient** is $\partial L/\partial X = G W^\top$ for Zanzibar."
     chapter_import(document=sketch("II.7", thesis=thesis))
     [hit] = api(client, q="zanzibar")["items"]
@@ -34,14 +36,14 @@ def test_a_snippet_shows_the_words_and_mathematics_readers_see_never_source(clie
     )
 
 
-def test_a_letter_group_inside_a_formula_is_found_and_marked(client, seeded):
+def test_a_letter_group_inside_a_formula_is_found_and_marked(client, seeded_committed):
     chapter_import(document=sketch("II.7", thesis=r"Scores are $QK^\top/\sqrt{d_k}$ here."))
     [hit] = [h for h in api(client, q="QK")["items"] if h["code"] == "II.7"]
     assert "<mark>QK</mark>⊤/√(dₖ)" in hit["snippet_html"]
     assert any(h["code"] == "II.7" for h in api(client, q="dk")["items"])
 
 
-def test_a_misspelt_word_finds_what_the_word_would_and_says_so(client, seeded):
+def test_a_misspelt_word_finds_what_the_word_would_and_says_so(client, seeded_committed):
     right, typo = api(client, q="attention"), api(client, q="atention")
     assert typo["count"] == right["count"] > 0 and typo["items"] == right["items"]
     assert typo["read_as"] == {"atention": ["attention"]}
@@ -49,18 +51,18 @@ def test_a_misspelt_word_finds_what_the_word_would_and_says_so(client, seeded):
     assert "No chapter holds “atention”: searched for “attention” instead." in visible_text(page)
 
 
-def test_a_short_or_quoted_word_is_never_guessed_at(client, seeded):
+def test_a_short_or_quoted_word_is_never_guessed_at(client, seeded_committed):
     assert api(client, q="qx")["count"] == 0
     assert api(client, q='"atention"')["count"] == 0
 
 
-def test_common_words_alone_find_nothing_and_the_page_says_why(client, seeded):
+def test_common_words_alone_find_nothing_and_the_page_says_why(client, seeded_committed):
     assert api(client, q="the of")["count"] == 0
     page = visible_text(client.get("/search/", {"q": "the"}).content.decode())
     assert "common words such as “the” are not searched" in page
 
 
-def test_the_api_gives_the_total_and_windows_that_add_up_to_it(client, seeded):
+def test_the_api_gives_the_total_and_windows_that_add_up_to_it(client, seeded_committed):
     first = api(client, q="attention", limit=5)
     assert first["count"] > 10 and len(first["items"]) == 5 and first["previous"] is None
     assert "offset=5" in first["next"] and "limit=5" in first["next"]
@@ -70,7 +72,7 @@ def test_the_api_gives_the_total_and_windows_that_add_up_to_it(client, seeded):
     assert first["items"] + second["items"] == every[:10]
 
 
-def test_from_past_the_end_previous_is_the_last_window_with_items(client, seeded):
+def test_from_past_the_end_previous_is_the_last_window_with_items(client, seeded_committed):
     """As every API list's: not offset - limit, itself empty."""
     count = api(client, q="attention")["count"]
     past = api(client, q="attention", limit=5, offset=count + 10)
@@ -79,7 +81,7 @@ def test_from_past_the_end_previous_is_the_last_window_with_items(client, seeded
     assert back["offset"] == count - 5 and len(back["items"]) == 5
 
 
-def test_the_page_past_the_end_links_back_to_the_last_window_with_results(client, seeded):
+def test_the_page_past_the_end_links_back_to_the_last_window_with_results(client, seeded_committed):
     """A reader who followed an old link past the end is not stranded: "Previous" leads to
     results, as the API's `previous` does."""
     count = api(client, q="attention")["count"]
@@ -91,14 +93,14 @@ def test_the_page_past_the_end_links_back_to_the_last_window_with_results(client
     assert 'class="search-hit"' in shown
 
 
-def test_the_page_takes_an_offset_only_as_its_links_write_it(client, seeded):
+def test_the_page_takes_an_offset_only_as_its_links_write_it(client, seeded_committed):
     assert client.get("/search/", {"q": "attention", "offset": "5"}).status_code == 200
     for other in ("05", "５", "٥", "+5", " 5", "5.0"):
         refused = client.get("/search/", {"q": "attention", "offset": other})
         assert refused.status_code == 400 and "LIMIT_SEARCH_OFFSET" in refused.content.decode()
 
 
-def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded):
+def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded_committed):
     """The API's schema states the bounds (schemathesis holds clients to them), so the API
     refuses past them as its schema says; the page names the setting."""
     for params, error in (
@@ -119,7 +121,7 @@ def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded):
     assert page.status_code == 400 and "(LIMIT_SEARCH_OFFSET)" in page.content.decode()
 
 
-def test_the_page_counts_every_result_and_links_the_next_and_previous(client, seeded):
+def test_the_page_counts_every_result_and_links_the_next_and_previous(client, seeded_committed):
     total = api(client, q="attention")["count"]
     assert total > 20
     first = client.get("/search/", {"q": "attention"}).content.decode()

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
-def indexed_seed(django_db_setup, django_db_blocker):
+def indexed_seed_world(django_db_setup, django_db_blocker):
     with rows_for_the_module(django_db_blocker):
         with TestCase.captureOnCommitCallbacks(execute=True):
             seed_import()
@@ -30,7 +30,7 @@ def indexed_seed(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
-def seeded(indexed_seed, module_rows, settings):
+def seeded(indexed_seed_world, module_rows, settings):
     """This module's seed: the one written for the module, read unthrottled."""
     settings.API_ANON_RATE = "10000/min"
 

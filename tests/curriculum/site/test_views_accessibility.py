@@ -75,29 +75,25 @@ def assert_headings_in_order(levels: list[int]) -> None:
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_has_one_h1_and_headings_that_never_skip_a_level(
-    client, released_for_the_module, path
-):
+def test_every_page_has_one_h1_and_headings_that_never_skip_a_level(client, released, path):
     assert_headings_in_order(outline(client, path).levels)
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_has_its_own_title_a_language_and_a_skip_link(
-    client, released_for_the_module, path
-):
+def test_every_page_has_its_own_title_a_language_and_a_skip_link(client, released, path):
     page = outline(client, path)
     assert page.lang == "en" and page.skip_target == "#main"
     assert page.title and page.title.strip().endswith("— Curriculum")
     assert 'id="main"' in client.get(path).content.decode()
 
 
-def test_titles_name_what_the_page_shows(client, released_for_the_module):
+def test_titles_name_what_the_page_shows(client, released):
     assert outline(client, "/chapters/II.4/").title.startswith("II.4 Multi-Head Attention")
     assert outline(client, "/books/0/").title.startswith("Book 0")
     assert outline(client, "/").title.startswith("The books")
 
 
-def test_headings_written_by_an_author_do_not_break_the_outline(client, released_for_the_module):
+def test_headings_written_by_an_author_do_not_break_the_outline(client, released):
     document = load_yaml(Path("content/II/II.4.yaml").read_text(encoding="utf-8"))
     document.update(code="II.8", number=8)
     without_terms(document)
@@ -109,12 +105,12 @@ def test_headings_written_by_an_author_do_not_break_the_outline(client, released
     assert "Tiny" in client.get("/chapters/II.8/").content.decode()
 
 
-def test_staff_preview_keeps_headings_in_order(client, released_for_the_module):
+def test_staff_preview_keeps_headings_in_order(client, released):
     client.force_login(User.objects.create_user("sam", password="sam-pass-9", is_staff=True))
     assert_headings_in_order(outline(client, "/chapters/II.4/?preview=1").levels)
 
 
-def test_every_figure_is_an_image_with_its_alt_text(client, released_for_the_module):
+def test_every_figure_is_an_image_with_its_alt_text(client, released):
     svgs = outline(client, "/chapters/II.4/").svgs
     assert svgs and all(s.get("role") == "img" and s.get("aria-label") for s in svgs)
 

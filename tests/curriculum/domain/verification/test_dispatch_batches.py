@@ -16,7 +16,7 @@ from curriculum.domain.verification import (
 )
 from curriculum.models import Chapter, Solution, Verdict
 from curriculum.tasks import verify_solution
-from tests.curriculum.conftest import decided, import_chapter, uniform_problem
+from tests.curriculum.conftest import import_chapter, uniform_problem
 
 
 def state_of(solution) -> str:
@@ -78,21 +78,6 @@ def test_a_batch_skips_what_was_edited_since_it_was_asked_for(books):
 
     assert verdicts_decide(checks=checks) == {ids[0]: "verified"}
     assert Verdict.objects.get(solution_id=ids[1]).status == "pending"
-
-
-def test_a_chapter_verified_again_goes_in_batches_and_every_verdict_arrives(
-    worker, books_committed, settings
-):
-    ids = import_chapter([uniform_problem(f"p{i}", [[2, 3], [2, 3]]) for i in range(250)])
-    decided(ids)
-    before = worker.received("verify_batch")
-    settings.VERIFY_BATCH_SIZE = 100  # the sender splits the checks
-
-    assert sorted(Reverify(code="II.9").execute()) == sorted(ids)
-
-    verdicts = decided(ids)
-    assert {v.status for v in verdicts.values()} == {"verified"}
-    assert worker.received("verify_batch") - before == 3  # 250 checks, 100 to a task
 
 
 def test_a_check_whose_runs_never_finish_is_an_error_not_sent_forever(books, settings):

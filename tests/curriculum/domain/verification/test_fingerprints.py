@@ -1,10 +1,6 @@
 """The fingerprint stored on each solution is what its content fingerprints to, whoever wrote
 it, and "counted" as the database says it is the rule as one solution reads."""
 
-import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-
 from curriculum.domain.editing import ProblemSave
 from curriculum.domain.verification import counted, fingerprint, verdicts_decide
 from curriculum.models import Solution, Verdict
@@ -81,18 +77,3 @@ def test_counted_in_the_database_is_counted_for_one_solution(books):
         "edited": False,
         "reworded": True,
     }
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_migration_fills_each_fingerprint_as_fingerprint_gives_it(books_committed):
-    import_chapter([uniform_problem("p1", RIGHT), uniform_problem("p2", [[1e16, -0.0], [2, 3]])])
-    decide_all()
-    executor = MigrationExecutor(connection)
-    executor.migrate([("curriculum", "0013_chapter_revision")])
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("curriculum"))
-
-    assert stored_equals_computed()
-    decide_all()  # migrations 0035 and 0036 asked again for decided verdicts
-    here = Solution.objects.filter(problem__chapter__code="II.9")
-    assert list(here.filter(counted()).values_list("problem__key", flat=True)) == ["p1"]
