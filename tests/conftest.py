@@ -14,6 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from _pytest.runner import runtestprotocol
 from django.conf import settings
 from django.contrib.auth.hashers import Argon2PasswordHasher
 from django.contrib.auth.models import Group, User
@@ -22,7 +23,8 @@ from django.db import OperationalError, connection, transaction
 from django.test import override_settings
 
 import attention
-from curriculum.domain import markup_checks
+from curriculum.bodies import PROCESS_BODIES
+from curriculum.domain import markup_checks, wayfinding
 from curriculum.domain.chapter_files import file_import, import_order
 from curriculum.domain.claims.requests import claims_decide_now
 from curriculum.domain.media import stored
@@ -50,6 +52,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     )
 
 
+def _worlds(item: pytest.Item) -> frozenset[str]:
+    return frozenset(n for n in getattr(item, "fixturenames", ()) if n.endswith("_world"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """pytest's own protocol, but where the next test is of this module and does not read
+    every world this one read, the module is torn down after this test and set up again for
+    the next, with only its worlds. Work stealing makes that order: a worker that took the
+    tail of another's share (a module's later tests, its larger worlds) may take the tail
+    again (the same module's earlier tests)."""
+    if nextitem is None or nextitem.path != item.path or _worlds(nextitem) >= _worlds(item):
+        return None
+    module = item.getparent(pytest.Module)
+    assert module is not None and module.parent is not None
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    runtestprotocol(item, nextitem=module.parent)  # tears down up to the module's parent
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
 def _commits(item: pytest.Item) -> bool:
     """Whether a test commits its rows (pytest-django's rule): another process sees them."""
     marker = item.get_closest_marker("django_db")
@@ -66,10 +89,7 @@ def module_worlds(items: list[pytest.Item]) -> dict[pytest.Item, frozenset[str]]
     order: then no test sees rows it did not ask for. A test that commits cannot run inside
     a world's transaction, so it lives in a module without one. Either rule broken is an
     error at collection, not a test that passes or fails by the order pytest-xdist chose."""
-    read = {
-        item: frozenset(n for n in getattr(item, "fixturenames", ()) if n.endswith("_world"))
-        for item in items
-    }
+    read = {item: _worlds(item) for item in items}
     by_module: dict[Path, list[pytest.Item]] = {}
     for item in items:
         by_module.setdefault(item.path, []).append(item)
@@ -196,9 +216,12 @@ def rows_for_the_module(django_db_blocker) -> Iterator[None]:
 @pytest.fixture
 def module_rows(db):
     """A test over rows written for its module (`rows_for_the_module`), in a savepoint of them.
-    The cache is emptied: the test before was rolled back, and this one may write the same
-    revision again."""
+    The caches are emptied, the shared one and this process's bodies and neighbours: the test
+    before was rolled back, and the world's rows, the same for every test, tag what it cached
+    as they tag what this one reads."""
     cache.clear()
+    PROCESS_BODIES.clear()
+    wayfinding._neighbours_at.cache_clear()
 
 
 @pytest.fixture(scope="module")
