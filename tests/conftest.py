@@ -74,10 +74,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def _commits(item: pytest.Item) -> bool:
-    """Whether a test commits its rows (pytest-django's rule): another process sees them."""
+    """Whether a test commits its rows, by pytest-django's rule (its order of tests): a
+    transactional marker or fixture."""
     marker = item.get_closest_marker("django_db")
+    asked = marker.kwargs if marker else {}
     fixtures = set(getattr(item, "fixturenames", ()))
-    return bool(marker and marker.kwargs.get("transaction")) or bool(
+    return bool(asked.get("transaction") or asked.get("reset_sequences")) or bool(
         {"transactional_db", "live_server"} & fixtures
     )
 

@@ -33,6 +33,24 @@ def softmax_problem(key: str, inputs: dict, answer, tolerance: dict) -> dict:
     }
 
 
+COST_INPUTS = {"seq_len": 4, "width": 8, "heads": 2}
+
+
+def cost_problem(answer: dict, tolerance: dict) -> dict:
+    """attention_cost's terms for COST_INPUTS, answered with `answer`."""
+    return {
+        "key": "cost",
+        "kind": "exercise",
+        "variant": "cost",
+        "statement": "Count.",
+        "operation": "attention_cost",
+        "inputs": COST_INPUTS,
+        "ask": {"output": "terms"},
+        "tolerance": tolerance,
+        "solution": {"steps": "Term by term.", "answer": answer, "published": True},
+    }
+
+
 @pytest.mark.parametrize("tolerance", [{"digits": 3}, {"rtol": 5e-4, "atol": 1e-6}])
 def test_a_half_for_the_softmax_of_one_score_is_a_mismatch(books, tolerance):
     [sid] = import_chapter([softmax_problem("one", {"scores": [[3.0]]}, [[0.5]], tolerance)])
@@ -49,43 +67,21 @@ def test_a_half_for_a_masked_weight_is_a_mismatch_naming_the_zero_rule(books, to
 
 
 def test_zero_for_a_nonzero_cost_term_is_a_mismatch(books):
-    inputs = {"seq_len": 4, "width": 8, "heads": 2}
-    terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
+    terms = attention.evaluate("attention_cost", COST_INPUTS, {"output": "terms"})
     largest = max(terms.values())
     answer = {name: 0 if count < largest else count for name, count in terms.items()}
-    cost = {
-        "key": "cost",
-        "kind": "exercise",
-        "variant": "cost",
-        "statement": "Count.",
-        "operation": "attention_cost",
-        "inputs": inputs,
-        "ask": {"output": "terms"},
-        "tolerance": {"rtol": 5e-4, "atol": 1e-9},
-        "solution": {"steps": "Term by term.", "answer": answer, "published": True},
-    }
+    cost = cost_problem(answer, {"rtol": 5e-4, "atol": 1e-9})
     [sid] = import_chapter([cost])
     assert verify_solution(sid) == "mismatch"
 
 
 def test_a_right_answer_is_still_verified_to_three_figures_and_exact_counts(books):
     inputs = {"scores": [[1.0, 2.0, 3.0]], "mask": [[True, True, False]]}
-    cost_inputs = {"seq_len": 4, "width": 8, "heads": 2}
-    terms = attention.evaluate("attention_cost", cost_inputs, {"output": "terms"})
+    terms = attention.evaluate("attention_cost", COST_INPUTS, {"output": "terms"})
     ids = import_chapter(
         [
             softmax_problem("masked", inputs, [[0.269, 0.731, 0.0]], {"digits": 3}),
-            {
-                "key": "cost",
-                "kind": "exercise",
-                "variant": "cost",
-                "statement": "Count.",
-                "operation": "attention_cost",
-                "inputs": cost_inputs,
-                "ask": {"output": "terms"},
-                "tolerance": {"digits": 6},
-                "solution": {"steps": "Term by term.", "answer": dict(terms), "published": True},
-            },
+            cost_problem(dict(terms), {"digits": 6}),
         ]
     )
     assert [verify_solution(sid) for sid in ids] == ["verified", "verified"]

@@ -9,6 +9,8 @@ from curriculum.tasks import verify_solution
 from tests.curriculum.conftest import import_chapter
 from tests.curriculum.domain.test_tolerances import (
     BEFORE,
+    COST_INPUTS,
+    cost_problem,
     migrate,
     softmax_problem,
     state_of,
@@ -22,24 +24,13 @@ def test_verdicts_stored_under_a_loose_tolerance_are_narrowed_and_decided_again(
 ):
     """No worker runs: the import's requests wait in the broker, so the verdicts the test
     stores and migrates are decided by no one meanwhile."""
-    inputs = {"seq_len": 4, "width": 8, "heads": 2}
-    terms = attention.evaluate("attention_cost", inputs, {"output": "terms"})
+    terms = attention.evaluate("attention_cost", COST_INPUTS, {"output": "terms"})
     largest = max(terms.values())
     zeros = {name: 0 if count < largest else count for name, count in terms.items()}
     import_chapter(
         [
             softmax_problem("one", {"scores": [[3.0]]}, [[0.5]], {"digits": 3}),
-            {
-                "key": "cost",
-                "kind": "exercise",
-                "variant": "cost",
-                "statement": "Count.",
-                "operation": "attention_cost",
-                "inputs": inputs,
-                "ask": {"output": "terms"},
-                "tolerance": {"digits": 6},
-                "solution": {"steps": "Term by term.", "answer": zeros, "published": True},
-            },
+            cost_problem(zeros, {"digits": 6}),
             softmax_problem("right", {"scores": [[0.0, 0.0]]}, [[0.5, 0.5]], {"digits": 3}),
         ]
     )
