@@ -38,15 +38,16 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/engine
-	$(BIN)/python bench/torch
+	$(TORCH_PYTHON) bench/torch
 	$(BIN)/python bench/verify
 	$(BIN)/python bench/api
 	$(BIN)/python bench/import
 	$(BIN)/python bench/load
 	$(BIN)/python bench/search
 
-# torch never enters .venv: point TORCH_PYTHON at a Python that has numpy and torch
-TORCH_PYTHON ?= python3
+# torch never enters .venv: point TORCH_PYTHON at a Python that has numpy and torch, and
+# `make bench` prints the torch rows too (with .venv's Python, bench/torch says it skipped)
+TORCH_PYTHON ?= $(BIN)/python
 bench-torch:
 	$(TORCH_PYTHON) bench/torch
 
