@@ -4,7 +4,7 @@ and a link to the part, a page at a time with the total.
 
 The query is read into terms here (`search_terms.py`) and its words as the index holds them
 (`search_words.py`), never by the database; a word of four letters or more that no chapter
-holds is read as the course's words most like it (typo tolerance). Both databases then answer
+holds is read as the course's words nearest it (typo tolerance). Both databases then answer
 the same question about the same words: PostgreSQL through a GIN index on each part's tsvector
 (written from those words), SQLite by matching the words themselves; the order is also the
 same on both: parts whose heading matches first, then in course order (book, chapter, part).
@@ -26,8 +26,20 @@ from django.db.models.functions import Length
 
 from curriculum.models import Chapter, SearchEntry, SearchWord
 
+from .search_index import LONGEST_WORD
 from .search_terms import SearchRefused, Term, query_terms
-from .search_words import TYPO_SHORTEST, WORD, alike, length_range, quoted, words, words_line
+from .search_words import (
+    TYPO_SHORTEST,
+    WORD,
+    alike,
+    least_similarity,
+    length_range,
+    quoted,
+    swapped,
+    typo_edits,
+    words,
+    words_line,
+)
 from .windows import window_neighbours
 
 __all__ = ["PAGE", "Hit", "Results", "SearchRefused", "search"]
@@ -139,9 +151,10 @@ def _page(ordered: QuerySet[SearchEntry], offset: int, limit: int) -> list[dict[
 
 def _read_as(alternatives: list[list[Term]]) -> dict[str, list[str]]:
     """Each word of a wanted, unquoted term: itself if a chapter holds it (or it is shorter
-    than TYPO_SHORTEST), else the words most like it (TYPO_SIMILARITY), if any. One query: the
-    candidates of every word hold each word's own (see `_candidates`), so both databases
-    choose among the same words."""
+    than TYPO_SHORTEST or longer than any word the course lists), else the course's words
+    nearest it (`alike`), if any. The words are first looked up as they are (`_held`), and
+    only those no chapter holds are guessed at (`_near`): both databases fetch every word the
+    rules may read for them, so both choose among the same words."""
     wanted = {
         w
         for terms in alternatives
@@ -149,23 +162,42 @@ def _read_as(alternatives: list[list[Term]]) -> dict[str, list[str]]:
         if not (t.phrase or t.excluded)
         for w in words(t.text)
     }
-    guessed = {w for w in wanted if len(w) >= TYPO_SHORTEST}
-    held = set(_candidates(guessed)) if guessed else set()
-    return {w: [w] if w in held or w not in guessed else (alike(w, held) or [w]) for w in wanted}
+    guessed = {w for w in wanted if TYPO_SHORTEST <= len(w) <= LONGEST_WORD}
+    missing = guessed - _held(guessed) if guessed else set()
+    near = _near(missing) if missing else []
+    return {w: (alike(w, near) or [w]) if w in missing else [w] for w in wanted}
 
 
-def _candidates(wanted: set[str]) -> list[str]:
-    """The course's words possibly TYPO_SIMILARITY alike to one of these (each word itself
-    among them, if held): PostgreSQL's trigram index (whose threshold, 0.3, is below it) or,
-    on SQLite, the words of a length that could be."""
+def _course_words() -> QuerySet[SearchWord]:
+    return SearchWord.objects.exclude(chapter__state=Chapter.State.DRAFT)
+
+
+def _held(wanted: set[str]) -> set[str]:
+    """Those of the words a chapter readers may see holds (the word's btree index)."""
+    return set(_course_words().filter(word__in=wanted).values_list("word", flat=True).distinct())
+
+
+def _near(wanted: set[str]) -> list[str]:
+    """The course's words `alike` may read for one of these, and maybe others. PostgreSQL:
+    through the trigram index, at the least similarity any of them may have
+    (`least_similarity`; the statement's threshold, set just before it, which nothing else
+    reads), and through the word's index, each word with letters swapped (`swapped`: a swap
+    keeps too few trigrams to fetch at their similarity). SQLite: the words of a length that
+    could be (`length_range`)."""
     if connection.vendor == "postgresql":
-        near = reduce(operator.or_, (Q(word__trigram_similar=w) for w in wanted))
+        similar = reduce(operator.or_, (Q(word__trigram_similar=w) for w in wanted))
+        swaps = {s for w in wanted for s in swapped(w, typo_edits(w))}
+        near = similar | Q(word__in=swaps)
+        # a thousandth below: pg_trgm compares its float4 similarities with it
+        least = min(map(least_similarity, wanted)) - 0.001
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT set_config('pg_trgm.similarity_threshold', %s, false)", [str(least)]
+            )
     else:
         near = reduce(operator.or_, (Q(n__range=length_range(w)) for w in wanted))
-    course = SearchWord.objects.exclude(chapter__state=Chapter.State.DRAFT)
-    return list(
-        course.alias(n=Length("word")).filter(near).values_list("word", flat=True).distinct()
-    )
+    found = _course_words().alias(n=Length("word")).filter(near)
+    return list(found.values_list("word", flat=True).distinct())
 
 
 def _matcher(term: Term, read_as: dict[str, list[str]]) -> Matcher:

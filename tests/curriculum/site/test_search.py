@@ -135,6 +135,9 @@ AGREED = [
     '"soft lookup"',
     "the",
     "atention",
+    "sofmax wieghts",
+    "qeury",
+    "atetntion",
     "QK",
     "multi-head attention",
     '"multi-head attention"',
@@ -185,6 +188,7 @@ def test_the_sqlite_fallback_answers_any_query_too_and_the_documented_ones_alike
     on_sqlite = json.loads(line.removeprefix("answers: "))
     on_postgresql = answers(client, AGREED)
     assert on_postgresql["atention"][0] > 0 and on_postgresql['"soft lookup"'][0] == 2
+    assert all(on_postgresql[q][0] > 0 for q in ("sofmax wieghts", "qeury", "atetntion"))
     assert on_postgresql["the"] == [0, []]
     assert on_sqlite == on_postgresql
 

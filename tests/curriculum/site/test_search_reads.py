@@ -89,6 +89,54 @@ def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
     assert "<mark>coreference</mark>" in site(client, "\x00coreference\x07").lower()
 
 
+def answer(client, q: str) -> dict:
+    response = client.get("/api/v1/search", {"q": q, "limit": 50})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_swap_of_two_letters_finds_what_the_word_would_and_says_so(client, seeded):
+    right, swapped = answer(client, "weights"), answer(client, "wieghts")
+    assert swapped["count"] == right["count"] > 0 and swapped["items"] == right["items"]
+    assert swapped["read_as"] == {"wieght": ["weight"]}
+    page = visible_text(site(client, "wieghts"))
+    assert "No chapter holds “wieght”: searched for “weight” instead." in page
+
+
+def test_two_misspelt_words_find_the_parts_holding_both(client, seeded):
+    both = answer(client, "sofmax wieghts")
+    assert both["items"] == answer(client, "softmax weights")["items"] and both["items"]
+    assert both["read_as"] == {"sofmax": ["softmax"], "wieght": ["weight"]}
+    softmax = {h["url"] for h in answer(client, "softmax")["items"]}
+    assert {h["url"] for h in both["items"]} < softmax  # parts holding both, not either
+
+
+def test_a_swap_in_a_short_word_or_in_a_long_one_is_read_too(client, seeded):
+    for typo, word in [("qeury", "query"), ("atetntion", "attention")]:
+        misspelt = answer(client, typo)
+        assert misspelt["read_as"] == {typo: [word]}
+        assert misspelt["items"] == answer(client, word)["items"] != []
+
+
+def test_a_word_far_from_every_course_word_finds_nothing(client, seeded):
+    for far in ["platypus", "zqxjv", "wombat quokka"]:
+        assert answer(client, far) | {"next": None} == {
+            "items": [],
+            "count": 0,
+            "offset": 0,
+            "limit": 50,
+            "next": None,
+            "previous": None,
+            "read_as": {},
+        }
+
+
+def test_a_word_the_course_holds_is_searched_as_itself_never_its_neighbours(client, seeded):
+    held = answer(client, "weight")  # "height", one letter off, is held too
+    assert held["read_as"] == {} and answer(client, "height")["items"]
+    assert all("<mark>weight" in h["snippet_html"].lower() for h in held["items"])
+
+
 OPERATORS = [
     "-",
     "--",
