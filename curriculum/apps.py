@@ -17,7 +17,7 @@ def _begin_history(sender, **kwargs):
 
 def _store_references(sender, **kwargs):
     """Which chapters each chapter's texts name, stored once for a database from before the
-    record (later saves keep it: `references.references_revised`)."""
+    record (later saves keep it: `revised_documents.documents_revised`)."""
     from curriculum.domain.references import references_store
     from curriculum.models import Chapter, ChapterReference
 
@@ -46,16 +46,13 @@ class CurriculumConfig(AppConfig):
         post_migrate.connect(_index_search, sender=self)
         post_migrate.connect(_begin_history, sender=self)
         post_migrate.connect(_store_references, sender=self)
-        from curriculum.domain.chapter_history import history_revised
-        from curriculum.domain.claims.requests import claims_revised
-        from curriculum.domain.references import references_revised
+        from curriculum.domain.revised_documents import documents_revised
         from curriculum.domain.revisions import chapters_revised
         from curriculum.domain.search_index import search_index_revised
 
         chapters_revised.connect(search_index_revised, dispatch_uid="search_index_revised")
-        chapters_revised.connect(claims_revised, dispatch_uid="claims_revised")
-        chapters_revised.connect(history_revised, dispatch_uid="history_revised")
-        chapters_revised.connect(references_revised, dispatch_uid="references_revised")
+        # claims, history and references, from one read of each chapter
+        chapters_revised.connect(documents_revised, dispatch_uid="documents_revised")
         # Celery's registry of this process: the domain sends tasks by name, and a registered
         # task runs in-process when there is no broker, with its own options (time limits).
         import curriculum.tasks  # noqa: F401

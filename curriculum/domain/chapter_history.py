@@ -20,18 +20,21 @@ from django.db.models import Max
 
 from curriculum.models import Chapter, ChapterRevision
 
-from .documents import chapter_document
 from .locks import chapters_lock
 from .publications import release_maker
-from .selectors import chapters_with_parts
+from .selectors import ChapterDocuments
 from .working_copy import source_tag
 from .writers import Writer
 
 HISTORY_BEGAN = "the working copy when its history began"
 
 
-def history_record(*, chapter_ids: Iterable[int], writer: Writer) -> list[ChapterRevision]:
-    """A revision of each of these chapters whose working copy is not its latest revision's."""
+def history_record(
+    *, chapter_ids: Iterable[int], writer: Writer, documents: ChapterDocuments | None = None
+) -> list[ChapterRevision]:
+    """A revision of each of these chapters whose working copy is not its latest revision's
+    (`documents`: theirs, when others read them too: `revised_documents`)."""
+    documents = ChapterDocuments(chapter_ids) if documents is None else documents
     with transaction.atomic():
         locked = chapters_lock(chapter_ids=chapter_ids)
         latest = dict(
@@ -45,8 +48,7 @@ def history_record(*, chapter_ids: Iterable[int], writer: Writer) -> list[Chapte
             ).values_list("chapter_id", "tag")
         )
         made = []
-        for chapter in chapters_with_parts().filter(pk__in=locked).order_by("pk"):
-            document = chapter_document(chapter)
+        for chapter, document in documents():  # read under the lock, as it stands now
             tag = source_tag(code=chapter.code, document=document)
             if tags.get(chapter.pk) == tag:
                 continue
@@ -75,11 +77,6 @@ def _revision(
         via=writer.via,
         note=writer.note,
     )
-
-
-def history_revised(sender: Any, *, chapter_ids: Iterable[int], **kwargs: Any) -> None:
-    """The receiver of `revisions.chapters_revised` (connected when the app is ready)."""
-    history_record(chapter_ids=chapter_ids, writer=kwargs.get("writer") or Writer())
 
 
 def history_begin() -> int:

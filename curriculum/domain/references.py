@@ -39,7 +39,7 @@ from .documents import chapter_document
 from .glossary import Terms, definition_errors, term_problem, term_target, terms_for
 from .markup import EQUATION_NUMBER, formulas
 from .problem_labels import problem_labels
-from .selectors import chapters_with_parts
+from .selectors import ChapterDocuments, chapters_with_parts
 from .texts import chapter_texts, practice_texts
 
 KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem", "eq": "equation"}
@@ -137,17 +137,19 @@ def _named(texts: Iterable[str]) -> set[str]:
     return {found["code"] for text in texts for found in REFERENCE.finditer(text) if found["code"]}
 
 
-def references_store(*, chapter_ids: Iterable[int] | None = None) -> None:
+def references_store(
+    *, chapter_ids: Iterable[int] | None = None, documents: ChapterDocuments | None = None
+) -> None:
     """Store the chapters each of these chapters' texts name (every chapter's, when None), so
     that a move of one moves the pages naming it (`revisions.chapters_moved`): a retitled or
-    newly released chapter is read at its new title and address, a withdrawn one no more."""
-    chapters = chapters_with_parts()
-    if chapter_ids is not None:
-        chapters = chapters.filter(pk__in=set(chapter_ids))
+    newly released chapter is read at its new title and address, a withdrawn one no more.
+    `documents`: theirs, when others read them too (`revised_documents`)."""
+    if documents is None:
+        every = Chapter.objects.values_list("pk", flat=True)
+        documents = ChapterDocuments(every if chapter_ids is None else chapter_ids)
     named = {
-        chapter.pk: _named(text for _, text in _referring(chapter_document(chapter)))
-        - {chapter.code}
-        for chapter in chapters.order_by("pk")
+        chapter.pk: _named(text for _, text in _referring(document)) - {chapter.code}
+        for chapter, document in documents()
     }
     codes = set().union(*named.values())
     ids = dict(Chapter.objects.filter(code__in=codes).values_list("code", "pk")) if codes else {}
@@ -160,11 +162,6 @@ def references_store(*, chapter_ids: Iterable[int] | None = None) -> None:
                 [ChapterReference(chapter_id=pk, target_id=t) for t in sorted(targets)],
                 ignore_conflicts=True,
             )
-
-
-def references_revised(sender: Any, *, chapter_ids: Iterable[int], **kwargs: Any) -> None:
-    """The receiver of `revisions.chapters_revised` (connected when the app is ready)."""
-    references_store(chapter_ids=chapter_ids)
 
 
 def chapters_for(document: Mapping[str, Any]) -> Chapters:

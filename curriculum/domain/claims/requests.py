@@ -12,9 +12,8 @@ from django.utils import timezone
 import attention
 from curriculum.models import ClaimVerdict
 
-from ..documents import chapter_document
 from ..revisions import chapters_moved
-from ..selectors import chapters_with_parts
+from ..selectors import ChapterDocuments
 from ..verification.dispatch import LAST_LEVEL, Slice, task_send
 from .decide import outcome
 from .found import Found, found_in
@@ -69,29 +68,21 @@ def claims_ask(found: Iterable[tuple[int, Found]]) -> list[str]:
     )
 
 
-def _found(chapter_ids: Iterable[int]) -> list[tuple[int, Found]]:
-    return [
-        (chapter.pk, item)
-        for chapter in chapters_with_parts().filter(pk__in=list(chapter_ids))
-        for item in found_in(chapter_document(chapter))
-    ]
+def _found(documents: ChapterDocuments) -> list[tuple[int, Found]]:
+    return [(chapter.pk, item) for chapter, document in documents() for item in found_in(document)]
 
 
-def claims_request(chapter_ids: Iterable[int]) -> int:
-    """After a chapter write commits: ask for every verdict its claims lack; how many were sent."""
-    pending = claims_ask(_found(chapter_ids))
+def claims_request(chapter_ids: Iterable[int], documents: ChapterDocuments | None = None) -> int:
+    """After a chapter write commits: ask for every verdict its claims lack; how many were sent.
+    `documents`: the chapters', when others read them too (`revised_documents`)."""
+    pending = claims_ask(_found(ChapterDocuments(chapter_ids) if documents is None else documents))
     return claims_enqueue_now(pending) if pending else 0
 
 
 def claims_decide_now(chapter_ids: Iterable[int]) -> int:
     """Decide in this process every verdict these chapters' claims lack, as the worker would (a
     dry run, whose rollback discards them; tests); how many were written."""
-    return claims_decide(claims_ask(_found(chapter_ids)), Slice())
-
-
-def claims_revised(sender, chapter_ids: frozenset[int], **kwargs) -> None:
-    """`revisions.chapters_revised` receiver (connected in apps.ready)."""
-    claims_request(chapter_ids)
+    return claims_decide(claims_ask(_found(ChapterDocuments(chapter_ids))), Slice())
 
 
 def claims_decide(fingerprints: list[str], run: Slice) -> int:
