@@ -26,6 +26,7 @@ from ..editing import PROBLEMS_REPLACE, BookSave, ChapterSave, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..notation import notation_conflicts
+from ..rows import rows_insert
 from ..shelf_uses import document_terms_dropped, glossary_moved, shown_terms
 from ..working_copy import SourceChanged, chapter_source, source_tag, working_copy_require
 from .checker import kind_of
@@ -232,16 +233,20 @@ def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
         setattr(chapter, name, value)
     ChapterSave(chapter=chapter, user=user).execute()  # takes the chapter lock, held to the end
     chapter.strand_items.all().delete()
-    StrandItem.objects.bulk_create(
-        StrandItem(
-            chapter=chapter,
-            strand=kind,
-            position=i,
-            **item | {"defines": ", ".join(item.get("defines") or [])},
-        )
-        for kind in STRAND_CODES
-        if kind != MATHEMATICS
-        for i, item in enumerate(clean["strands"][kind]["items"])
+    rows_insert(
+        StrandItem,
+        [
+            {
+                "chapter_id": chapter.pk,
+                "strand": kind,
+                "position": i,
+                **item,
+                "defines": ", ".join(item.get("defines") or []),
+            }
+            for kind in STRAND_CODES
+            if kind != MATHEMATICS
+            for i, item in enumerate(clean["strands"][kind]["items"])
+        ],
     )
     chapter.figures.all().delete()
     Figure.objects.bulk_create(
