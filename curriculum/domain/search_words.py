@@ -78,10 +78,21 @@ def stem(word: str) -> str:
     return word
 
 
+LONGEST_LEXEME = 2047
+"""Bytes of UTF-8 PostgreSQL holds in one tsvector word: a longer run of letters ("z" 2,048
+times) is no word, on either database. No search could name it (LIMIT_SEARCH_CHARS), and
+written into the vector it failed the index, and so the write that held it, at commit."""
+
+
 def words(text: str) -> list[str]:
     """The text's words in order, as they are indexed and searched."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return [stem(w) for w in WORD.findall(folded) if w not in STOP_WORDS]
+    return [stem(w) for w in WORD.findall(folded) if w not in STOP_WORDS and _held(w)]
+
+
+def _held(word: str) -> bool:
+    """Within LONGEST_LEXEME (a letter is at most 4 bytes: most words need no encoding)."""
+    return len(word) * 4 <= LONGEST_LEXEME or len(word.encode()) <= LONGEST_LEXEME
 
 
 def words_line(found: Iterable[str]) -> str:

@@ -18,7 +18,7 @@ from curriculum.domain.chapter_files import chapter_import
 from curriculum.domain.search import search
 from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify
-from curriculum.models import Chapter, SearchChapter, SearchEntry
+from curriculum.models import Chapter, ChapterRevision, SearchChapter, SearchEntry
 from tests.conftest import sketch, stored_as_before
 from tests.curriculum.site.test_views_chapter_page import visible_text
 from tests.processes import ROOT
@@ -113,6 +113,23 @@ def test_an_edit_rewrites_only_the_entries_whose_text_changed(seeded_committed):
     assert len(after) > 2 and {n for n, pk in after.items() if before.get(n) != pk} == {0}
     assert [h.code for h in search(query="wombat").hits] == ["II.7"]
     assert search(query="quokka").total == 0
+
+
+def test_a_run_of_letters_too_long_for_one_word_is_no_word_and_loses_nothing(
+    client, seeded_committed
+):
+    """PostgreSQL holds at most 2,047 bytes in one word of a tsvector: a longer run, in letters
+    or in two-byte ones, failed the index at commit, so the write answered 500 with its history
+    and claims never kept, and migrate (which indexes again) stopped."""
+    runs = ["z" * 2048, "é" * 1024]
+    chapter_import(document=sketch("II.7", thesis=f"Quokka {runs[0]} claim {runs[1]}."))
+    assert [h["code"] for h in api(client, "quokka")] == ["II.7"]
+    assert in_step("II.7")
+    assert ChapterRevision.objects.filter(chapter__code="II.7").exists()
+    call_command("migrate", verbosity=0)
+    held = SearchEntry.objects.filter(chapter__code="II.7").values_list("words", flat=True)
+    assert any(" claim " in line for line in held)
+    assert not any(run in line for line in held for run in runs)
 
 
 def test_an_index_of_another_revision_is_made_again_by_migrate(seeded_committed):
