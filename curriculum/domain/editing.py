@@ -162,8 +162,9 @@ class ChapterDelete(Action):
         return reasons
 
     def run(self) -> None:
-        # the pages naming it or leaning on it link it no more: moved, they are rendered again
-        chapters_moved({self.chapter.pk}, withdrawn=[self.chapter.pk], searched=False)
+        # the pages naming it or leaning on it link it no more: moved, they are rendered again,
+        # and their search entries rebuilt (the link's text, its title, is gone from them)
+        chapters_moved({self.chapter.pk}, withdrawn=[self.chapter.pk])
         self.chapter.delete()
 
 

@@ -15,6 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from curriculum.domain.chapter_files import chapter_import
+from curriculum.domain.editing import ChapterDelete
 from curriculum.domain.search import search
 from curriculum.domain.search_index import search_index_sync
 from curriculum.domain.verification import Reverify
@@ -130,6 +131,16 @@ def test_a_run_of_letters_too_long_for_one_word_is_no_word_and_loses_nothing(
     held = SearchEntry.objects.filter(chapter__code="II.7").values_list("words", flat=True)
     assert any(" claim " in line for line in held)
     assert not any(run in line for line in held for run in runs)
+
+
+def test_a_chapter_naming_one_deleted_is_searched_as_it_now_reads(client, seeded_committed, erin):
+    """Its page names the deleted chapter no more; nor may its index, by that chapter's title."""
+    chapter_import(document=sketch("II.8", title="Wombat Eight"))
+    chapter_import(document=sketch("II.7", thesis="Read @II.8 first."))
+    assert {h["code"] for h in api(client, "wombat")} == {"II.7", "II.8"}
+    ChapterDelete(chapter=Chapter.objects.get(code="II.8"), user=erin).execute()
+    assert api(client, "wombat") == []
+    assert in_step("II.7")
 
 
 def test_an_index_of_another_revision_is_made_again_by_migrate(seeded_committed):
