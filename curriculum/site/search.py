@@ -8,13 +8,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from curriculum.domain.search import SearchRefused, search
+from curriculum.domain.search_terms import query_normal
 
 OFFSET = re.compile(r"0|[1-9][0-9]{0,8}", re.ASCII)
 """An offset as the page's own links write it: ASCII digits, no sign or leading zero."""
 
 
 def search_page(request: HttpRequest) -> HttpResponse:
-    query = request.GET.get("q", "")
+    query = query_normal(request.GET.get("q", ""))  # shown as searched: no control characters
     results, refusal = None, None
     raw_offset = request.GET.get("offset", "0")
     if query.strip():

@@ -86,7 +86,11 @@ def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
 
 def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
     assert any(h["code"] == "II.4" for h in api(client, "coreference\x00"))
-    assert "<mark>coreference</mark>" in site(client, "\x00coreference\x07").lower()
+    page = site(client, "\x00coreference\x07\x1b")
+    assert "<mark>coreference</mark>" in page.lower()
+    # the page says the query as searched: no control character in its title, box or status
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", page)
+    assert 'value="coreference"' in page
 
 
 def answer(client, q: str) -> dict:
