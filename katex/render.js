@@ -173,9 +173,9 @@ function typeset({ tex, display }, limits) {
       // within the budget: the same parse without the guard, so positions match the author's
       render(source, display, limits, false);
     } catch (plain) {
-      return describe(plain);
+      return describe(plain, limits);
     }
-    return describe(error);
+    return describe(error, limits);
   }
   const size = Buffer.byteLength(html);
   if (size > limits.html) {
@@ -187,7 +187,14 @@ function typeset({ tex, display }, limits) {
   return { html };
 }
 
-function describe(error) {
+function describe(error, limits) {
+  if (error instanceof katex.ParseError && /Too many expansions/.test(error.message)) {
+    // KaTeX's maxExpand, which it says to raise: the limit is ours, named as the others are
+    return {
+      error: `KaTeX parse error: more than ${limits.expand} macro expansions ` +
+        "(LIMIT_FORMULA_EXPAND)",
+    };
+  }
   if (error instanceof katex.ParseError) return { error: error.message };
   if (error instanceof RangeError) {
     return { error: "KaTeX parse error: formula nested too deeply" };

@@ -84,6 +84,19 @@ def test_a_formula_that_expands_too_far_is_refused_quickly_and_cheaply(books, bo
     assert peak_kib < 500 * 1024, "KaTeX stays under 500 MB"
 
 
+def test_a_formula_of_more_expansions_than_the_limit_is_refused_naming_it(books, settings):
+    """Few tokens, many expansions: KaTeX's own words said to raise its maxExpand."""
+    expansions = "$\\def\\a{}" + "\\a" * (settings.LIMIT_FORMULA_EXPAND + 1) + "$"
+    [error] = refused(sketch("II.7", thesis=expansions))
+    assert error.startswith("thesis: formula $")
+    limit = settings.LIMIT_FORMULA_EXPAND
+    assert f"more than {limit} macro expansions (LIMIT_FORMULA_EXPAND)" in error
+    assert "maxExpand" not in error
+    fewer = "$\\def\\a{}" + "\\a" * (settings.LIMIT_FORMULA_EXPAND // 2) + "$"
+    chapter_import(document=sketch("II.7", thesis=fewer))  # within the limit: stored
+    assert Chapter.objects.filter(code="II.7").exists()
+
+
 def test_a_bomb_stored_before_the_limits_is_shown_inert_and_small(chapter, root, settings):
     StrandItem.objects.filter(chapter=chapter).update(body=DEF_BOMB + " and " + ARGUMENT_BOMB)
     chapter.save()
