@@ -49,12 +49,14 @@ def json_read(body: bytes) -> Any:
         limit = settings.LIMIT_JSON_DEPTH
         raise JsonUnreadable([f"body: nested more than {limit} deep (LIMIT_JSON_DEPTH)"])
     try:
-        with collection_paused():
-            document = json.loads(
-                body or b"", object_pairs_hook=_no_repeated_keys, parse_int=_float_sized
-            )
+        # UTF-8 only (RFC 8259), a BOM ignored: json.loads would read UTF-16 and UTF-32 too
+        text = (body or b"").decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise JsonUnreadable([f"body: not valid JSON: {error}"]) from error
+        why = f"not UTF-8 (byte {error.start}: {error.reason})"
+        raise JsonUnreadable([f"body: not valid JSON: {why}"]) from error
+    try:
+        with collection_paused():
+            document = json.loads(text, object_pairs_hook=_no_repeated_keys, parse_int=_float_sized)
     except ValueError as error:
         raise JsonUnreadable([f"body: not valid JSON: {value_problem(error)}"]) from error
     if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):

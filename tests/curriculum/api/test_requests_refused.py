@@ -50,7 +50,11 @@ def test_a_check_of_more_numbers_than_a_chapter_file_is_an_answer_past_its_limit
     assert item["pointer"] == "/answer" and "LIMIT_ANSWER_CHARS" in item["detail"]
 
 
-@pytest.mark.parametrize("body", ["{", '{"answer": 1, "answer": 2}'])
+NOT_UTF8 = ['{"answer": 1}'.encode(codec) for codec in ("utf-16", "utf-32")] + [b"\xff\xfe\x00"]
+"""JSON in UTF-16 or UTF-32 (with its BOM), and bytes of no encoding: a body is UTF-8."""
+
+
+@pytest.mark.parametrize("body", ["{", '{"answer": 1, "answer": 2}', *NOT_UTF8])
 def test_json_that_does_not_parse_is_400_invalid_json_on_every_route(
     client, shown, erin_token, body
 ):
