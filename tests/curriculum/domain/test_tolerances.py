@@ -9,7 +9,7 @@ import attention
 from curriculum.domain.verification import fingerprint, verdict_state
 from curriculum.models import Problem, Solution, Verdict
 from curriculum.tasks import verify_solution
-from tests.curriculum.conftest import import_chapter
+from tests.curriculum.conftest import import_chapter, uniform_problem
 
 pytestmark = pytest.mark.django_db
 
@@ -20,17 +20,10 @@ def state_of(solution) -> str:
 
 
 def softmax_problem(key: str, inputs: dict, answer, tolerance: dict) -> dict:
-    return {
-        "key": key,
-        "kind": "exercise",
-        "variant": "softmax",
-        "statement": "Compute it.",
-        "operation": "softmax",
-        "inputs": inputs,
-        "ask": {"output": "out"},
-        "tolerance": tolerance,
-        "solution": {"steps": "By hand.", "answer": answer, "published": True},
-    }
+    """A softmax problem of `inputs`, answered with `answer` (`uniform_problem`'s, changed)."""
+    return uniform_problem(
+        key, answer, variant="softmax", operation="softmax", inputs=inputs, tolerance=tolerance
+    )
 
 
 COST_INPUTS = {"seq_len": 4, "width": 8, "heads": 2}
@@ -38,17 +31,8 @@ COST_INPUTS = {"seq_len": 4, "width": 8, "heads": 2}
 
 def cost_problem(answer: dict, tolerance: dict) -> dict:
     """attention_cost's terms for COST_INPUTS, answered with `answer`."""
-    return {
-        "key": "cost",
-        "kind": "exercise",
-        "variant": "cost",
-        "statement": "Count.",
-        "operation": "attention_cost",
-        "inputs": COST_INPUTS,
-        "ask": {"output": "terms"},
-        "tolerance": tolerance,
-        "solution": {"steps": "Term by term.", "answer": answer, "published": True},
-    }
+    changes = {"variant": "cost", "operation": "attention_cost", "ask": {"output": "terms"}}
+    return uniform_problem("cost", answer, inputs=COST_INPUTS, tolerance=tolerance, **changes)
 
 
 @pytest.mark.parametrize("tolerance", [{"digits": 3}, {"rtol": 5e-4, "atol": 1e-6}])
