@@ -19,7 +19,7 @@ from functools import reduce
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import BooleanField, Case, Count, Q, QuerySet, When, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
@@ -180,22 +180,23 @@ def _held(wanted: set[str]) -> set[str]:
 def _near(wanted: set[str]) -> list[str]:
     """The course's words `alike` may read for one of these, and maybe others. PostgreSQL:
     through the trigram index, at the least similarity any of them may have
-    (`least_similarity`; the statement's threshold, set just before it, which nothing else
-    reads), and through the word's index, each word with letters swapped (`swapped`: a swap
-    keeps too few trigrams to fetch at their similarity). SQLite: the words of a length that
-    could be (`length_range`)."""
-    if connection.vendor == "postgresql":
-        similar = reduce(operator.or_, (Q(word__trigram_similar=w) for w in wanted))
-        swaps = {s for w in wanted for s in swapped(w, typo_edits(w))}
-        near = similar | Q(word__in=swaps)
-        # a thousandth below: pg_trgm compares its float4 similarities with it
-        least = min(map(least_similarity, wanted)) - 0.001
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT set_config('pg_trgm.similarity_threshold', %s, false)", [str(least)]
-            )
-    else:
+    (`least_similarity`; the threshold set for this statement's transaction alone), and through
+    the word's index, each word with letters swapped (`swapped`: a swap keeps too few trigrams
+    to fetch at their similarity). SQLite: the words of a length that could be
+    (`length_range`)."""
+    if connection.vendor != "postgresql":
         near = reduce(operator.or_, (Q(n__range=length_range(w)) for w in wanted))
+        return _words_where(near)
+    similar = reduce(operator.or_, (Q(word__trigram_similar=w) for w in wanted))
+    swaps = {s for w in wanted for s in swapped(w, typo_edits(w))}
+    # a thousandth below: pg_trgm compares its float4 similarities with it
+    least = min(map(least_similarity, wanted)) - 0.001
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)", [str(least)])
+        return _words_where(similar | Q(word__in=swaps))
+
+
+def _words_where(near: Q) -> list[str]:
     found = _course_words().alias(n=Length("word")).filter(near)
     return list(found.values_list("word", flat=True).distinct())
 

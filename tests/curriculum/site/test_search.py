@@ -143,6 +143,15 @@ def test_a_chapter_naming_one_deleted_is_searched_as_it_now_reads(client, seeded
     assert in_step("II.7")
 
 
+def test_a_typo_search_leaves_the_connection_as_it_found_it(client, seeded_committed):
+    """Its trigram threshold is its own transaction's: a pooled connection's next statement
+    finds pg_trgm's default."""
+    assert api(client, "atetntion")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('pg_trgm.similarity_threshold')")
+        assert cursor.fetchone()[0] == "0.3"
+
+
 def test_an_index_of_another_revision_is_made_again_by_migrate(seeded_committed):
     SearchChapter.objects.filter(chapter__code="II.4").update(revision=0)
     call_command("migrate", verbosity=0)
