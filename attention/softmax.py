@@ -91,7 +91,7 @@ def score_bounds(q: np.ndarray, k: np.ndarray, lead: tuple[int, ...], causal: bo
 def largest_magnitude(arr: np.ndarray) -> float:
     """The largest |entry| of a small array, a bound for ``softmax_rows_inplace``: two
     whole-array passes cost less than a row maximum and its broadcast subtraction."""
-    return float(np.maximum.reduce(np.abs(arr), axis=None))
+    return float(np.maximum.reduce(np.abs(arr), None))
 
 
 def softmax_rows_inplace(scores: np.ndarray, bound: float | np.ndarray | None = None) -> np.ndarray:
