@@ -11,6 +11,7 @@ import numpy as np
 
 from attention.errors import EngineInputError, InputProblem, fail
 from attention.scalars import is_number
+from attention.tiny import NOT_NORMAL, below_normal
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ def _numeric(expected: object, path: str) -> np.ndarray:
         ) from exc
     if not np.all(np.isfinite(arr)):
         raise EngineInputError([InputProblem(path, "must be finite")])
+    if not whole and below_normal(arr):  # 2.28705e-320 is held as 2.287e-320: no figures
+        raise EngineInputError([InputProblem(path, NOT_NORMAL)])
     if whole:
         try:
             return np.asarray(expected, dtype=np.int64)

@@ -20,6 +20,9 @@ SMALLEST = float(np.finfo(np.float64).smallest_normal)
 TOO_SMALL = f"below {SMALLEST:.3g}, where float64 keeps too few of its figures"
 """What is wrong with such a number, as each refusal says it."""
 
+NOT_NORMAL = f"must be 0 or at least {SMALLEST:.3g} in size"
+"""The refusal of a number written there (an input, an answer): 7e-324 reads as 4.9e-324."""
+
 
 def below_normal(values: Any) -> bool:
     """Whether any nonzero number of ``values`` is smaller than SMALLEST in size."""

@@ -16,7 +16,7 @@ from attention.limits import MAX_ELEMENTS
 from attention.registry.operation import Parameter
 from attention.scalars import is_bool, is_finite_number, is_integer, is_number
 from attention.softmax import all_finite
-from attention.tiny import SMALLEST, below_normal
+from attention.tiny import NOT_NORMAL, SMALLEST, below_normal
 
 
 def dims(shape: tuple[int, ...]) -> str:
@@ -141,7 +141,7 @@ def _readable(path: str, arr: np.ndarray, problems: list[InputProblem], *, whole
     if not all_finite(arr):
         problems.append(InputProblem(path, "must be finite (no NaN or infinity)"))
     elif not whole and below_normal(arr):
-        problems.append(InputProblem(path, f"must be 0 or at least {SMALLEST:.3g} in size"))
+        problems.append(InputProblem(path, NOT_NORMAL))
     else:
         return True
     return False

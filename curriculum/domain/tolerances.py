@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from attention.compare import MIN_FIGURES, half_unit, zero_bound
+from attention.tiny import SMALLEST
 
 from .placeholders import MAX_DIGITS
 
@@ -32,7 +33,10 @@ def _nonzero_entries(answer: Any) -> np.ndarray:
         except (TypeError, ValueError, OverflowError):
             continue  # not numbers: the answer's own check says so
         entries = entries[np.isfinite(entries)]
-        parts.append(entries[np.abs(entries) > zero_bound(entries)])
+        # below float64's normal range an answer is refused (`attention.answer_problems`); one
+        # stored before that rule has no third figure to bound
+        sizes = np.abs(entries)
+        parts.append(entries[(sizes > zero_bound(entries)) & (sizes >= SMALLEST)])
     return np.concatenate(parts) if parts else np.empty(0)
 
 

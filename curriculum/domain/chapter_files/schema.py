@@ -226,7 +226,9 @@ class SolutionDocument(Keys):
         "number, list, nested lists, or mapping",
         "the asked output at instance 0: a number, a vector `[..]`, a matrix "
         "`[[..], [..]]`, or named numbers (`{flops: 120, params: 64}` for `terms`). Must have "
-        "the output's shape: a wrong shape is a mismatch naming both shapes. Left out (or "
+        "the output's shape: a wrong shape is a mismatch naming both shapes. Every number "
+        "is finite, and 0 or at least 2.2e-308 in size, as an input's is (float64 holds "
+        "`2.28705e-320` as 2.287e-320: no tolerance could judge its figures). Left out (or "
         "`null`): no answer yet, a draft: the steps are kept but never verified or shown to "
         "readers, the problem counts for nothing, `published` must stay false, and the "
         "chapter is not published while it has one",

@@ -6,6 +6,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 import attention
+from curriculum.domain.chapter_files import ChapterFileError
 from curriculum.domain.verification import fingerprint, verdict_state
 from curriculum.models import Problem, Solution, Verdict
 from curriculum.tasks import verify_solution
@@ -69,6 +70,43 @@ def test_a_right_answer_is_still_verified_to_three_figures_and_exact_counts(book
         ]
     )
     assert [verify_solution(sid) for sid in ids] == ["verified", "verified"]
+
+
+# ------------------------------------------------ answers below float64's normal range
+
+BELOW_NORMAL = "problems[0].solution.answer: must be 0 or at least 2.23e-308 in size"
+
+
+@pytest.mark.parametrize(
+    ("answer", "tolerance"),
+    [
+        ([[2.0, 5e-324], [2.0, 3.0]], {"rtol": 5e-4, "atol": 0}),  # had raised in atol_bound
+        ([[2.0, 1e-320], [2.0, 3.0]], {"rtol": 1e-4, "atol": 0}),  # had overflowed there
+        ([[2.0, 2.28705e-320], [2.0, 3.0]], {"digits": 6}),
+    ],
+)
+def test_an_answer_below_float64s_normal_range_is_refused_with_its_path(books, answer, tolerance):
+    """float64 keeps too few of such a number's figures to judge them (2.28705e-320 is held as
+    2.287e-320, so answers wrong in their sixth figure were verified to six): refused as such
+    an input is, where a tolerance's bound had raised instead (a 500 from the API and admin)."""
+    problem = uniform_problem("tiny", answer, tolerance=tolerance)
+    with pytest.raises(ChapterFileError) as refused:
+        import_chapter([problem])
+    assert BELOW_NORMAL in refused.value.errors
+    assert not Solution.objects.filter(problem__chapter__code="II.9").exists()
+
+
+def test_a_stored_answer_below_normal_range_is_an_error_not_verified(books):
+    """One stored before the rule: the verifier says why, and never calls it right."""
+    [sid] = import_chapter([uniform_problem("tiny", [[2.0, 3.0], [2.0, 3.0]])])
+    Solution.objects.filter(pk=sid).update(answer=[[2.0, 3.0], [2.0, 1e-320]])
+    solution = Solution.objects.select_related("problem").get(pk=sid)
+    Solution.objects.filter(pk=sid).update(fingerprint=fingerprint(solution.problem, solution))
+    Verdict.objects.filter(solution_id=sid).update(
+        status="pending", fingerprint=fingerprint(solution.problem, solution)
+    )
+    assert verify_solution(sid) == "error"
+    assert "must be 0 or at least 2.23e-308 in size" in Verdict.objects.get(solution_id=sid).message
 
 
 # ------------------------------------------------ what was stored before the rule

@@ -1,0 +1,42 @@
+from django.db import migrations
+
+PENDING = {"status": "pending", "decided_at": None, "engine_version": "", "message": ""}
+MEASURED = {"max_abs_error": None, "max_rel_error": None, "duration_ms": None, "warnings": []}
+SMALLEST = 2.2250738585072014e-308  # float64's smallest normal number (attention.tiny)
+
+
+def _below_normal(answer) -> bool:
+    """Whether an answer (numbers, lists of them, or named ones) holds a nonzero number
+    smaller than SMALLEST in size."""
+    waiting = [answer]
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, dict):
+            waiting.extend(node.values())
+        elif isinstance(node, list):
+            waiting.extend(node)
+        elif isinstance(node, float) and 0 < abs(node) < SMALLEST:
+            return True
+    return False
+
+
+def ask_again(apps, schema_editor):
+    """Engine 1.4.3 refuses an answer holding a number below float64's normal range, as it
+    refuses such an input: float64 keeps too few of its figures (2.28705e-320 is held as
+    2.287e-320), and 1.4.2 verified answers there that were wrong in their sixth figure, at a
+    tolerance of six. The verdicts of such answers, whichever engine decided them, go back to
+    pending (fingerprint, requested_at and decided_status kept: the sweep sends them); every
+    other verdict stands, decided as 1.4.3 would decide it."""
+    Verdict = apps.get_model("curriculum", "Verdict")
+    rows = Verdict.objects.exclude(status="pending").select_related("solution")
+    answers = rows.only("pk", "solution__answer").iterator(chunk_size=2000)
+    tiny = [v.pk for v in answers if _below_normal(v.solution.answer)]
+    Verdict.objects.filter(pk__in=tiny).update(**PENDING, engine_value=None, attempts=0, **MEASURED)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("curriculum", "0039_chapter_references"),
+    ]
+
+    operations = [migrations.RunPython(ask_again, migrations.RunPython.noop)]
