@@ -14,7 +14,8 @@ from typing import Any, Literal, get_args
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 
 from curriculum.domain.chapter_files.schema import (
@@ -89,11 +90,27 @@ class PublishIn(Schema):
     model_config = ConfigDict(extra="forbid")
     notes: str = Field(
         "",
-        max_length=settings.LIMIT_REVIEW_TEXT_CHARS,
+        json_schema_extra={"maxLength": settings.LIMIT_REVIEW_TEXT_CHARS},
         description="Release notes (what changed, and why), shown to readers with the release "
         "it makes on the chapter's releases page, as an Editor's from admin are; at most "
-        "LIMIT_REVIEW_TEXT_CHARS characters. Kept only when a release is made.",
+        "LIMIT_REVIEW_TEXT_CHARS characters, and no NUL. Kept only when a release is made.",
     )
+
+    @field_validator("notes")
+    @classmethod
+    def _storable(cls, notes: str) -> str:
+        """Within the limit, which the refusal names, and text PostgreSQL holds (no NUL, which
+        admin's form refuses too): a NUL had reached the release's INSERT, a 500."""
+        most = settings.LIMIT_REVIEW_TEXT_CHARS
+        if len(notes) > most:
+            raise PydanticCustomError(
+                "limit",
+                "is {length} characters; at most {most} (LIMIT_REVIEW_TEXT_CHARS)",
+                {"length": len(notes), "most": most},
+            )
+        if "\x00" in notes:
+            raise PydanticCustomError("invalid", "contains a NUL character (\\0)")
+        return notes
 
 
 class Imported(Schema):

@@ -106,7 +106,15 @@ def test_a_publish_may_carry_release_notes_readers_are_shown(client, books, erin
         publish, json.dumps({"notes": "x" * (limit + 1)}), "application/json", **erin_token
     )
     assert too_long.status_code == 422
-    assert [e["pointer"] for e in too_long.json()["errors"]] == ["/notes"]
+    [error] = too_long.json()["errors"]
+    assert error["pointer"] == "/notes" and error["code"] == "limit"
+    said = f"is {limit + 1} characters; at most {limit} (LIMIT_REVIEW_TEXT_CHARS)"
+    assert error["detail"] == said
+    nul = client.post(publish, '{"notes": "a\\u0000b"}', "application/json", **erin_token)
+    assert nul.status_code == 422  # PostgreSQL holds no NUL: it had reached the INSERT, a 500
+    assert nul.json()["errors"] == [
+        {"pointer": "/notes", "code": "invalid", "detail": "contains a NUL character (\\0)"}
+    ]
     unknown = client.post(publish, json.dumps({"note": "x"}), "application/json", **erin_token)
     assert unknown.status_code == 422
     broken = client.post(publish, '{"notes": ', "application/json", **erin_token)
