@@ -13,6 +13,7 @@ from ninja import Field, Path, Query, Router, Schema
 from ninja.errors import Throttled, ValidationError
 from pydantic import WithJsonSchema
 
+import attention
 from curriculum.clients import PRACTICE_CHECKS
 from curriculum.domain.instance_values import EngineThrottled
 from curriculum.domain.judging import reader_asks
@@ -177,6 +178,8 @@ def _shown(request, practice, instance: int, *, hints: int, solution: bool) -> d
             )
         except EngineThrottled as refused:
             raise Throttled(wait=PRACTICE_CHECKS.rate()[1]) from refused
+        except attention.EngineInputError as unsettled:  # as a check at this instance says
+            raise ValidationError([{"loc": ["path", "n"], "msg": str(unsettled)}]) from unsettled
         steps = practice.problem["solution"]
         shown["solution"] = {
             "answer": value,

@@ -1,6 +1,6 @@
-"""The engine's value of a practice instance, made once and kept in the shared cache, and
-where it finds float noise in that value (a second run where an entry is in doubt), kept beside
-it.
+"""The engine's value of a practice instance as an answer is held against it (`attention.settled`:
+the extended run's where it is made, where it finds float noise, how far an entry may be off),
+made once and kept in the shared cache: what a reader's check judges and a solution shows.
 
 A reader who asks for a solution runs the engine only when no one has before, and then only
 within the practice throttle (`allow`); everyone after reads the cached value. The key names
@@ -41,10 +41,16 @@ def value_key(*, operation: str, inputs: Any, ask: Any, instance: int) -> str:
 def instance_value(
     *, operation: str, inputs: Any, ask: Any, instance: int, allow: Callable[[], bool]
 ) -> Any:
-    """The engine's value at `instance` (a dict of named values, or nested lists); `allow` is
-    asked, once, only when the engine must run. Raises EngineThrottled when it says no."""
-    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
-    return _made(key, operation, inputs, ask, instance, allow)
+    """The value at `instance` that an answer is held against (`instance_judged`'s), as JSON
+    holds it (a dict of named values, or nested lists): what a reader is shown as the solution,
+    so that the page never shows float64's own value where it overflowed or rounded and the
+    extended run's was judged (NaN had been shown for a verified answer). `allow` is asked,
+    once, only when the engine must run. Raises EngineThrottled when it says no, and
+    EngineInputError where the engine cannot settle an entry (as a check of it would say)."""
+    held = _made(operation, inputs, ask, instance, allow)[0]
+    if isinstance(held, dict):
+        return {name: np.asarray(part).tolist() for name, part in held.items()}
+    return np.asarray(held).tolist()
 
 
 def engine_salt() -> bytes:
@@ -60,19 +66,15 @@ def instance_judged(
     `instance` an answer is held against, as an array (or named values), where the engine
     finds float noise in it and how far each entry may be off (`attention.settled`: the
     extended run's value, where it is made), made once for every reader under one key."""
-    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
-    found = _made(key, operation, inputs, ask, instance, lambda: True)
-    value = found if isinstance(found, dict) else np.asarray(found)
-    settled = cache.get(f"{key}:settled")
-    if settled is None:
-        settled = attention.settled(operation, inputs, ask, value, instance, engine_salt())
-        cache.set(f"{key}:settled", settled, timeout=VALUE_SECONDS)
-    return settled
+    return _made(operation, inputs, ask, instance, lambda: True)
 
 
 def _made(
-    key: str, operation: str, inputs: Any, ask: Any, instance: int, allow: Callable[[], bool]
-) -> Any:
+    operation: str, inputs: Any, ask: Any, instance: int, allow: Callable[[], bool]
+) -> tuple[Any, Any, Any]:
+    """`attention.settled`'s value, zero bounds and reach at `instance`, from the cache, or made
+    (and kept) by this request alone while others asking wait for it."""
+    key = value_key(operation=operation, inputs=inputs, ask=ask, instance=instance)
     found = cache.get(key)
     if found is not None:
         return found
@@ -84,9 +86,9 @@ def _made(
         if not allow():
             raise EngineThrottled
         value = attention.evaluate(operation, inputs, ask, instance)
-        value = value if isinstance(value, dict) else value.tolist()
-        cache.set(key, value, timeout=VALUE_SECONDS)
-        return value
+        settled = attention.settled(operation, inputs, ask, value, instance, engine_salt())
+        cache.set(key, settled, timeout=VALUE_SECONDS)
+        return settled
     finally:
         if mine:
             cache.delete(making)

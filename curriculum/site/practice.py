@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
+import attention
 from curriculum.clients import PRACTICE_CHECKS, PRACTICE_REPORTS, Limit, client_admit
 from curriculum.domain.answer_tables import answer_table
 from curriculum.domain.instance_values import EngineThrottled
@@ -158,6 +159,8 @@ def _solution(request: HttpRequest, practice: Practice, instance: int) -> tuple[
             "too many solutions computed from your address (PRACTICE_CHECK_RATE); wait a "
             "minute and try again"
         )
+    except attention.EngineInputError as unsettled:  # as a check at this instance says
+        return None, str(unsettled)
 
 
 def _page(
