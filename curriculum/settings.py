@@ -234,8 +234,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # counts. Past it the verdict is an error. Far above what LIMIT_PROBLEM_WORK lets a problem need.
 VERIFY_ENGINE_SECONDS = env.float("VERIFY_ENGINE_SECONDS", 30.0)
 # A batch decides checks for this long (the clock: it is scheduling, not a verdict), then hands
-# the rest on behind what others asked for meanwhile.
-VERIFY_SLICE_SECONDS = env.float("VERIFY_SLICE_SECONDS", 5.0)
+# the rest on behind what others asked for meanwhile: a save made during a bulk re-verification
+# waits at most about this long for a worker (5 s had kept one waiting 4 s behind heavy checks;
+# each hand-on costs a worker some 20 ms).
+VERIFY_SLICE_SECONDS = env.float("VERIFY_SLICE_SECONDS", 1.0)
 # Pending verdicts older than this are re-enqueued by the periodic sweep.
 VERIFY_SWEEP_AFTER_SECONDS = env.float("VERIFY_SWEEP_AFTER_SECONDS", 120.0)
 # Readers practise a generated problem on instances 1..N; the verifier checks each one computes.
