@@ -131,3 +131,12 @@ def test_instances_values_names_the_instance_that_cannot_be_computed():
     ask = {"output": "out", "row": 5}
     _, message = instances_values("softmax", {"scores": scores}, ask, [3, 4])
     assert message.startswith("instance 3: ask.row")
+
+
+def test_a_problem_input_drawn_as_integers_is_refused_naming_the_rule():
+    """`integers` draws a proposition's check (docs/content-format.md); a problem's inputs are
+    drawn normal or uniform, and one drawn as integers had been stored silently."""
+    spec = {"generate": "integers", "shape": [4], "seed": 1, "low": 0, "high": 3}
+    [problem] = check("softmax", {"scores": spec}, {"output": "out"})
+    assert problem.path == "inputs.scores.generate"
+    assert problem.message.startswith("integers draws a proposition's check only")
