@@ -4,7 +4,7 @@ beside it (null at either end; from past the end, `previous` is the last window 
 `domain.windows`, as search's). `limit` is bounded by LIMIT_API_PAGE and `offset` by
 LIMIT_API_OFFSET (422 beyond); an offset past the end is an empty page, not an error."""
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -12,6 +12,8 @@ from ninja import Field, Schema
 from ninja.pagination import LimitOffsetPagination
 
 from curriculum.domain.windows import window_neighbours
+
+from .params import named_bound
 
 
 def window_url(request: HttpRequest, *, offset: int, limit: int) -> str:
@@ -39,13 +41,13 @@ class Paged(LimitOffsetPagination):
     """ninja's limit/offset pagination with the links and the window in the answer."""
 
     class Input(LimitOffsetPagination.Input):
-        limit: int = Field(
+        limit: Annotated[int, named_bound("LIMIT_API_PAGE")] = Field(
             settings.LIMIT_API_PAGE_DEFAULT,
             ge=1,
             le=settings.LIMIT_API_PAGE,
             description=f"1 to {settings.LIMIT_API_PAGE} (LIMIT_API_PAGE)",
         )
-        offset: int = Field(
+        offset: Annotated[int, named_bound("LIMIT_API_OFFSET")] = Field(
             0,
             ge=0,
             le=settings.LIMIT_API_OFFSET,

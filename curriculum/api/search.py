@@ -1,6 +1,8 @@
 """GET /search?q=&offset=&limit=: the readers' search as JSON, over exactly what the site's
 search finds, a page at a time with the total."""
 
+from typing import Annotated
+
 from django.conf import settings
 from ninja import Query, Router, Schema
 from ninja.errors import ValidationError
@@ -9,6 +11,7 @@ from curriculum.domain.search import PAGE, SearchRefused, search
 
 from .auth import READ_AUTH, READ_SECURITY
 from .pages import window_url
+from .params import named_bound
 from .schemas import READ_ERRORS
 
 router = Router(tags=["search"], auth=READ_AUTH)
@@ -44,13 +47,13 @@ def search_read(
         f"(LIMIT_SEARCH_CHARS) and {settings.LIMIT_SEARCH_TERMS} terms (LIMIT_SEARCH_TERMS), "
         "or 422 naming the limit.",
     ),
-    offset: int = Query(
+    offset: Annotated[int, named_bound("LIMIT_SEARCH_OFFSET")] = Query(
         0,
         ge=0,
         le=settings.LIMIT_SEARCH_OFFSET,
         description=f"0 to {settings.LIMIT_SEARCH_OFFSET} (LIMIT_SEARCH_OFFSET)",
     ),
-    limit: int = Query(
+    limit: Annotated[int, named_bound("LIMIT_SEARCH_PAGE")] = Query(
         PAGE,
         ge=1,
         le=settings.LIMIT_SEARCH_PAGE,

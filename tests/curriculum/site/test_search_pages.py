@@ -102,11 +102,11 @@ def test_the_page_takes_an_offset_only_as_its_links_write_it(client, seeded_comm
 
 def test_a_window_past_its_limits_is_refused_naming_the_limit(client, seeded_committed):
     """The API's schema states the bounds (schemathesis holds clients to them), so the API
-    refuses past them as its schema says; the page names the setting."""
+    refuses past them as its schema says, naming the setting as the page does."""
     for params, error in (
-        ({"limit": 51}, "Input should be less than or equal to 50"),
+        ({"limit": 51}, "Input should be less than or equal to 50 (LIMIT_SEARCH_PAGE)"),
         ({"limit": 0}, "Input should be greater than or equal to 1"),
-        ({"offset": 1001}, "Input should be less than or equal to 1000"),
+        ({"offset": 1001}, "Input should be less than or equal to 1000 (LIMIT_SEARCH_OFFSET)"),
         ({"offset": -1}, "Input should be greater than or equal to 0"),
     ):
         refused = client.get("/api/v1/search", {"q": "attention", **params})
