@@ -1,23 +1,23 @@
 from django.db import migrations
 
 PENDING = {"status": "pending", "decided_at": None, "engine_version": "", "message": ""}
-MEASURED = {"max_abs_error": None, "max_rel_error": None, "duration_ms": None, "warnings": []}
+MEASURED: dict[str, object] = {
+    "max_abs_error": None,
+    "max_rel_error": None,
+    "duration_ms": None,
+    "warnings": [],
+}
 SMALLEST = 2.2250738585072014e-308  # float64's smallest normal number (attention.tiny)
 
 
-def _below_normal(answer) -> bool:
-    """Whether an answer (numbers, lists of them, or named ones) holds a nonzero number
-    smaller than SMALLEST in size."""
-    waiting = [answer]
-    while waiting:
-        node = waiting.pop()
-        if isinstance(node, dict):
-            waiting.extend(node.values())
-        elif isinstance(node, list):
-            waiting.extend(node)
-        elif isinstance(node, float) and 0 < abs(node) < SMALLEST:
-            return True
-    return False
+def _below_normal(value) -> bool:
+    """Whether an answer (numbers, lists of them, or named ones; a few levels deep) holds a
+    nonzero number smaller than SMALLEST in size."""
+    if isinstance(value, dict):
+        return any(map(_below_normal, value.values()))
+    if isinstance(value, list):
+        return any(map(_below_normal, value))
+    return isinstance(value, float) and 0 < abs(value) < SMALLEST
 
 
 def ask_again(apps, schema_editor):
