@@ -299,6 +299,8 @@ def _compare_arrays(
     nonzero = expected != 0
     with np.errstate(over="ignore"):  # over a subnormal expected value: inf, said as such
         rel = float(np.max(diff[nonzero] / np.abs(expected[nonzero]))) if nonzero.any() else 0.0
+    if not nonzero.any() and diff.max() > 0:  # |v - 0| / 0: no finite relative error to show
+        rel = math.inf
     bounds = zero_bound(got, zero)
     if unsure is not None and counts.dtype.kind not in "iu":
         _settle(
@@ -342,9 +344,10 @@ def compare(
     be 0 must be answered within its bound, and integer values
     (counts) exactly. Mappings are compared key by key and a missing or extra key is a
     mismatch. The message names the first entry refused and the rule that refused it. The
-    relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (0.0 when
-    there are none). ``explain=False`` leaves a refused entry's message unwritten, for callers
-    that only ask whether (misconceptions told from the right value, eight to a verdict).
+    relative error is the largest ``|v - e| / |e|`` over entries with ``e != 0`` (when there are
+    none: 0.0 for an exact answer, else infinity, which a verdict stores as no value).
+    ``explain=False`` leaves a refused entry's message unwritten, for callers that only ask
+    whether (misconceptions told from the right value, eight to a verdict).
     ``unsure`` (`attention.settled`'s, shaped as ``zero``): how far each entry may be off,
     which no verdict may turn on (EngineInputError where it would).
     """

@@ -369,3 +369,12 @@ def test_compare_each_decides_every_answer_as_compare_does(value, scales, rule, 
         except (TypeError, ValueError):
             one_by_one.append(False)
     assert attention.compare_each(value, answers, **rule, shown=shown) == one_by_one
+
+
+def test_an_answer_of_zeros_that_is_wrong_has_no_finite_relative_error():
+    """|v - 0| / 0: a mismatch had said its relative error was 0.0 beside an absolute one of
+    1.5 (a verdict stores infinity as no value); zeros answered exactly are still 0.0."""
+    wrong = compare(np.array([1.5, -0.5]), [0, 0], rtol=1e-6, atol=1e-9)
+    assert not wrong.ok and wrong.max_abs_error == 1.5 and wrong.max_rel_error == math.inf
+    right = compare(np.array([0.0, 0.0]), [0, 0], rtol=1e-6, atol=1e-9)
+    assert right.ok and right.max_rel_error == 0.0
