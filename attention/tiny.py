@@ -6,6 +6,7 @@ is decided on what float64 kept of it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +23,20 @@ TOO_SMALL = f"below {SMALLEST:.3g}, where float64 keeps too few of its figures"
 
 NOT_NORMAL = f"must be 0 or at least {SMALLEST:.3g} in size"
 """The refusal of a number written there (an input, an answer): 7e-324 reads as 4.9e-324."""
+
+
+LEAST = float(np.nextafter(0.0, 1.0))
+"""The smallest number float64 holds at all (4.9e-324)."""
+
+
+def float_read(text: str) -> float:
+    """A number as written, read as float64 reads it, except that one written nonzero is never
+    read as 0: past float64's smallest (1e-400) it is read as that smallest, with its sign, which
+    every check then refuses where it stands (NOT_NORMAL), as it refuses 1e-320."""
+    value = float(text)
+    if value == 0 and any(d in "123456789" for d in text.lower().partition("e")[0]):
+        return math.copysign(LEAST, value)
+    return value
 
 
 def below_normal(values: Any) -> bool:

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.urls import reverse
 
 import attention
+from attention.tiny import float_read
 from curriculum.models import Problem
 
 from .answers import Reading, answer_check, answer_read
@@ -239,7 +240,7 @@ def _numbers(line: str, number: int) -> list[float | int]:
         if not NUMBER.fullmatch(word):  # float() also reads 1_0 and Arabic-Indic digits
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number")
         # a whole number stays one, as JSON keeps it: a count past 2**53 is compared exactly
-        value = int(word) if WHOLE.fullmatch(word) else float(word)
+        value = int(word) if WHOLE.fullmatch(word) else float_read(word)  # 1e-400 is not 0
         if value != value or value in (float("inf"), float("-inf")):
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a finite number")
         values.append(value)

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.conf import settings
 
+from attention.tiny import float_read
+
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
 from .extent import extent_check
@@ -56,7 +58,12 @@ def json_read(body: bytes) -> Any:
         raise JsonUnreadable([f"body: not valid JSON: {why}"]) from error
     try:
         with collection_paused():
-            document = json.loads(text, object_pairs_hook=_no_repeated_keys, parse_int=_float_sized)
+            document = json.loads(
+                text,
+                object_pairs_hook=_no_repeated_keys,
+                parse_int=_float_sized,
+                parse_float=float_read,  # 1e-400 is not 0: refused where it stands
+            )
     except ValueError as error:
         raise JsonUnreadable([f"body: not valid JSON: {value_problem(error)}"]) from error
     if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):

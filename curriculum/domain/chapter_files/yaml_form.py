@@ -8,6 +8,8 @@ from typing import Any
 import yaml
 from django.conf import settings
 
+from attention.tiny import float_read
+
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
 from .extent import WIDTH, extent_check
@@ -127,6 +129,16 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."),
 )
 _Loader.add_constructor(_INT, _construct_int)
+
+
+def _construct_float(loader: Any, node: Any) -> float:
+    """A float as PyYAML reads it (`.inf`, `.nan` and all), except that one written nonzero is
+    never read as 0 (`float_read`: 1e-400 is refused where it stands, as 1e-320 is)."""
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    return float_read(node.value) if value == 0 else value
+
+
+_Loader.add_constructor(_FLOAT, _construct_float)
 
 _YAML_TAG = "tag:yaml.org,2002:"
 _REFUSED_TAGS = ("binary", "set", "omap", "pairs", "timestamp")

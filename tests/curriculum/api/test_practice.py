@@ -119,3 +119,21 @@ def test_a_check_without_an_answer_says_what_is_missing_in_the_client_s_terms(
     response = client.post(f"{API}/1/check", body, content_type="application/json")
     [error] = response.json()["errors"]
     assert response.status_code == 422 and (error["pointer"], error["detail"]) == said
+
+
+@pytest.mark.parametrize("tiny", ["1e-400", "-1e-330", "1e-320"])
+@pytest.mark.parametrize("typed", [False, True])
+def test_an_answer_holding_a_number_past_float64s_range_is_refused_not_read_as_0(
+    client, practice, tiny, typed
+):
+    """1e-400 had been read as 0 (and judged right for an entry of 0) where 1e-320 was refused:
+    a number written nonzero is never 0, whether sent as JSON or typed."""
+    right = engine(4)
+    rows = [[*row[:-1], tiny] for row in right]
+    said = "; ".join(" ".join(map(str, row)) for row in rows) if typed else None
+    body = f'{{"answer": {json.dumps(said) if typed else json.dumps(rows).replace('"', "")}}}'
+    response = client.post(f"{API}/4/check", body, content_type="application/json")
+    assert response.status_code == 422, response.content
+    [error] = response.json()["errors"]
+    assert error["pointer"] == "/answer"
+    assert "must be 0 or at least 2.23e-308 in size" in error["detail"]

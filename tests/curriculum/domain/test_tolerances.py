@@ -2,11 +2,12 @@
 answers hostile authors had verified, imported and decided as the worker decides them."""
 
 import pytest
+import yaml
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 import attention
-from curriculum.domain.chapter_files import ChapterFileError
+from curriculum.domain.chapter_files import ChapterFileError, file_import
 from curriculum.domain.verification import fingerprint, verdict_state
 from curriculum.models import Problem, Solution, Verdict
 from curriculum.tasks import verify_solution
@@ -131,3 +132,21 @@ def stored_as_verified_before_the_rule(sid: int, **problem_fields) -> None:
     Verdict.objects.filter(solution_id=sid).update(
         status="verified", fingerprint=fingerprint(solution.problem, solution), message=""
     )
+
+
+def test_an_answer_written_past_float64s_range_in_a_file_is_refused_not_read_as_0(books):
+    """YAML read 1e-400 as 0 (and -0.0 for its negative) while 1e-320 was refused: a number
+    written nonzero is never 0."""
+    document = {
+        "code": "II.9",
+        "book": "II",
+        "number": 9,
+        "title": "Verifier fixtures",
+        "maturity": "M0",
+        "state": "draft",
+        "problems": [uniform_problem("tiny", [[2.0, "TINY"], [2.0, 3.0]])],
+    }
+    text = yaml.safe_dump(document, sort_keys=False).replace("TINY", "-1.0e-400")
+    with pytest.raises(ChapterFileError) as refused:
+        file_import(text=text)
+    assert BELOW_NORMAL in refused.value.errors
