@@ -20,8 +20,8 @@ from attention.relations import holding, holds
 from attention.tiny import underflow_refused
 
 from ..instance_values import engine_salt
-from ..tolerances import compared_vacuously
-from .pattern import NUMBER
+from ..tolerances import MAX_DIGITS, compared_vacuously
+from .pattern import NUMBER, figures_of
 from .properties import tolerance_of
 from .syntax import outputs_readable, outputs_unreadable
 
@@ -108,7 +108,32 @@ def _claim(spec: Mapping[str, Any]) -> Outcome:
                 f"{written} typed{at}, the engine gives {got:.10g}: {result.message}",
                 value.tolist(),
             )
+        if not tolerance and (past := _past_last_places(written, got, number, reach[entry])):
+            return Outcome(
+                "mismatch", f"{written} typed{at}, the engine gives {got!r}: {past}", value.tolist()
+            )
     return Outcome("verified", "", value.tolist())
+
+
+LAST_PLACES = 4
+"""A number typed past the 15 figures a comparison reads (16 or 17: float64's own shortest
+form, 0.30000000000000004 = 0.1 + 0.2) says float64's value: it must be that, within this many
+units in its last place beside how far rounding may move it. Checked at 15 figures alone,
+1.414213562373099 = sqrt(2), wrong in its 16th, was verified."""
+
+
+def _past_last_places(written: str, got: float, number: float, reach: float) -> str:
+    """Why a number typed past MAX_DIGITS figures is not float64's value ("" when it is)."""
+    if figures_of(written) <= MAX_DIGITS:
+        return ""
+    unit = float(np.spacing(abs(got)))
+    if abs(got - number) <= LAST_PLACES * unit + reach:
+        return ""
+    return (
+        f"typed to {figures_of(written)} significant figures, it says float64's value, which "
+        f"it misses by {abs(got - number) / unit:.0f} units in the last place ({unit:.3g} each; "
+        f"at most {LAST_PLACES})"
+    )
 
 
 def _typed_holds(got: Any, *, number: float, figures: int, tolerance: Mapping[str, Any]) -> bool:

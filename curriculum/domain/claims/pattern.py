@@ -48,7 +48,9 @@ def words_of(found: re.Match) -> str:
     least = min(figures_of(n) for n in re.findall(NUMBER, found["typed"]))
     if least < MIN_FIGURES:
         return f"to {MIN_FIGURES} significant figures, the fewest the engine accepts"
-    return f"to {min(least, MAX_FIGURES)} significant figures, as written"
+    if least > MAX_FIGURES:  # float64's own shortest form (claims/decide.py: LAST_PLACES)
+        return f"to float64's own value, as written to {least} significant figures"
+    return f"to {least} significant figures, as written"
 
 
 def said_of(found: re.Match) -> str:

@@ -456,3 +456,21 @@ def test_a_claim_on_a_problems_output_that_underflows_is_an_error():
     (claim,) = claims_in("{{ 0 = outputs.weights[0, 0] * 1e300 * 1e300 }}")
     decided = outcome("claim", claim.spec | {"context": context})
     assert decided.status == "error" and "underflows" in decided.message, decided
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "{{ 1.414213562373099 = sqrt(2) }}",  # 1.4142135623730951: wrong in its 16th figure
+        "{{ 2.718281828459049 = exp(1) }}",  # 2.718281828459045
+    ],
+)
+def test_a_claim_typed_past_15_figures_is_held_to_float64s_value_not_to_15(claim):
+    """A second hostile round had these verified "to 15 significant figures, as written": a
+    number typed to 16 or 17 says float64's value, and must be it to a few units in the last
+    place (as 0.30000000000000004 = 0.1 + 0.2 is)."""
+    (parsed,) = claims_in(claim)
+    decided = outcome("claim", parsed.spec)
+    assert decided.status == "mismatch", decided
+    assert "units in the last place" in decided.message
+    assert parsed.words().startswith("to float64's own value, as written to 16")
