@@ -85,10 +85,6 @@ def _chapter(code: str) -> Chapter:
     return chapter
 
 
-def _is_yaml(header: str) -> bool:
-    return any(kind in header for kind in YAML_TYPES)
-
-
 def _document(request) -> object:
     """The body as YAML when its Content-Type says so, as JSON when it says that: exactly the
     types the route documents, in UTF-8 (415 else)."""
@@ -118,7 +114,8 @@ def chapter_source_read(request, code: str = CODE):
     caller(request).require("curriculum.view_chapter")
     chapter = _chapter(code)
     document = chapter_source(code=chapter.code)  # read once: its tag and its body
-    as_yaml = _is_yaml(request.headers.get("Accept", ""))
+    # the client's order of preference (q-values): JSON unless YAML is preferred to it
+    as_yaml = request.get_preferred_type([JSON_TYPE, *YAML_TYPES]) in YAML_TYPES
     tag = source_tag(code=chapter.code, document=document)
     tag = yaml_tag(tag) if as_yaml else tag
     response = conditional(request, tag)

@@ -231,3 +231,20 @@ def test_a_put_citing_an_unknown_work_is_refused_with_its_path(client, books, al
         "detail": "reference @cite:nobody2020: Book II's bibliography has no work nobody2020",
     } in response.json()["errors"]
     assert not Chapter.objects.filter(code="II.7").exists()
+
+
+@pytest.mark.parametrize(
+    ("accept", "kind"),
+    [
+        ("application/yaml;q=0.5, application/json", "application/json"),
+        ("application/json, application/yaml", "application/json"),
+        ("*/*", "application/json"),
+        ("text/yaml", YAML),
+        ("application/json;q=0.1, application/x-yaml", YAML),
+    ],
+)
+def test_the_source_form_follows_the_client_s_preference(
+    client, chapter_with_everything, alice_token, accept, kind
+):
+    """YAML had been sent whenever Accept named it, even below JSON by its q-value."""
+    assert source(client, alice_token, accept=accept)["Content-Type"].startswith(kind)
