@@ -114,16 +114,6 @@ def _check_ask(
             )
 
 
-def _integers_refused(name: str) -> InputProblem:
-    """`integers` draws a proposition's check (whole numbers where a property needs them); a
-    problem's inputs are drawn `normal` or `uniform` (docs/content-format.md)."""
-    return InputProblem(
-        f"inputs.{name}.generate",
-        "integers draws a proposition's check only; a problem's inputs are drawn with normal or "
-        "uniform",
-    )
-
-
 Analysis = tuple[list[InputProblem], Operation | None, Values, Outputs | None]
 """Problems, the operation, the converted inputs and the outputs' axes of one request."""
 
@@ -171,7 +161,13 @@ def _analyse(operation: object, inputs: object, ask: object, instance: int = 0) 
             )
             continue
         if is_generator(inputs[param.name]) and inputs[param.name]["generate"] == "integers":
-            problems.append(_integers_refused(param.name))
+            problems.append(  # integers draws a proposition's check (docs/content-format.md)
+                InputProblem(
+                    f"inputs.{param.name}.generate",
+                    "integers draws a proposition's check only; a problem's inputs are drawn "
+                    "with normal or uniform",
+                )
+            )
             continue
         if is_generator(expanded[param.name]):
             continue  # a bad generator mapping: its problems are reported above

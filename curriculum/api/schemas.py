@@ -110,7 +110,7 @@ class PublishIn(Schema):
             )
         if "\x00" in notes:
             raise PydanticCustomError("invalid", "contains a NUL character (\\0)")
-        return notes.replace("\r\n", "\n").replace("\r", "\n")  # LF, as all text is stored
+        return notes
 
 
 class Imported(Schema):

@@ -27,6 +27,7 @@ from django.conf import settings
 
 from curriculum.models import Chapter, PublishSchedule, Release, Review
 from curriculum.models.course import code_book_mismatch
+from curriculum.models.fields import lf
 
 from .actions import Action, Reason
 from .answers import tolerance_text
@@ -228,7 +229,7 @@ class ChapterPublish(Action):
             snapshot=snapshot,
             created_by=self.user if getattr(self.user, "pk", None) else None,
             made_by=release_maker(user=self.user, via=self.via),
-            notes=self.notes.strip(),
+            notes=lf(self.notes).strip(),  # every caller's: admin's browser and the API send CRLF
         )
         chapter_published(code=loaded.code, release=release.number)
         pdfs_ask_for_release(release)  # the worker prints them once this commits

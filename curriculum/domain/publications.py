@@ -12,6 +12,8 @@ from typing import Any
 
 from curriculum.models import Release
 
+from .tolerances import EXACT_WHOLE
+
 # When a verdict was last decided: not a version of the chapter.
 UNVERSIONED_KEYS = frozenset({"decided_at"})
 SYSTEM = "system"  # a release made with no user: the seed, a command run without --user
@@ -33,16 +35,13 @@ def release_unchanged(*, snapshot: dict[str, Any], latest: Release | None) -> bo
     return _versioned(json.loads(json.dumps(snapshot))) == _versioned(latest.snapshot)
 
 
-EXACT_WHOLE = 2**53
-"""Past this, a whole float is not the integer jsonb writes it as: 1e308 comes back as 10**308,
-which Python never calls equal to 1e308 (every publish of such an input had made a release)."""
-
-
 def _versioned(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _versioned(v) for k, v in value.items() if k not in UNVERSIONED_KEYS}
     if isinstance(value, list):
         return [_versioned(v) for v in value]
+    # past 2**53 a whole float is not the integer jsonb writes it as: 1e308 comes back as 10**308,
+    # which Python never calls equal to 1e308 (every publish of such an input made a release)
     if type(value) is int and abs(value) > EXACT_WHOLE:  # as float64 holds it, on both sides
         try:
             return float(value)

@@ -124,13 +124,12 @@ units in its last place beside how far rounding may move it. Checked at 15 figur
 
 def _past_last_places(written: str, got: float, number: float, reach: float) -> str:
     """Why a number typed past MAX_DIGITS figures is not float64's value ("" when it is)."""
-    if figures_of(written) <= MAX_DIGITS:
-        return ""
+    figures = figures_of(written)
     unit = float(np.spacing(abs(got)))
-    if abs(got - number) <= LAST_PLACES * unit + reach:
+    if figures <= MAX_DIGITS or abs(got - number) <= LAST_PLACES * unit + reach:
         return ""
     return (
-        f"typed to {figures_of(written)} significant figures, it says float64's value, which "
+        f"typed to {figures} significant figures, it says float64's value, which "
         f"it misses by {abs(got - number) / unit:.0f} units in the last place ({unit:.3g} each; "
         f"at most {LAST_PLACES})"
     )
