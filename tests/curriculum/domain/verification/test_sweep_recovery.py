@@ -296,20 +296,23 @@ def test_a_batch_ended_mid_run_leaves_every_right_answer_verified(
 
         worker.kill_child() if ended == "killed" else drop_connections()
 
-        ended_mark = "WorkerLostError" if ended == "killed" else "] retry: "
+        # On a loaded machine the soft limit may fall on the batch before its connection is
+        # dropped (or while it reconnects): it then goes again check by check, as it would
+        # after the limit below, and the load is not needed to make the limit fall.
+        ended_marks = ("WorkerLostError",) if ended == "killed" else ("] retry: ", SOFT_LIMIT)
         wait_for(
-            lambda: ended_mark in worker.log_text(),
+            lambda: any(mark in worker.log_text() for mark in ended_marks),
             timeout=60,
             what="the batch to be redelivered or retried",
             poll=0.02,
         )
-        limits = worker.log_text().count(SOFT_LIMIT)
-        with busier(worker, times=4):
-            wait_for(
-                lambda: worker.log_text().count(SOFT_LIMIT) > limits,
-                timeout=60,
-                what="the soft time limit to fall on the batch sent again",
-            )
+        if SOFT_LIMIT not in worker.log_text():
+            with busier(worker, times=4):
+                wait_for(
+                    lambda: SOFT_LIMIT in worker.log_text(),
+                    timeout=60,
+                    what="the soft time limit to fall on the batch sent again",
+                )
         verdicts = decided(ids, timeout=120)
         assert {v.status for v in verdicts.values()} == {"verified"}, [
             v.message for v in verdicts.values()
