@@ -243,7 +243,8 @@ def publish_endpoint(request, code: str = CODE, if_match: str | None = REVIEWED)
     when the request lands is published (scripts that publish what they just wrote keep working).
 
     The body is optional: `{"notes": "..."}` records release notes with the release made (a
-    body that is not JSON is 400 and one over LIMIT_API_BODY_BYTES 413, as on every route).
+    body that is not JSON is 400 and one over LIMIT_API_BODY_BYTES 413, as on every route);
+    notes sent with a publish that makes none (`Release-Unchanged`) are not recorded.
     """
     action = ChapterPublish(
         chapter=_chapter(code),

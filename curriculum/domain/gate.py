@@ -212,6 +212,7 @@ class ChapterPublish(Action):
         shown_again = loaded.state != Chapter.State.PUBLISHED
         snapshot, latest = release_now(loaded)
         made = not release_unchanged(snapshot=snapshot, latest=latest)
+        notes = lf(self.notes).strip()  # every caller's: admin's browser and the API send CRLF
         loaded.state = Chapter.State.PUBLISHED
         # published: its review request and any schedule are done with
         Review.objects.filter(chapter_id=loaded.pk).delete()
@@ -222,14 +223,16 @@ class ChapterPublish(Action):
         if latest is not None and not made:
             if shown_again:
                 chapter_visibility_told(chapter=loaded, shown=True)
-            return Publication(release=latest, made=False, shown_again=shown_again)
+            return Publication(
+                release=latest, made=False, shown_again=shown_again, notes_unrecorded=bool(notes)
+            )
         release = Release.objects.create(
             chapter=loaded,
             number=(latest.number if latest else 0) + 1,
             snapshot=snapshot,
             created_by=self.user if getattr(self.user, "pk", None) else None,
             made_by=release_maker(user=self.user, via=self.via),
-            notes=lf(self.notes).strip(),  # every caller's: admin's browser and the API send CRLF
+            notes=notes,
         )
         chapter_published(code=loaded.code, release=release.number)
         pdfs_ask_for_release(release)  # the worker prints them once this commits

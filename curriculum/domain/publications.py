@@ -57,6 +57,7 @@ class Publication:
     release: Release
     made: bool
     shown_again: bool = False  # a withdrawn chapter readers see again
+    notes_unrecorded: bool = False  # notes were given, and no release was made to hold them
 
     @property
     def message(self) -> str:
@@ -64,7 +65,12 @@ class Publication:
         if self.made:
             return f"Published {code} as release {number}."
         again = f"; readers see release {number} again" if self.shown_again else ""
+        unrecorded = (
+            " The release notes were not recorded: notes go with the release they describe."
+            if self.notes_unrecorded
+            else ""
+        )
         return (
             f"{code}: nothing readers see changed since release {number}; "
-            f"no new release was made{again}."
+            f"no new release was made{again}.{unrecorded}"
         )

@@ -178,6 +178,20 @@ def test_publishing_an_unchanged_chapter_makes_no_release_and_says_so(books, eri
     assert list(Release.objects.values_list("number", flat=True)) == [1]
 
 
+def test_notes_given_to_a_publish_that_makes_no_release_are_said_to_be_unrecorded(books, erin):
+    chapter = imported(sketch())
+    ChapterPublish(chapter=chapter, user=erin, notes="First.").execute()
+    again = ChapterPublish(chapter=chapter, user=erin, notes="Typo fixed.\r\n").execute()
+    assert not again.made
+    assert again.message == (
+        "II.7: nothing readers see changed since release 1; no new release was made. "
+        "The release notes were not recorded: notes go with the release they describe."
+    )
+    assert list(Release.objects.values_list("notes", flat=True)) == ["First."]
+    blank = ChapterPublish(chapter=chapter, user=erin, notes=" \n ").execute()
+    assert blank.message.endswith("no new release was made.")
+
+
 def test_a_verdict_decided_again_with_the_same_outcome_is_no_change(books):
     chapter = imported(sketch())
     released = chapter_publish(chapter=chapter).snapshot["problems"][0]["verification"]
