@@ -301,6 +301,11 @@ def test_publish_button_makes_a_release_listed_with_who_and_when(seeded, admin_c
         in page.content.decode()
     )
     assert Release.objects.count() == 1
+    noted = {"reviewed": reviewed_on(client.get(publish_url(chapter))), "notes": "Typo fixed."}
+    page = client.post(publish_url(chapter), noted, follow=True)
+    unrecorded = "no new release was made. The release notes were not recorded"
+    assert unrecorded in page.content.decode()
+    assert list(Release.objects.values_list("notes", flat=True)) == [""]
 
 
 def test_the_release_list_shows_each_title_as_released_and_who_made_it(
