@@ -32,6 +32,7 @@ from curriculum.models import Book, Chapter, Release
 
 from .counting import chapter_counts
 from .markup import RENDER_FORMAT
+from .references import chapters_linked, links_closed
 from .selectors import chapters_with_counted_parts, chapters_with_parts
 from .snapshots import SNAPSHOT_FORMAT, chapter_snapshot, snapshot_for_readers
 
@@ -156,18 +157,23 @@ def _release_freshness(
 
 
 def _links_open(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """A release links only the Book 0 entries readers can open now: one withdrawn since is
-    not sent to a 404."""
-    codes = [entry["code"] for entry in snapshot["apparatus"]]
-    if not codes:
+    """A release links only the chapters and Book 0 entries readers can open now: one withdrawn
+    or deleted since is not sent to a 404 (a reference to it keeps its words, unlinked; moving
+    it moves this chapter, `revisions.chapters_moved`)."""
+    entries = [entry["code"] for entry in snapshot["apparatus"]]
+    linked = chapters_linked(snapshot)
+    if not entries and not linked:
         return snapshot
     shown = set(
-        Chapter.objects.filter(code__in=codes)
+        Chapter.objects.filter(code__in={*entries, *linked})
         .exclude(state=Chapter.State.DRAFT)
         .values_list("code", flat=True)
     )
     kept = [entry for entry in snapshot["apparatus"] if entry["code"] in shown]
-    return snapshot if len(kept) == len(codes) else {**snapshot, "apparatus": kept}
+    if len(kept) != len(entries):
+        snapshot = {**snapshot, "apparatus": kept}
+    hidden = linked - shown
+    return links_closed(snapshot, hidden) if hidden else snapshot
 
 
 def chapter_for_reader(*, code: str, staff: bool = False, preview: bool = False) -> ReaderView:

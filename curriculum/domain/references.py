@@ -318,6 +318,42 @@ def links_to_page(html: str, page: str) -> str:
     return IN_PAGE.sub(lambda found: f"{found[1]}{escape(page)}#", html)
 
 
+CHAPTER_LINK = re.compile(r'<a\s[^>]*?\bhref="/chapters/([^/"]+)/[^"]*"[^>]*>(.*?)</a>', re.DOTALL)
+"""A link to another chapter's page or release in rendered text (double-quoted, as IN_PAGE)."""
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict | list):
+        for each in value.values() if isinstance(value, dict) else value:
+            yield from _texts(each)
+
+
+def chapters_linked(snapshot: Mapping[str, Any]) -> set[str]:
+    """The codes of the chapters a snapshot's rendered texts link to."""
+    return {
+        found[1]
+        for text in _texts(snapshot)
+        if 'href="/chapters/' in text
+        for found in CHAPTER_LINK.finditer(text)
+    }
+
+
+def links_closed(value: Any, hidden: set[str]) -> Any:
+    """A snapshot (or any part of one) whose links to `hidden` chapters show their words alone:
+    a release keeps what it said, but a chapter withdrawn or deleted since is no link to a 404."""
+    if isinstance(value, str):
+        if 'href="/chapters/' not in value:
+            return value
+        return CHAPTER_LINK.sub(lambda found: found[2] if found[1] in hidden else found[0], value)
+    if isinstance(value, dict):
+        return {key: links_closed(each, hidden) for key, each in value.items()}
+    if isinstance(value, list):
+        return [links_closed(each, hidden) for each in value]
+    return value
+
+
 def chapter_reference_errors(chapter: Chapter) -> list[str]:
     """A saved chapter's references that name nothing readers can see (admin says so after a
     save; the gate refuses to publish them)."""

@@ -6,8 +6,9 @@ import re
 import pytest
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import
+from curriculum.domain.editing import ChapterDelete, ChapterWithdraw
 from curriculum.domain.gate import ChapterPublish, chapter_publish
-from curriculum.domain.reading import chapter_for_reader
+from curriculum.domain.reading import chapter_for_reader, chapter_freshness
 from curriculum.models import Chapter
 from tests.conftest import sketch, verify_now
 
@@ -84,6 +85,32 @@ def test_a_reference_to_another_chapter_and_a_book_0_entry_links_there(seeded):
     )
     html = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][0]["body_html"]
     assert '<a href="/chapters/0.LA.01/"' in html and "0.LA.01 " in html
+
+
+@pytest.mark.parametrize("gone", [ChapterWithdraw, ChapterDelete])
+def test_a_release_no_longer_links_a_chapter_withdrawn_or_deleted_since(
+    seeded, erin, committed, gone
+):
+    """II.4 is in progress (never released) when II.7 is released naming it; withdrawn or
+    deleted since, readers of the release find its words, not a link to a 404."""
+    text = "Compare @II.4/prop:1 with @II.3/prop:2; see @0.LA.01."
+    committed(lambda: chapter_import(document=with_text(text)))  # its references stored
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    chapter_publish(chapter=chapter)
+    before = chapter_freshness(code="II.7").tag
+    assert [link[0] for link in links("II.7")] == [
+        "/chapters/II.4/#prop-1",
+        "/chapters/II.3/#prop-2",
+        "/chapters/0.LA.01/",
+    ]
+
+    gone(chapter=Chapter.objects.get(code="II.4"), user=erin).execute()
+
+    assert chapter_freshness(code="II.7").tag != before  # no cached body keeps the link
+    assert [link[0] for link in links("II.7")] == ["/chapters/II.3/#prop-2", "/chapters/0.LA.01/"]
+    body = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][0]["body_html"]
+    assert "Compare II.4 Prop. 1 with" in body
 
 
 def test_a_reference_readers_cannot_see_is_refused_and_blocks_publishing(seeded):
