@@ -148,11 +148,13 @@ def _solution_reasons(chapter: Chapter) -> list[str]:
 
 
 def notes_reasons(notes: str, *, name: str = "release notes") -> list[str]:
-    """A text an Editor or Author writes in review (notes, a note, comments) is bounded."""
+    """A text an Editor or Author writes in review (notes, a note, comments) is bounded, and
+    holds no NUL, which no text column stores (a form's NUL had been a 500)."""
     limit = settings.LIMIT_REVIEW_TEXT_CHARS
-    if len(notes) > limit:
-        return [f"{name}: {len(notes)} characters, at most {limit}"]
-    return []
+    reasons = [f"{name}: {len(notes)} characters, at most {limit}"] if len(notes) > limit else []
+    if "\x00" in notes:
+        reasons.append(f"{name}: contains a NUL character")
+    return reasons
 
 
 def _detail(solution) -> str:

@@ -74,6 +74,24 @@ def test_a_note_past_the_limit_is_refused_and_kept_in_the_page(ready, client, al
     assert not Review.objects.exists()
 
 
+def test_a_nul_in_any_review_text_is_refused_in_the_page_not_a_500(ready, client, alice, erin):
+    client.force_login(alice)
+    text = client.post(submit_url(ready), {"note": "a\x00b"}).content.decode()
+    assert "note: contains a NUL character" in text
+    client.force_login(erin)
+    reviewed = client.get(publish_url(ready)).context["reviewed"]
+    at = (timezone.now() + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    for sent, said in (
+        ({"reviewed": reviewed, "notes": "nul\x00here"}, "release notes"),
+        ({"_schedule": "1", "publish_at": at, "schedule_notes": "nul\x00"}, "release notes"),
+        ({"_return": "1", "comments": "x\x00y"}, "comments"),
+    ):
+        page = client.post(publish_url(ready), sent)
+        assert page.status_code == 200
+        assert f"{said}: contains a NUL character" in page.content.decode()
+    assert not Release.objects.exists() and not PublishSchedule.objects.exists()
+
+
 def test_an_editor_schedules_and_a_refusal_is_shown_to_the_author(ready, client, alice, erin):
     client.force_login(erin)
     at = (timezone.now() + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
