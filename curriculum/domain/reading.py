@@ -157,22 +157,26 @@ def _release_freshness(
 
 
 def _links_open(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """A release links only the chapters and Book 0 entries readers can open now: one withdrawn
-    or deleted since is not sent to a 404 (a reference to it keeps its words, unlinked; moving
-    it moves this chapter, `revisions.chapters_moved`)."""
+    """A release links only the Book 0 entries readers can open now, and no chapter withdrawn
+    since (a reference to it keeps its words, unlinked): neither is sent to a 404. A chapter
+    deleted since stays linked: one made again under its code moves nothing that named the
+    old one, so an unlinked body would outlive it under the same ETag; each withdrawal and
+    showing again of a chapter that exists moves the chapters naming it
+    (`revisions.chapters_moved`)."""
     entries = [entry["code"] for entry in snapshot["apparatus"]]
     linked = chapters_linked(snapshot)
     if not entries and not linked:
         return snapshot
-    shown = set(
-        Chapter.objects.filter(code__in={*entries, *linked})
-        .exclude(state=Chapter.State.DRAFT)
-        .values_list("code", flat=True)
-    )
+    drafts: set[str] = set()
+    shown: set[str] = set()
+    for code, state in Chapter.objects.filter(code__in={*entries, *linked}).values_list(
+        "code", "state"
+    ):
+        (drafts if state == Chapter.State.DRAFT else shown).add(code)
     kept = [entry for entry in snapshot["apparatus"] if entry["code"] in shown]
     if len(kept) != len(entries):
         snapshot = {**snapshot, "apparatus": kept}
-    hidden = linked - shown
+    hidden = linked & drafts
     return links_closed(snapshot, hidden) if hidden else snapshot
 
 

@@ -342,7 +342,7 @@ def chapters_linked(snapshot: Mapping[str, Any]) -> set[str]:
 
 def links_closed(value: Any, hidden: set[str]) -> Any:
     """A snapshot (or any part of one) whose links to `hidden` chapters show their words alone:
-    a release keeps what it said, but a chapter withdrawn or deleted since is no link to a 404."""
+    a release keeps what it said, but a chapter withdrawn since is no link to a 404."""
     if isinstance(value, str):
         if 'href="/chapters/' not in value:
             return value
