@@ -12,7 +12,7 @@ from curriculum.models import Book
 
 from .bibliography import library
 from .reading import NotVisible, books_for_reader, chapter_for_reader
-from .references import REFERENCE
+from .references import references_in
 from .terms import term_slug
 from .texts import chapter_texts, practice_texts
 
@@ -58,11 +58,7 @@ def _named(snapshot: dict[str, Any], shelf: str) -> set[str]:
     texts = [text for _, text, _, _ in chapter_texts(snapshot)]
     texts += [text for _, text in practice_texts(snapshot)]
     return {
-        found["key"]
-        for text in texts
-        if "@" in text
-        for found in REFERENCE.finditer(text)
-        if found["shelf"] == shelf
+        found["key"] for text in texts for found in references_in(text) if found["shelf"] == shelf
     }
 
 

@@ -37,7 +37,7 @@ from .bibliography import CITE_KEY
 from .citations import Cited, cite_problem, cite_target, cited_in
 from .documents import chapter_document
 from .glossary import Terms, definition_errors, term_problem, term_target, terms_for
-from .markup import EQUATION_NUMBER, formulas
+from .markup import EQUATION_NUMBER, PARSER, formulas
 from .problem_labels import problem_labels
 from .selectors import ChapterDocuments, chapters_with_parts
 from .texts import chapter_texts, practice_texts
@@ -45,10 +45,35 @@ from .texts import chapter_texts, practice_texts
 KINDS = {"prop": "proposition", "fig": "figure", "problem": "problem", "eq": "equation"}
 LABEL = r"[A-Za-z0-9_-]+"
 REFERENCE = re.compile(
-    rf"(?<![\w@/])@(?:(?P<code>{CODE_FORM})(?:/(?P<kind>prop|fig|problem|eq):(?P<label>{LABEL}))?"
+    rf"(?<![\w@/\\])@(?:(?P<code>{CODE_FORM})(?:/(?P<kind>prop|fig|problem|eq):(?P<label>{LABEL}))?"
     rf"|(?P<own>prop|fig|problem|eq):(?P<own_label>{LABEL})"
     rf"|(?P<shelf>cite|term):(?P<key>{CITE_KEY}))"
 )
+CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])*?(?<!`)\1(?!`)")
+"""Inline code as CommonMark reads it: a run of backticks, closed by a run as long, within one
+paragraph."""
+
+
+def _code_blanked(text: str) -> str:
+    """The text with what Markdown shows as code (blocks and spans) blanked, its length kept."""
+    if "`" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
+        return text
+    lines = text.split("\n")
+    for token in PARSER.parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            for number in range(*token.map):
+                lines[number] = " " * len(lines[number])
+    return CODE_SPAN.sub(lambda found: " " * len(found.group()), "\n".join(lines))
+
+
+def references_in(text: str) -> Iterator[re.Match]:
+    """The references a text makes: none in code, which shows what it holds as written, nor
+    one escaped as Markdown escapes, \\@II.3 (each shows its @ and words, unlinked)."""
+    if "@" not in text:
+        return iter(())
+    return REFERENCE.finditer(_code_blanked(text))
+
+
 EQUATION = re.compile(
     r"^(?P<open>[ \t]*\$\$)(?P<tex>(?:(?!\$\$)[\s\S])*?)\$\$[ \t]*\((?P<label>[^()$\n]*)\)[ \t]*$",
     re.MULTILINE,
@@ -134,7 +159,7 @@ def _referring(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def _named(texts: Iterable[str]) -> set[str]:
-    return {found["code"] for text in texts for found in REFERENCE.finditer(text) if found["code"]}
+    return {found["code"] for text in texts for found in references_in(text) if found["code"]}
 
 
 def references_store(
@@ -171,9 +196,7 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
     index.titles[own] = document.get("title") or ""
     referring = sorted(_referring(document), key=lambda pair: _page_order(pair[0]))
     texts = [text for _, text in referring if "@" in text]
-    shelved = [
-        (found["shelf"], found["key"]) for text in texts for found in REFERENCE.finditer(text)
-    ]
+    shelved = [(found["shelf"], found["key"]) for text in texts for found in references_in(text)]
     shelved = [pair for pair in shelved if pair[0]]
     if any(kind == "cite" for kind, _ in shelved):
         index.cited = cited_in(document, [key for kind, key in shelved if kind == "cite"])
@@ -246,7 +269,7 @@ def reference_errors(
     for path, text in _referring(document):
         if "@" in text and any(REFERENCE.search(tex) for tex, _ in formulas(text)):
             errors.append((path, "a reference inside a formula breaks it: write it in prose"))
-        for found in REFERENCE.finditer(text) if "@" in text else ():
+        for found in references_in(text):
             if problem := _problem(found, index):
                 errors.append((path, f"reference {problem}"))
     return errors
@@ -292,7 +315,11 @@ def references_linked(text: str, index: Chapters) -> str:
         title = f' "{target.title.replace(chr(34), chr(39))}"' if target.title else ""
         return f"[{shown}]({page}#{target.anchor}{title})"
 
-    return REFERENCE.sub(link, text)
+    shown, last = [], 0
+    for found in references_in(text):
+        shown += [text[last : found.start()], link(found)]
+        last = found.end()
+    return "".join(shown) + text[last:]
 
 
 def _shelved(found: re.Match, index: Chapters) -> str:

@@ -13,7 +13,7 @@ from curriculum.models import Book, Chapter, StrandItem
 
 from .bibliography import library, library_errors
 from .documents import chapter_document
-from .references import REFERENCE
+from .references import references_in
 from .revisions import chapters_moved
 from .selectors import chapters_with_parts
 from .terms import term_slug, terms_listed
@@ -29,7 +29,7 @@ def _uses(numeral: str, shelf: str, keys: set[str], *, besides: str = "") -> dic
         document = chapter_document(chapter)
         texts = [(path, text) for path, text, _, _ in chapter_texts(document)]
         for path, text in [*texts, *practice_texts(document)] if keys else ():
-            for match in REFERENCE.finditer(text) if "@" in text else ():
+            for match in references_in(text):
                 if match["shelf"] == shelf and match["key"] in keys:
                     found.setdefault(match["key"], []).append(f"{chapter.code} {path}")
     return found

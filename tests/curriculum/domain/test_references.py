@@ -141,6 +141,23 @@ def test_a_release_keeps_linking_a_chapter_deleted_since_as_one_made_again_is_th
     assert [link[0] for link in links("II.2")] == ALL_LINKED
 
 
+def test_a_reference_in_code_or_escaped_is_shown_as_written_and_names_nothing(seeded):
+    """An author shows the syntax itself in code, or escapes its @ as Markdown does: neither
+    is linked nor refused, whatever it names (a code span had shown Markdown link source)."""
+    text = (
+        "Write `@II.3` or ``@II.99/prop:1`` for a chapter, as in:\n\n"
+        "```\nsee @prop:nothing and @cite:nobody\n```\n\n"
+        "    @term:indented\n\n"
+        "An escaped \\@II.98 is words too; but @II.3 links."
+    )
+    chapter_import(document=with_text(text))
+    html = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][0]["body_html"]
+    assert [link[0] for link in links("II.7")] == ["/chapters/II.3/"]
+    assert "<code>@II.3</code>" in html and "<code>@II.99/prop:1</code>" in html
+    assert "see @prop:nothing and @cite:nobody" in html and "@term:indented" in html
+    assert "An escaped @II.98 is words too" in html
+
+
 def test_a_reference_readers_cannot_see_is_refused_and_blocks_publishing(seeded):
     chapter_import(document=with_text("Compare @II.4/prop:1.", code="II.7"))
     chapter = Chapter.objects.get(code="II.7")
