@@ -21,6 +21,7 @@ linked in its page (`#prop-2`); shown on another page (practice), at the chapter
 (`links_to_page`).
 """
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -49,21 +50,46 @@ REFERENCE = re.compile(
     rf"|(?P<own>prop|fig|problem|eq):(?P<own_label>{LABEL})"
     rf"|(?P<shelf>cite|term):(?P<key>{CITE_KEY}))"
 )
-CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])*?(?<!`)\1(?!`)")
-"""Inline code as CommonMark reads it: a run of backticks, closed by a run as long, within one
-paragraph."""
+BACKTICKS = re.compile(r"`+")
+PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
+
+
+def _code_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Inline code as CommonMark reads it: a run of backticks closed by the next run as long, in
+    the same paragraph; a run that none closes is a backtick shown. Each run is looked at once
+    (a regex had spent minutes on runs of growing length)."""
+    start = 0
+    for end in [found.start() for found in PARAGRAPH_END.finditer(text)] + [len(text)]:
+        runs = [found.span() for found in BACKTICKS.finditer(text, start, end)]
+        of_length: dict[int, list[int]] = {}
+        for index, (first, last) in enumerate(runs):
+            of_length.setdefault(last - first, []).append(index)
+        index = 0
+        while index < len(runs):
+            first, last = runs[index]
+            same = of_length[last - first]
+            after = bisect.bisect_right(same, index)
+            if after < len(same):
+                yield first, runs[same[after]][1]
+                index = same[after]
+            index += 1
+        start = end
 
 
 def _code_blanked(text: str) -> str:
     """The text with what Markdown shows as code (blocks and spans) blanked, its length kept."""
-    if "`" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
-        return text
-    lines = text.split("\n")
-    for token in PARSER.parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            for number in range(*token.map):
-                lines[number] = " " * len(lines[number])
-    return CODE_SPAN.sub(lambda found: " " * len(found.group()), "\n".join(lines))
+    blanked, kept, shown = text, [], 0
+    if any(mark in text for mark in ("```", "~~~", "    ", "\t")):  # a block may be code
+        lines = text.split("\n")
+        for token in PARSER.parse(text):
+            if token.type in ("fence", "code_block") and token.map:
+                for number in range(*token.map):
+                    lines[number] = " " * len(lines[number])
+        blanked = "\n".join(lines)
+    for first, last in _code_spans(blanked) if "`" in blanked else ():
+        kept += [blanked[shown:first], " " * (last - first)]
+        shown = last
+    return "".join(kept) + blanked[shown:]
 
 
 def references_in(text: str) -> Iterator[re.Match]:

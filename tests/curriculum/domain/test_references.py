@@ -10,6 +10,7 @@ from curriculum.domain.documents import chapter_document
 from curriculum.domain.editing import ChapterDelete, ChapterSave, ChapterWithdraw
 from curriculum.domain.gate import ChapterPublish, chapter_publish
 from curriculum.domain.reading import chapter_for_reader, chapter_freshness
+from curriculum.domain.references import references_in
 from curriculum.domain.selectors import chapters_with_parts
 from curriculum.models import Chapter
 from tests.conftest import sketch, verify_now
@@ -156,6 +157,23 @@ def test_a_reference_in_code_or_escaped_is_shown_as_written_and_names_nothing(se
     assert "<code>@II.3</code>" in html and "<code>@II.99/prop:1</code>" in html
     assert "see @prop:nothing and @cite:nobody" in html and "@term:indented" in html
     assert "An escaped @II.98 is words too" in html
+
+
+@pytest.mark.parametrize(
+    ("text", "made"),
+    [
+        ("a ` @II.3 unclosed", ["@II.3"]),  # a run that nothing closes is a backtick shown
+        ("``x`` @II.3 `y`", ["@II.3"]),
+        ("`` `@II.3` ``", []),
+        ("``a` @II.3 `` b", []),  # closed by the next run as long, not the next run
+        ("`a\n\nb` @II.3", ["@II.3"]),  # a span ends with its paragraph
+        ("```\n@II.3\n```\n@II.4", ["@II.4"]),
+        ("- item\n\n      @II.3 in a list's code block\n", []),
+        ("\\@II.3 and x@II.3", []),
+    ],
+)
+def test_code_as_commonmark_reads_it_holds_no_reference(text, made):
+    assert [found.group() for found in references_in(text)] == made
 
 
 def test_a_reference_readers_cannot_see_is_refused_and_blocks_publishing(seeded):
