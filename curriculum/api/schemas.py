@@ -99,8 +99,9 @@ class PublishIn(Schema):
     @field_validator("notes")
     @classmethod
     def _storable(cls, notes: str) -> str:
-        """Within the limit, which the refusal names, and text PostgreSQL holds (no NUL, which
-        admin's form refuses too): a NUL had reached the release's INSERT, a 500."""
+        """Within the limit, which the refusal names, and text PostgreSQL holds (no NUL): the
+        gate's `notes_reasons` refuses both too (409 with every reason); here the refusal is a
+        422 pointing at `/notes`. A NUL had reached the release's INSERT, a 500."""
         most = settings.LIMIT_REVIEW_TEXT_CHARS
         if len(notes) > most:
             raise PydanticCustomError(
