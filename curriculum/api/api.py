@@ -113,8 +113,8 @@ api = CurriculumAPI(
     version="1",
     description="Chapters as readers see them, their releases, and (with a staff token) "
     "import, publish and verify. Codes contain dots: /chapters/II.4. The chapter document "
-    "(GET and PUT /chapters/{code}/source) is the chapter file format, described key by key "
-    "in [content-format.md](/api/v1/content-format.md).",
+    "(read with GET /chapters/{code}/source, written with PUT /chapters/{code}) is the chapter "
+    "file format, described key by key in [content-format.md](/api/v1/content-format.md).",
     docs=Swagger(),  # served from this site's static files (see settings: CSP allows 'self')
     docs_decorator=throttled_as_anonymous_reads,  # the schema and the docs page
     throttle=[AnonymousReadThrottle()],
