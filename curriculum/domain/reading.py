@@ -129,9 +129,15 @@ _CODE = "\x00code"  # no chapter's code (a NUL is refused everywhere): the code'
 @functools.cache
 def _visible_sql() -> tuple[str, tuple]:
     """Building the queryset costs four times running its SQL, which takes only the code."""
+    latest = Release.objects.filter(chapter=OuterRef("pk")).order_by("-number")
     rows = (
         Chapter.objects.filter(code=_CODE)
-        .annotate(latest=Max("releases__number"), released_at=Max("releases__created_at"))
+        .order_by()  # the model's ordering would join the book for nothing
+        .annotate(
+            # each one probe of the (chapter, number) index, not an aggregate over the releases
+            latest=Subquery(latest.values("number")[:1]),
+            released_at=Subquery(latest.values("created_at")[:1]),
+        )
         .values(*_VISIBLE)
     )
     return rows[:1].query.sql_with_params()
