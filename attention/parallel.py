@@ -139,10 +139,12 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     OpenBLAS's own threads, once woken by a product they share, spin for about a tenth of a
     second on the cores the blocks after it want: a forward pass that never wakes them ran a
-    fifth faster. Each band has at least two rows, so each entry is the sum one-threaded BLAS's
-    gemm forms for the whole product (a one-row band would be a matrix-vector product, summed
-    otherwise); OpenBLAS's threads sum in another order, so the last bits may differ from a
-    threaded ``np.matmul``, as its own do from one thread to two."""
+    fifth faster. Each band has at least two rows: a one-row band would be a matrix-vector
+    product, rounded another way. A band is summed as gemm's kernels sum a product of its
+    height, which on some machines is not as they sum the whole (an AMD EPYC's OpenBLAS rounds
+    the float32 halves of a 2048-row product otherwise than the whole, in the last bit), so the
+    last bits may differ from ``np.matmul``'s on one thread, as they do on OpenBLAS's own
+    threads; the bands are the same at every call, and so is the result."""
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     rows, inner, cols = a.shape[-2], a.shape[-1], b.shape[-1]
     pool = _pool()
