@@ -11,7 +11,7 @@ import numpy as np
 
 from attention.errors import EngineInputError, InputProblem, fail
 from attention.scalars import is_number
-from attention.tiny import NOT_NORMAL, below_normal
+from attention.tiny import EXACT_FLOATS, NOT_NORMAL, below_normal
 
 
 @dataclass(frozen=True)
@@ -97,9 +97,6 @@ with every input large, an answer of 0 within it no longer says the value is 0 (
 
 ROUNDING = 1 + 1e-9
 """Half a unit is computed in floats: an answer exactly half a unit away is not refused."""
-
-EXACT_FLOATS = 2**53
-"""Every whole number up to this is a float exactly; past it, a count is answered as an integer."""
 
 
 def half_unit(value: np.ndarray, figures: int) -> np.ndarray:

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from attention.compare import EXACT_FLOATS
 from attention.errors import EngineInputError
 from attention.expression_parse import (
     BINARY,
@@ -41,7 +40,7 @@ from attention.noise import settled
 from attention.registry.table import OPERATIONS, check
 from attention.registry.table import evaluate as engine_evaluate
 from attention.reruns import extended_value
-from attention.tiny import TOO_SMALL, below_normal, underflow_refused
+from attention.tiny import EXACT_FLOATS, TOO_SMALL, below_normal, underflow_refused
 from attention.work import ELEMENTWISE, PER_CALL, PER_INPUT_NUMBER, evaluation_work
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_EXPRESSION_CHARS", "MAX_EXPRESSION_WORK", "MAX_NODES"]

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from attention.compare import EXACT_FLOATS
 from attention.errors import EngineInputError, fail
 from attention.registry.table import OPERATIONS, evaluate
+from attention.tiny import EXACT_FLOATS
 from attention.work import evaluation_work
 
 PERTURBATION = 2.0**-51

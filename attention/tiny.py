@@ -1,7 +1,8 @@
-"""Numbers below float64's normal range (about 2.2e-308), which it holds to fewer figures than
-were written or computed: 7e-324 reads as 4.9e-324, and 1e-200 * 1e-200 is 0, not 1e-400. A
-problem's input there is refused, and so is an expression that reads or computes one: nothing
-is decided on what float64 kept of it.
+"""Numbers float64 holds to fewer figures than were written or computed. Below its normal range
+(about 2.2e-308): 7e-324 reads as 4.9e-324, and 1e-200 * 1e-200 is 0, not 1e-400; a problem's
+input there is refused, and so is an expression that reads or computes one: nothing is decided
+on what float64 kept of it. Past 2**53, where it holds only some whole numbers: one written
+with a point or an exponent is read as the whole number written (`float_read`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -29,13 +31,27 @@ LEAST = float(np.nextafter(0.0, 1.0))
 """The smallest number float64 holds at all (4.9e-324)."""
 
 
-def float_read(text: str) -> float:
-    """A number as written, read as float64 reads it, except that one written nonzero is never
-    read as 0: past float64's smallest (1e-400) it is read as that smallest, with its sign, which
-    every check then refuses where it stands (NOT_NORMAL), as it refuses 1e-320."""
+EXACT_FLOATS = 2**53
+"""Every whole number up to this is a float exactly; past it, only some are."""
+
+
+def float_read(text: str) -> float | int:
+    """A number as written, read as float64 reads it, except:
+
+    - one written nonzero is never read as 0: past float64's smallest (1e-400) it is read as
+      that smallest, with its sign, which every check then refuses where it stands
+      (NOT_NORMAL), as it refuses 1e-320;
+    - a whole number past EXACT_FLOATS is read as that integer (1.65894217664e18 and
+      1658942176640000001.0 as written): as a float, 1658942176640000001.0 is its neighbour,
+      so a count would be judged on a number nobody wrote, and the same number written as
+      digits alone is read whole (as JSON and YAML read it)."""
     value = float(text)
     if value == 0 and any(d in "123456789" for d in text.lower().partition("e")[0]):
         return math.copysign(LEAST, value)
+    if EXACT_FLOATS < abs(value) < math.inf:
+        written = Decimal(text)
+        if written == written.to_integral_value():
+            return int(written)
     return value
 
 

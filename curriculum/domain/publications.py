@@ -10,9 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from attention.tiny import EXACT_FLOATS
 from curriculum.models import Release
-
-from .tolerances import EXACT_WHOLE
 
 # When a verdict was last decided: not a version of the chapter.
 UNVERSIONED_KEYS = frozenset({"decided_at"})
@@ -42,7 +41,7 @@ def _versioned(value: Any) -> Any:
         return [_versioned(v) for v in value]
     # past 2**53 a whole float is not the integer jsonb writes it as: 1e308 comes back as 10**308,
     # which Python never calls equal to 1e308 (every publish of such an input made a release)
-    if type(value) is int and abs(value) > EXACT_WHOLE:  # as float64 holds it, on both sides
+    if type(value) is int and abs(value) > EXACT_FLOATS:  # as float64 holds it, on both sides
         try:
             return float(value)
         except OverflowError:  # past float range: no float was stored as it

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from attention.compare import MIN_FIGURES, half_unit, zero_bound
-from attention.tiny import SMALLEST
+from attention.tiny import EXACT_FLOATS, SMALLEST
 
 from .placeholders import MAX_DIGITS
 
@@ -98,20 +98,16 @@ def tolerance_words(tolerance: Mapping[str, Any]) -> str:
     return f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g}"
 
 
-EXACT_WHOLE = 2.0**53
-"""Past this, float64 holds no odd whole number: n + 1 and n are one value."""
-
-
 def compared_vacuously(left: Any, right: Any, atol: float) -> str | None:
     """Why a property's comparison says nothing, if it does not: ``atol`` wider than half a unit
     in the third figure of the largest value either side holds (every side 0 included), so that
     any relation of such values would hold within it (x == 2 * x on draws of 1e-7, within 1e-6);
-    or sides past EXACT_WHOLE, where a unit is lost to rounding (n**4 + 1 == n**4 held on draws
+    or sides past EXACT_FLOATS, where a unit is lost to rounding (n**4 + 1 == n**4 held on draws
     of a million, and the true n**4 + 1 > n**4 failed)."""
     scale = max(float(np.max(np.abs(np.asarray(side, dtype=np.float64)))) for side in (left, right))
     if scale == 0:
         return "both sides are 0: any relation of them would hold"
-    if scale > EXACT_WHOLE:
+    if scale > EXACT_FLOATS:
         return (
             f"its sides reach {scale:.3g}, past 2^53, where float64 cannot tell n + 1 from n: "
             "any relation that differs there by less than rounding would hold, or fail "

@@ -2,13 +2,14 @@
 no other tags; no duplicate keys, no merge keys, aliases counted where they stand) and written
 in one canonical form, so export then import then export is stable."""
 
+import math
 import re
 from typing import Any
 
 import yaml
 from django.conf import settings
 
-from attention.tiny import float_read
+from attention.tiny import EXACT_FLOATS, float_read
 
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
@@ -131,11 +132,14 @@ _Loader.add_implicit_resolver(
 _Loader.add_constructor(_INT, _construct_int)
 
 
-def _construct_float(loader: Any, node: Any) -> float:
-    """A float as PyYAML reads it (`.inf`, `.nan` and all), except that one written nonzero is
-    never read as 0 (`float_read`: 1e-400 is refused where it stands, as 1e-320 is)."""
+def _construct_float(loader: Any, node: Any) -> float | int:
+    """A float as PyYAML reads it (`.inf`, `.nan` and all), except where `float_read` reads it
+    otherwise: one written nonzero is never read as 0 (1e-400 is refused where it stands, as
+    1e-320 is), and a whole number past 2**53 is read as the integer written."""
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
-    return float_read(node.value) if value == 0 else value
+    if value == 0 or EXACT_FLOATS < abs(value) < math.inf:
+        return float_read(node.value)
+    return value
 
 
 _Loader.add_constructor(_FLOAT, _construct_float)

@@ -1,0 +1,62 @@
+"""A count past 2**53 written with a point or an exponent is read as the whole number written, by
+an author's file (YAML or JSON) and by a reader's typed answer alike: float64 holds only some
+whole numbers there, and 18870291408000001.0 read as a float is its neighbour, the count."""
+
+import pytest
+
+import attention
+from curriculum.domain.chapter_files.json_form import json_read
+from curriculum.domain.chapter_files.yaml_form import load_yaml
+from curriculum.domain.practice import answer_parse
+from curriculum.tasks import verify_solution
+from tests.curriculum.conftest import import_chapter, uniform_problem
+
+INPUTS = {"seq_len": 3000000, "width": 512, "heads": 8}
+FLOPS = 18870291408000000  # a float exactly (1.8870291408e16), and so is its neighbour + 1
+
+
+def test_the_count_is_past_2_to_the_53_and_its_neighbour_rounds_to_it_as_a_float():
+    assert int(attention.evaluate("attention_cost", INPUTS, {"output": "flops"})) == FLOPS
+    assert FLOPS > 2**53 and float(FLOPS + 1) == float(FLOPS)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("1.8870291408e16", FLOPS),
+        ("18870291408000000.0", FLOPS),
+        ("18870291408000001.0", FLOPS + 1),
+        ("-1.0e16", -(10**16)),
+        ("1.5e300", 15 * 10**299),
+        ("9007199254740993.5", 9007199254740994.0),  # not whole: a float, as float64 reads it
+        ("2.5", 2.5),
+    ],
+)
+def test_a_number_is_read_as_written_by_yaml_json_and_a_readers_typed_answer(written, read):
+    readings = [
+        load_yaml(f"answer: {written}")["answer"],
+        json_read(f'{{"answer": {written}}}'.encode())["answer"],
+        answer_parse(written)[0],
+    ]
+    assert readings == [read] * 3
+    assert {type(value) for value in readings} == {type(read)}
+
+
+def cost_problem(key: str, written: str) -> dict:
+    answer = load_yaml(f"answer: {written}")["answer"]
+    changes = {"variant": key, "operation": "attention_cost", "ask": {"output": "flops"}}
+    return uniform_problem(key, answer, inputs=INPUTS, tolerance={"digits": 3}, **changes)
+
+
+def test_an_author_is_verified_for_the_count_as_written_and_refused_one_off(books):
+    """jsonb stores 1.8870291408e16 as the integer it is; it stored 18870291408000001.0 as that
+    too, and the author's count, off by one, was verified."""
+    keys = {"exp": "1.8870291408e16", "point": "18870291408000000.0", "off": "18870291408000001.0"}
+    ids = import_chapter([cost_problem(key, written) for key, written in keys.items()])
+    assert [verify_solution(sid) for sid in ids] == ["verified", "verified", "mismatch"]
+
+
+def test_a_reader_typing_the_count_with_an_exponent_is_right_and_one_off_is_wrong():
+    flops = attention.evaluate("attention_cost", INPUTS, {"output": "flops"})
+    for written, right in [("1.8870291408e16", True), ("18870291408000001.0", False)]:
+        assert attention.compare(flops, answer_parse(written)[0], digits=3).ok is right
