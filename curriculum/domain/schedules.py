@@ -2,6 +2,8 @@
 at that time the beat (`tasks.publish_due_chapters`) runs the same gate (`ChapterPublish`) as
 that Editor. A refusal is kept with the gate's reasons and shown on the chapter's page, until
 the Editor schedules again or cancels; a publish ends the schedule (and the review request).
+A run that makes no release (nothing readers see changed) with notes to record is kept too, as
+UNRELEASED: the notes go with the release they describe, and none was made to hold them.
 
 A schedule goes with its Editor's account (never run as the system), and one whose Editor has
 lost the role is refused as a publish by them would be.
@@ -108,7 +110,7 @@ def _publish_due(chapter_id: int, now: datetime.datetime) -> ScheduledRun | None
             chapter=chapter, user=schedule.scheduled_by, notes=schedule.notes, via=VIA
         )
         try:
-            return ScheduledRun(code=chapter.code, publication=action.execute())
+            publication = action.execute()
         except (PublishRefused, Forbidden) as refusal:
             reasons = getattr(refusal, "reasons", None) or [str(refusal)]
             schedule.status = PublishSchedule.Status.REFUSED
@@ -116,6 +118,12 @@ def _publish_due(chapter_id: int, now: datetime.datetime) -> ScheduledRun | None
             schedule.tried_at = now
             schedule.save(update_fields=["status", "reasons", "tried_at"])
             return ScheduledRun(code=chapter.code, publication=None, reasons=tuple(reasons))
+        if publication.notes_unrecorded:  # the publish ended the schedule: kept to say so
+            schedule.status = PublishSchedule.Status.UNRELEASED
+            schedule.reasons = [publication.message]
+            schedule.tried_at = now
+            schedule.save(force_insert=True)
+        return ScheduledRun(code=chapter.code, publication=publication)
 
 
 def chapter_schedule(chapter: Chapter) -> PublishSchedule | None:

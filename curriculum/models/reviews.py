@@ -36,11 +36,13 @@ class Review(models.Model):
 
 class PublishSchedule(models.Model):
     """A publish an Editor set for a time: the gate runs then, as that Editor; a refusal is
-    kept here with its reasons until the Editor schedules again or cancels."""
+    kept here with its reasons, and a run that made no release with the notes it could not
+    record, until the Editor schedules again or cancels."""
 
     class Status(models.TextChoices):
         WAITING = "waiting", "waiting"
         REFUSED = "refused", "refused by the gate"
+        UNRELEASED = "unreleased", "ran, with nothing to release"
 
     chapter = models.OneToOneField(Chapter, on_delete=models.CASCADE, related_name="schedule")
     publish_at = models.DateTimeField()

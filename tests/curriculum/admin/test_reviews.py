@@ -108,6 +108,22 @@ def test_an_editor_schedules_and_a_refusal_is_shown_to_the_author(ready, client,
     assert not Release.objects.exists()
 
 
+def test_a_schedule_that_ran_with_nothing_to_release_shows_its_notes_until_cancelled(
+    ready, client, erin
+):
+    client.force_login(erin)
+    client.post(publish_url(ready), {"notes": "First."})
+    at = (timezone.now() + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    client.post(publish_url(ready), {"_schedule": "1", "publish_at": at, "schedule_notes": "Lost?"})
+    due_publishes_run(now=timezone.now() + datetime.timedelta(hours=2))
+    page = client.get(change_url(ready)).content.decode()
+    assert "ran at" in page and "with nothing to release" in page
+    assert "The release notes were not recorded" in page and "Lost?" in page
+    assert Release.objects.get(chapter=ready).notes == "First."
+    client.post(publish_url(ready), {"_unschedule": "1"})
+    assert "Lost?" not in client.get(change_url(ready)).content.decode()
+
+
 def test_authors_neither_edit_books_nor_delete_chapters(ready, client, alice):
     client.force_login(alice)
     book = Book.objects.get(numeral="II")

@@ -79,13 +79,34 @@ def test_an_editor_who_lost_the_role_is_refused_as_a_publish_by_them_would_be(re
     assert not Release.objects.exists()
 
 
-def test_an_unchanged_chapter_scheduled_makes_no_new_release(ready, erin):
+def test_an_unchanged_chapter_scheduled_makes_no_new_release_and_keeps_its_notes_to_say_so(
+    ready, erin
+):
     chapter_publish(chapter=ready, user=erin)
     schedule(ready, erin)
     publish_due_chapters_at = timezone.now() + 2 * HOUR
     [run] = due_publishes_run(now=publish_due_chapters_at)
     assert run.publication is not None and not run.publication.made
     assert Release.objects.filter(chapter=ready).count() == 1
+    kept = PublishSchedule.objects.get(chapter=ready)
+    assert (kept.status, kept.notes, kept.tried_at) == (
+        "unreleased",
+        "Scheduled notes.",
+        publish_due_chapters_at,
+    )
+    assert kept.reasons == [run.publication.message]
+    assert "The release notes were not recorded" in kept.reasons[0]
+    assert due_publishes_run(now=publish_due_chapters_at + HOUR) == []  # ran once
+    schedule(ready, erin)  # scheduled again: waiting, as any schedule
+    assert PublishSchedule.objects.get(chapter=ready).status == "waiting"
+
+
+def test_an_unchanged_chapter_scheduled_without_notes_leaves_nothing_behind(ready, erin):
+    chapter_publish(chapter=ready, user=erin)
+    schedule(ready, erin, notes="  ")
+    [run] = due_publishes_run(now=timezone.now() + 2 * HOUR)
+    assert run.publication is not None and not run.publication.made
+    assert not PublishSchedule.objects.exists()
 
 
 def test_publishing_by_hand_or_cancelling_ends_the_schedule(ready, erin):
