@@ -60,3 +60,11 @@ def test_a_reader_typing_the_count_with_an_exponent_is_right_and_one_off_is_wron
     flops = attention.evaluate("attention_cost", INPUTS, {"output": "flops"})
     for written, right in [("1.8870291408e16", True), ("18870291408000001.0", False)]:
         assert attention.compare(flops, answer_parse(written)[0], digits=3).ok is right
+
+
+def test_a_count_one_off_is_reported_one_off_not_as_the_0_float64_makes_of_it():
+    flops = attention.evaluate("attention_cost", INPUTS, {"output": "flops"})
+    off = attention.compare(flops, FLOPS + 1, digits=3)
+    assert not off.ok and off.max_abs_error == 1.0
+    assert off.max_rel_error == pytest.approx(1 / (FLOPS + 1))
+    assert attention.compare(flops, FLOPS).max_abs_error == 0.0
