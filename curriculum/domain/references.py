@@ -188,6 +188,11 @@ def _named(texts: Iterable[str]) -> set[str]:
     return {found["code"] for text in texts for found in references_in(text) if found["code"]}
 
 
+def chapters_named(document: Mapping[str, Any]) -> set[str]:
+    """The codes of the other chapters and Book 0 entries the document's texts name."""
+    return _named(text for _, text in _referring(document)) - {document.get("code")}
+
+
 def references_store(
     *, chapter_ids: Iterable[int] | None = None, documents: ChapterDocuments | None = None
 ) -> None:

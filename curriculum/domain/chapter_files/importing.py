@@ -1,5 +1,7 @@
 """Import (one transaction per file, all or nothing) and export of chapter and book files."""
 
+import contextlib
+import graphlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from ..editing import PROBLEMS_REPLACE, BookSave, ChapterSave, problems_replace
 from ..ladder import MATHEMATICS, STRAND_CODES
 from ..limits import nul_paths
 from ..notation import notation_conflicts
+from ..references import chapters_named
 from ..rows import rows_insert
 from ..shelf_uses import document_terms_dropped, glossary_moved, shown_terms
 from ..working_copy import SourceChanged, chapter_source, source_tag, working_copy_require
@@ -275,19 +278,31 @@ def _write_chapter(clean: dict, chapter: Chapter, user: Any) -> Chapter:
 
 
 def import_order(paths: list[Path]) -> list[Path]:
-    """Books first, then Book 0 entries, then chapters, so references resolve in one command."""
-
-    def rank(path: Path) -> int:
+    """Books first, then Book 0 entries, then chapters, each after the files it names, so
+    references resolve in one command (`II.10.yaml`, which a shell lists before `II.3.yaml`,
+    naming II.3); files that name each other, and unreadable ones, keep the order given."""
+    ranks: dict[Path, int] = {}
+    codes: dict[str, Path] = {}
+    named: dict[Path, set[str]] = {}
+    for path in paths:
         try:
             document = load_yaml(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ChapterFileError):
-            return 3
-        if is_book_document(document):
-            return 0
+            ranks[path] = 3
+            continue
         code = document.get("code") if isinstance(document, dict) else None
-        return 1 if isinstance(code, str) and is_apparatus_code(code) else 2
-
-    return sorted(paths, key=rank)
+        if is_book_document(document) or not isinstance(code, str):
+            ranks[path] = 0 if is_book_document(document) else 3
+            continue
+        ranks[path], codes[code] = (1 if is_apparatus_code(code) else 2), path
+        with contextlib.suppress(Exception):  # a malformed file is refused when imported
+            named[path] = chapters_named(document)
+    graph = {path: {codes[c] for c in named.get(path, ()) if c in codes} for path in paths}
+    try:
+        after = {path: n for n, path in enumerate(graphlib.TopologicalSorter(graph).static_order())}
+    except graphlib.CycleError:
+        after = {path: 0 for path in paths}
+    return sorted(paths, key=lambda path: (ranks[path], after[path]))
 
 
 def file_seed(*, text: str) -> ImportResult:

@@ -105,3 +105,36 @@ def test_a_problem_without_a_solution_fails_the_dry_run_as_verify_chapter_fails_
     with pytest.raises(CommandError, match="1 answers not verified$"):
         call_command("import_chapter", write(tmp_path, document), "--dry-run")
     assert "p2            unsolved" in capsys.readouterr().out
+
+
+def test_files_are_imported_after_the_chapters_they_name_whatever_order_they_are_given(
+    books, tmp_path, capsys
+):
+    """A shell lists II.10.yaml before II.3.yaml: II.10, naming II.3, was refused for a chapter
+    the same command was about to make."""
+    paths = []
+    for code, thesis in [("II.10", "As @II.3 shows, weights sum to 1."), ("II.3", "Weights.")]:
+        path = tmp_path / f"{code}.yaml"
+        path.write_text(yaml.safe_dump(sketch(code) | {"thesis": thesis}, sort_keys=False))
+        paths.append(str(path))
+    call_command("import_chapter", *paths)
+    out = capsys.readouterr().out
+    assert out.index("created II.3") < out.index("created II.10")
+    assert set(Chapter.objects.values_list("code", flat=True)) >= {"II.3", "II.10"}
+
+
+def test_files_naming_each_other_are_refused_each_by_the_reference_it_cannot_resolve(
+    books, tmp_path, capsys
+):
+    """No order makes either first: each is refused with its path, and nothing is written."""
+    paths = []
+    for code, other in [("II.5", "II.6"), ("II.6", "II.5")]:
+        path = tmp_path / f"{code}.yaml"
+        thesis = f"Compare @{other}."
+        path.write_text(yaml.safe_dump(sketch(code) | {"thesis": thesis}, sort_keys=False))
+        paths.append(str(path))
+    with pytest.raises(CommandError, match="2 of 2 files refused"):
+        call_command("import_chapter", *paths)
+    err = capsys.readouterr().err
+    assert err.index("II.5.yaml: refused") < err.index("II.6.yaml: refused")
+    assert not Chapter.objects.filter(code__in=["II.5", "II.6"]).exists()
