@@ -38,7 +38,7 @@ from .drafts import is_draft
 from .locks import book_lock, chapter_lock
 from .printing import pdfs_ask_for_release
 from .publications import Publication, release_maker, release_unchanged
-from .references import reference_errors
+from .references import chapters_for, reference_errors, release_reference_errors
 from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden
 from .selectors import chapters_with_parts
@@ -117,7 +117,12 @@ def publish_reasons(chapter: Chapter) -> list[str]:
                 )
             )
     reasons += _solution_reasons(chapter)
-    references = [Reason(f"{path}: {why}", path) for path, why in reference_errors(document)]
+    index = chapters_for(document)
+    references = [
+        Reason(f"{path}: {why}", path)
+        for path, why in reference_errors(document, index)
+        + release_reference_errors(document, index)
+    ]
     return reasons + references + claim_reasons(document)
 
 

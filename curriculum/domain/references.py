@@ -125,6 +125,7 @@ class Chapters:
     titles: dict[str, str] = field(default_factory=dict)
     hidden: set[str] = field(default_factory=set)  # drafts: readers cannot see them
     pages: dict[str, str] = field(default_factory=dict)  # where another chapter is read
+    released: set[str] = field(default_factory=set)  # read at their latest release's address
     cited: Cited = field(default_factory=Cited)  # the book's library, the works cited here
     terms: Terms = field(default_factory=Terms)  # the book's glossary
 
@@ -247,6 +248,7 @@ def chapters_for(document: Mapping[str, Any]) -> Chapters:
             index.targets[code] = targets_of(release.snapshot)
             index.titles[code] = release.snapshot["title"]
             index.pages[code] = reverse("site:release", args=[code, release.number])
+            index.released.add(code)
         else:
             index.targets[code] = targets_of(chapter_document(chapter))
             index.titles[code] = chapter.title
@@ -303,6 +305,32 @@ def reference_errors(
         for found in references_in(text):
             if problem := _problem(found, index):
                 errors.append((path, f"reference {problem}"))
+    return errors
+
+
+def release_reference_errors(
+    document: Mapping[str, Any], index: Chapters | None = None
+) -> list[tuple[str, str]]:
+    """(path, why) for each part of another chapter named that a release could not keep: a
+    release is fixed text, and a chapter with no release of its own is read as its working
+    copy, where the part may be renumbered or removed (the release's link would then land on
+    another, or nowhere). A chapter named alone stays at its address whatever it becomes."""
+    index = index or chapters_for(document)
+    errors = []
+    for path, text in _referring(document):
+        for found in references_in(text):
+            code = found["code"]
+            other = code and code != index.own and code in index.targets
+            if other and found["kind"] and code not in index.released:
+                errors.append(
+                    (
+                        path,
+                        f"reference {found.group()}: {code} has no release, so a release of "
+                        f"this chapter would link a {KINDS[found['kind']]} its working copy "
+                        f"may renumber or remove: publish {code} first, or name the chapter "
+                        f"alone (@{code})",
+                    )
+                )
     return errors
 
 
