@@ -32,7 +32,11 @@ LEAST = float(np.nextafter(0.0, 1.0))
 
 
 EXACT_FLOATS = 2**53
-"""Every whole number up to this is a float exactly; past it, only some are."""
+"""Every whole number up to this is a float exactly; past it, only some are, and no fraction."""
+
+
+class NotHeld(ValueError):
+    """A number float64 cannot hold as written, nor round without changing what it says."""
 
 
 def float_read(text: str) -> float | int:
@@ -41,17 +45,25 @@ def float_read(text: str) -> float | int:
     - one written nonzero is never read as 0: past float64's smallest (1e-400) it is read as
       that smallest, with its sign, which every check then refuses where it stands
       (NOT_NORMAL), as it refuses 1e-320;
-    - a whole number past EXACT_FLOATS is read as that integer (1.65894217664e18 and
+    - a whole number from EXACT_FLOATS on is read as that integer (1.65894217664e18 and
       1658942176640000001.0 as written): as a float, 1658942176640000001.0 is its neighbour,
       so a count would be judged on a number nobody wrote, and the same number written as
-      digits alone is read whole (as JSON and YAML read it)."""
+      digits alone is read whole (as JSON and YAML read it);
+    - one there with a fraction is refused (NotHeld): float64 holds none, and the whole
+      number it would round to (36943215058793618.5 to ...620, as the database then keeps it)
+      is another number, which a count would be verified as."""
     value = float(text)
     if value == 0 and any(d in "123456789" for d in text.lower().partition("e")[0]):
         return math.copysign(LEAST, value)
-    if EXACT_FLOATS < abs(value) < math.inf:
+    if EXACT_FLOATS <= abs(value) < math.inf:
         written = Decimal(text)
-        if written == written.to_integral_value():
-            return int(written)
+        if written != written.to_integral_value():
+            shown = text if len(text) <= 40 else f"{text[:37]}..."
+            raise NotHeld(
+                f"{shown}: past 2**53 float64 holds whole numbers only, and this has a "
+                f"fraction (it would be read as {value!r}): write the whole number meant"
+            )
+        return int(written)
     return value
 
 

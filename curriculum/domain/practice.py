@@ -19,7 +19,7 @@ from django.conf import settings
 from django.urls import reverse
 
 import attention
-from attention.tiny import float_read
+from attention.tiny import NotHeld, float_read
 from curriculum.models import Problem
 
 from .answers import Reading, answer_check, answer_read
@@ -184,8 +184,10 @@ def answer_parse(text: str) -> tuple[Any, bool]:
     if text[0] in "[{":
         if json_too_deep(text.encode()):
             raise AnswerInvalid(f"the answer nests more than {settings.LIMIT_JSON_DEPTH} deep")
-        try:
-            return json.loads(text), False
+        try:  # numbers read as a file's are (`float_read`)
+            return json.loads(text, parse_float=float_read), False
+        except NotHeld as error:
+            raise AnswerInvalid(str(error)) from error
         except json.JSONDecodeError as error:
             raise AnswerInvalid(
                 f"the JSON does not parse: {error.msg} (line {error.lineno}, column {error.colno})"
@@ -240,7 +242,10 @@ def _numbers(line: str, number: int) -> list[float | int]:
         if not NUMBER.fullmatch(word):  # float() also reads 1_0 and Arabic-Indic digits
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a number")
         # a whole number stays one, as JSON keeps it: a count past 2**53 is compared exactly
-        value = int(word) if WHOLE.fullmatch(word) else float_read(word)  # 1e-400 is not 0
+        try:  # 1e-400 is not 0, and 36943215058793618.5 is not ...620
+            value = int(word) if WHOLE.fullmatch(word) else float_read(word)
+        except NotHeld as error:
+            raise AnswerInvalid(f"line {number}: {error}") from error
         if value != value or value in (float("inf"), float("-inf")):
             raise AnswerInvalid(f"line {number}: {word[:40]!r} is not a finite number")
         values.append(value)

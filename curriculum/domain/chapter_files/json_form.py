@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from attention.tiny import float_read
+from attention.tiny import NotHeld, float_read
 
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
@@ -64,6 +64,8 @@ def json_read(body: bytes) -> Any:
                 parse_int=_float_sized,
                 parse_float=float_read,  # 1e-400 is not 0: refused where it stands
             )
+    except NotHeld as error:  # valid JSON: a number float64 cannot hold as written
+        raise JsonUnreadable([f"body: {error}"]) from error
     except ValueError as error:
         raise JsonUnreadable([f"body: not valid JSON: {value_problem(error)}"]) from error
     if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):

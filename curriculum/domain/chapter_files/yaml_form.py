@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from django.conf import settings
 
-from attention.tiny import EXACT_FLOATS, float_read
+from attention.tiny import EXACT_FLOATS, NotHeld, float_read
 
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
@@ -18,8 +18,9 @@ from .extent import WIDTH, extent_check
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class _TagRefused(yaml.constructor.ConstructorError):
-    """A tag YAML 1.2's core schema does not have: the file is valid YAML, but not a chapter's."""
+class _Refused(yaml.constructor.ConstructorError):
+    """Valid YAML that is not a chapter's: a tag YAML 1.2's core schema does not have, or a
+    number float64 cannot hold as written."""
 
 
 class _TooDeep(yaml.YAMLError):
@@ -135,10 +136,15 @@ _Loader.add_constructor(_INT, _construct_int)
 def _construct_float(loader: Any, node: Any) -> float | int:
     """A float as PyYAML reads it (`.inf`, `.nan` and all), except where `float_read` reads it
     otherwise: one written nonzero is never read as 0 (1e-400 is refused where it stands, as
-    1e-320 is), and a whole number past 2**53 is read as the integer written."""
+    1e-320 is), a whole number past 2**53 is read as the integer written, and one with a
+    fraction there is refused where it stands."""
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
-    if value == 0 or EXACT_FLOATS < abs(value) < math.inf:
-        return float_read(node.value)
+    if value == 0 or EXACT_FLOATS <= abs(value) < math.inf:
+        try:
+            return float_read(node.value)
+        except NotHeld as error:  # said where it stands
+            problem = str(error)
+            raise _Refused(None, None, problem, node.start_mark) from error
     return value
 
 
@@ -155,7 +161,7 @@ def _refuse_tag(loader: Any, node: Any) -> Any:
     shown = tag if tag.startswith("!") else f"!<{tag}>"  # a local tag as written, else verbatim
     if tag.startswith(_YAML_TAG):
         shown = "!!" + tag.removeprefix(_YAML_TAG)
-    raise _TagRefused(
+    raise _Refused(
         None,
         None,
         f"the tag {shown} is not allowed: a chapter file holds text, numbers, true or false, "
@@ -218,7 +224,7 @@ def load_yaml(text: str) -> Any:
             problem = getattr(error, "problem", None) or str(error)
             if "nesting depth" in problem:  # libyaml's own bound, far past ours: name ours
                 problem = f"nested more than {settings.LIMIT_YAML_DEPTH} deep (LIMIT_YAML_DEPTH)"
-            said = "" if isinstance(error, _TagRefused) else "not valid YAML: "
+            said = "" if isinstance(error, _Refused) else "not valid YAML: "
             raise ChapterFileError([f"{where}: {said}{problem}"]) from error
         except ValueError as error:  # a constructor's: `!!float x`
             raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error

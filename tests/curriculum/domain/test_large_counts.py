@@ -2,12 +2,15 @@
 an author's file (YAML or JSON) and by a reader's typed answer alike: float64 holds only some
 whole numbers there, and 18870291408000001.0 read as a float is its neighbour, the count."""
 
+import re
+
 import pytest
 
 import attention
+from curriculum.domain.chapter_files import ChapterFileError, JsonUnreadable
 from curriculum.domain.chapter_files.json_form import json_read
 from curriculum.domain.chapter_files.yaml_form import load_yaml
-from curriculum.domain.practice import answer_parse
+from curriculum.domain.practice import AnswerInvalid, answer_parse
 from curriculum.tasks import verify_solution
 from tests.curriculum.conftest import import_chapter, uniform_problem
 
@@ -28,7 +31,7 @@ def test_the_count_is_past_2_to_the_53_and_its_neighbour_rounds_to_it_as_a_float
         ("18870291408000001.0", FLOPS + 1),
         ("-1.0e16", -(10**16)),
         ("1.5e300", 15 * 10**299),
-        ("9007199254740993.5", 9007199254740994.0),  # not whole: a float, as float64 reads it
+        ("9007199254740993.0", 2**53 + 1),  # float64 would read 2**53
         ("2.5", 2.5),
     ],
 )
@@ -37,9 +40,30 @@ def test_a_number_is_read_as_written_by_yaml_json_and_a_readers_typed_answer(wri
         load_yaml(f"answer: {written}")["answer"],
         json_read(f'{{"answer": {written}}}'.encode())["answer"],
         answer_parse(written)[0],
+        answer_parse(f"[{written}]")[0][0],
     ]
-    assert readings == [read] * 3
+    assert readings == [read] * 4
     assert {type(value) for value in readings} == {type(read)}
+
+
+@pytest.mark.parametrize(
+    "written", ["36943215058793618.5", "3.69432150587936171e16", "-9007199254740992.5"]
+)
+def test_a_fraction_past_2_to_the_53_is_refused_where_it_stands_as_float64_holds_none(written):
+    """Read as a float it was the whole number beside it, which the database then kept as that
+    integer: an author's count written 36943215058793618.5 was verified as ...620, and a
+    feedback answer became the solution's, which the chapter's own export could not import."""
+    said = f"{written}: past 2**53 float64 holds whole numbers only, and this has a fraction"
+    with pytest.raises(ChapterFileError) as refused:
+        load_yaml(f"answer:\n  - {written}")
+    assert refused.value.errors[0].startswith(f"line 2, column 5: {said}")
+    with pytest.raises(JsonUnreadable) as refused_json:
+        json_read(f'{{"answer": {written}}}'.encode())
+    assert refused_json.value.errors[0].startswith(f"body: {said}")
+    with pytest.raises(AnswerInvalid, match=f"^line 1: {re.escape(said)}"):
+        answer_parse(f"1 {written}")
+    with pytest.raises(AnswerInvalid, match=f"^{re.escape(said)}"):
+        answer_parse(f"[1, {written}]")
 
 
 def cost_problem(key: str, written: str) -> dict:
