@@ -26,7 +26,7 @@ from curriculum.domain.gate import (
 from curriculum.domain.reviews import ReviewRefused, ReviewReturn, ReviewSubmit, review_queue
 from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
 from curriculum.domain.schedules import ScheduleCancel, SchedulePublish, chapter_schedule
-from curriculum.models import Chapter, Review
+from curriculum.models import Chapter, PublishSchedule, Review
 
 from .saves import ReadOnly
 
@@ -135,6 +135,10 @@ class ChapterReviews:
     def _publish_page(self, request, chapter, errors=(), kept=None, status=200):
         action = ChapterPublish(chapter=chapter, user=request.user)
         reasons = action.check()
+        status = self.review_status(chapter)
+        schedule = status["schedule"]
+        if kept is None and schedule and schedule.status == PublishSchedule.Status.UNRELEASED:
+            kept = {"notes": schedule.notes}  # the notes no release held: offered again
         kept = kept or {}
         return self._page(
             request,
@@ -147,7 +151,7 @@ class ChapterReviews:
             reviewed=source_tag(code=chapter.code),  # what Publish will release
             errors=list(errors),
             kept=kept,
-            **self.review_status(chapter),
+            **status,
         )
 
     def _publish(self, request, chapter):
@@ -210,8 +214,9 @@ class ChapterReviews:
         return self._back(chapter)
 
     def _unschedule(self, request, chapter):
-        ScheduleCancel(chapter=chapter, user=request.user).execute()
-        self.message_user(request, f"{chapter.code}: the scheduled publish is cancelled.")  # type: ignore[attr-defined]
+        cancelled = ScheduleCancel(chapter=chapter, user=request.user).execute()
+        said = "the scheduled publish is cancelled" if cancelled else "nothing was scheduled"
+        self.message_user(request, f"{chapter.code}: {said}.")  # type: ignore[attr-defined]
         return self._back(chapter)
 
 

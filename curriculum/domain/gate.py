@@ -221,9 +221,13 @@ class ChapterPublish(Action):
         made = not release_unchanged(snapshot=snapshot, latest=latest)
         notes = lf(self.notes).strip()  # every caller's: admin's browser and the API send CRLF
         loaded.state = Chapter.State.PUBLISHED
-        # published: its review request and any schedule are done with
+        # published: its review request and any schedule are done with; a schedule's notes
+        # that no release held are still said until a release is made (or it is cancelled)
         Review.objects.filter(chapter_id=loaded.pk).delete()
-        PublishSchedule.objects.filter(chapter_id=loaded.pk).delete()
+        schedules = PublishSchedule.objects.filter(chapter_id=loaded.pk)
+        if not made:
+            schedules = schedules.exclude(status=PublishSchedule.Status.UNRELEASED)
+        schedules.delete()
         if made or shown_again:
             Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
             chapters_moved({loaded.pk})  # with those leaning on it: they show its released title

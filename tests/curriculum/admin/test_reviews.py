@@ -3,6 +3,7 @@ returns it with comments the Author reads, then publishes it with release notes 
 schedules a publish; and the delete confirmation lists what an author would recognise."""
 
 import datetime
+import re
 
 import pytest
 from django.urls import reverse
@@ -108,6 +109,16 @@ def test_an_editor_schedules_and_a_refusal_is_shown_to_the_author(ready, client,
     assert not Release.objects.exists()
 
 
+@pytest.mark.parametrize("at", ["", "  "])
+def test_a_schedule_without_a_time_is_refused_not_set_for_the_next_minute(ready, client, erin, at):
+    client.force_login(erin)
+    page = client.post(
+        publish_url(ready), {"_schedule": "1", "publish_at": at, "schedule_notes": "x"}
+    )
+    assert "Not scheduled." in page.content.decode()
+    assert not PublishSchedule.objects.exists()
+
+
 def test_a_schedule_that_ran_with_nothing_to_release_shows_its_notes_until_cancelled(
     ready, client, erin
 ):
@@ -120,8 +131,14 @@ def test_a_schedule_that_ran_with_nothing_to_release_shows_its_notes_until_cance
     assert "ran at" in page and "with nothing to release" in page
     assert "The release notes were not recorded" in page and "Lost?" in page
     assert Release.objects.get(chapter=ready).notes == "First."
-    client.post(publish_url(ready), {"_unschedule": "1"})
-    assert "Lost?" not in client.get(change_url(ready)).content.decode()
+    offered = client.get(publish_url(ready)).content.decode()
+    assert re.search(r'<textarea id="id_notes"[^>]*>Lost\?</textarea>', offered)
+    client.post(publish_url(ready), {"notes": ""})  # still nothing to release: still said
+    assert "Lost?" in client.get(change_url(ready)).content.decode()
+    done = client.post(publish_url(ready), {"_unschedule": "1"}, follow=True).content.decode()
+    assert "the scheduled publish is cancelled" in done and "Lost?" not in done
+    again = client.post(publish_url(ready), {"_unschedule": "1"}, follow=True).content.decode()
+    assert "II.7: nothing was scheduled." in again
 
 
 def test_authors_neither_edit_books_nor_delete_chapters(ready, client, alice):
