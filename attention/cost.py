@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from attention.errors import EngineInputError, InputProblem
+from attention.errors import EngineInputError, InputProblem, said
 from attention.limits import MAX_COST_DIMENSION
 from attention.scalars import is_bool, is_integer
 
@@ -110,13 +110,13 @@ def _positive_int(name: str, value: object, problems: list[InputProblem]) -> int
         return None
     if value < 1:
         problems.append(
-            InputProblem(f"inputs.{name}", f"must be a positive integer, got {int(value)}")
+            InputProblem(f"inputs.{name}", f"must be a positive integer, got {said(int(value))}")
         )
         return None
     if value > MAX_COST_DIMENSION:
         problems.append(
             InputProblem(
-                f"inputs.{name}", f"{int(value)} exceeds the limit of {MAX_COST_DIMENSION}"
+                f"inputs.{name}", f"{said(int(value))} exceeds the limit of {MAX_COST_DIMENSION}"
             )
         )
         return None

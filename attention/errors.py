@@ -33,3 +33,15 @@ class ExpressionError(ValueError):
 def fail(path: str, message: str) -> EngineInputError:
     """Build a single-problem error (a shorthand for the many argument checks)."""
     return EngineInputError([InputProblem(path, message)])
+
+
+def said(value: int) -> str:
+    """An integer as a message shows it: past 20 digits, to 6 significant figures (1e+300 read
+    from a file is an integer of 301 digits)."""
+    text = str(value)
+    if len(text.lstrip("-")) <= 20:
+        return text
+    try:
+        return f"{float(value):.6g}"
+    except OverflowError:
+        return f"an integer of {len(text.lstrip('-'))} digits"

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from attention.cost import cost_terms
-from attention.errors import InputProblem
+from attention.errors import InputProblem, said
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.registry.convert import dims
 from attention.registry.operation import Axes, Parameter
@@ -29,7 +29,7 @@ class Plan:
 
     def limit(self, name: str, what: str, value: int, cap: int) -> bool:
         if value > cap:
-            self.add(name, f"{what} {value} exceeds the limit of {cap}")
+            self.add(name, f"{what} {said(value)} exceeds the limit of {cap}")
             return False
         return True
 

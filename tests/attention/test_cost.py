@@ -2,6 +2,7 @@
 
 import pytest
 
+import attention
 from attention import HEAD_DEPENDENT_TERMS, TERM_NAMES, EngineInputError, attention_cost
 
 
@@ -79,3 +80,18 @@ def test_cost_is_frozen():
     cost = attention_cost(4, 8, 2)
     with pytest.raises(AttributeError):
         cost.params = 0
+
+
+@pytest.mark.parametrize(
+    ("seq_len", "said"),
+    [
+        (10**300, "inputs.seq_len: 1e+300 exceeds the limit of 1000000000"),
+        (-(10**400), "inputs.seq_len: must be a positive integer, got an integer of 401 digits"),
+        (36943215058793620, "inputs.seq_len: 36943215058793620 exceeds the limit of 1000000000"),
+    ],
+)
+def test_a_huge_integer_is_said_in_a_short_form(seq_len, said):
+    """1e300 in a file is read as the integer it is: the refusal had printed all 301 digits."""
+    with pytest.raises(EngineInputError) as refused:
+        attention.evaluate("attention_cost", {"seq_len": seq_len, "width": 8, "heads": 2}, {})
+    assert str(refused.value.problems[0]) == said
