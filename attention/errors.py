@@ -36,8 +36,8 @@ def fail(path: str, message: str) -> EngineInputError:
 
 
 def said(value: int) -> str:
-    """An integer as a message shows it: past 20 digits, to 6 significant figures (1e+300 read
-    from a file is an integer of 301 digits)."""
+    """An integer as a message shows it: past 20 digits, to 6 significant figures (a file's
+    1e+300 is read as an integer of 301 digits)."""
     text = str(value)
     if len(text.lstrip("-")) <= 20:
         return text
