@@ -49,21 +49,23 @@ def float_read(text: str) -> float | int:
       1658942176640000001.0 as written): as a float, 1658942176640000001.0 is its neighbour,
       so a count would be judged on a number nobody wrote, and the same number written as
       digits alone is read whole (as JSON and YAML read it);
-    - one there with a fraction is refused (NotHeld): float64 holds none, and the whole
-      number it would round to (36943215058793618.5 to ...620, as the database then keeps it)
-      is another number, which a count would be verified as."""
+    - one written with a fraction that float64 reads as a whole number is refused (NotHeld):
+      the fraction is lost, and a count would be verified as the whole number it became
+      (4110396818392708.2 as ...708, and past 2**53, where float64 holds no fraction,
+      36943215058793618.5 as ...620)."""
     value = float(text)
     if value == 0 and any(d in "123456789" for d in text.lower().partition("e")[0]):
         return math.copysign(LEAST, value)
-    if EXACT_FLOATS <= abs(value) < math.inf:
+    if value.is_integer():  # finite and whole: was it written so?
         written = Decimal(text)
         if written != written.to_integral_value():
             shown = text if len(text) <= 40 else f"{text[:37]}..."
             raise NotHeld(
-                f"{shown}: past 2**53 float64 holds whole numbers only, and this has a "
-                f"fraction (it would be read as {value!r}): write the whole number meant"
+                f"{shown}: float64 would read it as {value!r}, losing its fraction: write "
+                "the whole number meant, or fewer figures"
             )
-        return int(written)
+        if abs(value) >= EXACT_FLOATS:
+            return int(written)
     return value
 
 

@@ -15,7 +15,7 @@ from ninja.parser import Parser
 
 from curriculum.bodies import PROCESS_BODIES
 from curriculum.clients import ANONYMOUS_READS
-from curriculum.domain.chapter_files import ChapterFileError, SourceChanged
+from curriculum.domain.chapter_files import ChapterFileError, NumbersUnheld, SourceChanged
 from curriculum.domain.chapter_files.schema import ChapterDocument
 from curriculum.domain.gate import CHANGED_SINCE_REVIEW, PublishOutdated, PublishRefused
 from curriculum.domain.reading import NotVisible
@@ -222,7 +222,7 @@ def json_refused(request, exc: JsonRefused):
     return _error(request, 400, "the body is not valid JSON", errors)
 
 
-BODY_REFUSALS = (UnsupportedMediaType, BodyTooLarge, JsonRefused)
+BODY_REFUSALS = (UnsupportedMediaType, BodyTooLarge, JsonRefused, NumbersUnheld)
 
 
 @api.exception_handler(UnsupportedMediaType)
@@ -236,6 +236,14 @@ def server_error(request, exc: Exception):
     """Logged for the operators; the client gets the error shape, never a traceback."""
     logger.exception("API error on %s %s", request.method, request.path, exc_info=exc)
     return _error(request, 500, "Internal Server Error", [])
+
+
+@api.exception_handler(NumbersUnheld)
+def numbers_unheld(request, exc: NumbersUnheld):
+    """JSON that reads, with a number float64 cannot hold as written, on every route: 422 at
+    each such number's place."""
+    errors = [limit_or("invalid", e) for e in exc.errors]
+    return _error(request, 422, "a number in the body cannot be read as written", errors)
 
 
 @api.exception_handler(ChapterFileError)

@@ -10,7 +10,12 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from curriculum.domain.chapter_files import JsonUnreadable, json_document, json_read
+from curriculum.domain.chapter_files import (
+    JsonUnreadable,
+    NumbersUnheld,
+    json_document,
+    json_read,
+)
 
 from .problems import problem_response
 
@@ -109,5 +114,7 @@ def json_body(request: HttpRequest, accepted: str = JSON_TYPE, *, document: bool
     body = body_bytes(request)
     try:
         return json_document(body) if document else json_read(body)
+    except NumbersUnheld:  # JSON that reads: refused at each number's place (422)
+        raise
     except JsonUnreadable as refused:
         raise JsonRefused(refused.errors) from refused

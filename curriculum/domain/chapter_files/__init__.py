@@ -19,7 +19,7 @@ from .importing import (
     is_book_document,
     source_text,
 )
-from .json_form import JsonUnreadable, json_document, json_read
+from .json_form import JsonUnreadable, NumbersUnheld, json_document, json_read
 from .validation import chapter_checked, validate_book, validate_books
 from .yaml_form import dump_yaml, load_yaml
 
@@ -27,6 +27,7 @@ __all__ = [
     "ChapterFileError",
     "ImportResult",
     "JsonUnreadable",
+    "NumbersUnheld",
     "SourceChanged",
     "books_import",
     "chapter_checked",

@@ -3,6 +3,8 @@ parser (which recurses) sees them, and what they hold as chapter files are."""
 
 import json
 import re
+from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -34,6 +36,11 @@ class JsonUnreadable(ChapterFileError):
     that reads but holds too much is a refused document, as in YAML (422)."""
 
 
+class NumbersUnheld(JsonUnreadable):
+    """JSON that reads, holding a number float64 cannot hold as written (`float_read`): each
+    refused at its path (422, as a refused document is)."""
+
+
 def json_document(body: bytes) -> Any:
     """`json_read`'s value, refused too when it holds more than a chapter file may
     (`extent_check`): a chapter document's, as in YAML."""
@@ -56,23 +63,49 @@ def json_read(body: bytes) -> Any:
     except UnicodeDecodeError as error:
         why = f"not UTF-8 (byte {error.start}: {error.reason})"
         raise JsonUnreadable([f"body: not valid JSON: {why}"]) from error
+    unheld: list[_Unheld] = []
     try:
         with collection_paused():
             document = json.loads(
                 text,
                 object_pairs_hook=_no_repeated_keys,
                 parse_int=_float_sized,
-                parse_float=float_read,  # 1e-400 is not 0: refused where it stands
+                parse_float=partial(_float_kept, unheld),  # 1e-400 is not 0, nor 2.5e-400
             )
-    except NotHeld as error:  # valid JSON: a number float64 cannot hold as written
-        raise JsonUnreadable([f"body: {error}"]) from error
     except ValueError as error:
         raise JsonUnreadable([f"body: not valid JSON: {value_problem(error)}"]) from error
+    if unheld:
+        raise NumbersUnheld([f"{path}: {why}" for path, why in _unheld_at(document)])
     if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):
         raise JsonUnreadable(
             ["body: text holds a lone surrogate (such as \\ud800), which is not a character"]
         )
     return document
+
+
+class _Unheld(str):
+    """Where a number float64 cannot hold as written stood (`float_read`), its refusal: found
+    once the body is read, so that the refusal names its place."""
+
+
+def _float_kept(unheld: list[_Unheld], text: str) -> float | int | _Unheld:
+    try:
+        return float_read(text)
+    except NotHeld as error:
+        unheld.append(_Unheld(error))
+        return unheld[-1]
+
+
+def _unheld_at(document: Any, path: str = "body") -> Iterator[tuple[str, str]]:
+    """(path, refusal) of each number `_float_kept` could not keep, in `located`'s form."""
+    if isinstance(document, _Unheld):
+        yield path, str(document)
+    elif isinstance(document, dict):
+        for key, value in document.items():
+            yield from _unheld_at(value, key if path == "body" else f"{path}.{key}")
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _unheld_at(value, f"{path}[{index}]")
 
 
 def _float_sized(digits: str) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from django.conf import settings
 
-from attention.tiny import EXACT_FLOATS, NotHeld, float_read
+from attention.tiny import NotHeld, float_read
 
 from ..collection import collection_paused
 from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
@@ -136,10 +136,10 @@ _Loader.add_constructor(_INT, _construct_int)
 def _construct_float(loader: Any, node: Any) -> float | int:
     """A float as PyYAML reads it (`.inf`, `.nan` and all), except where `float_read` reads it
     otherwise: one written nonzero is never read as 0 (1e-400 is refused where it stands, as
-    1e-320 is), a whole number past 2**53 is read as the integer written, and one with a
-    fraction there is refused where it stands."""
+    1e-320 is), a whole number past 2**53 is read as the integer written, and a fraction
+    float64 would lose is refused where it stands."""
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
-    if value == 0 or EXACT_FLOATS <= abs(value) < math.inf:
+    if math.isfinite(value) and value.is_integer():  # 0, or a whole number: written so?
         try:
             return float_read(node.value)
         except NotHeld as error:  # said where it stands

@@ -73,6 +73,40 @@ def test_json_that_does_not_parse_is_400_invalid_json_on_every_route(
     assert len(taking) == 3 and all("400" in op["responses"] for op in taking)  # documented
 
 
+def test_a_number_float64_cannot_hold_as_written_is_422_at_its_place_on_every_route(
+    client, shown, erin_token
+):
+    """JSON that reads: each such number refused where it stands (it had been a 400 calling
+    valid JSON not JSON, at the whole body)."""
+    document = json.dumps(sketch("II.7")).replace('"answer": [[0.5, 0.5]]', '"answer": 2.0', 1)
+    put = client.put(
+        "/api/v1/chapters/II.7",
+        document.replace('"answer": 2.0', '"answer": 4110396818392708.2', 1),
+        content_type="application/json",
+        **erin_token,
+    )
+    check = client.post(
+        CHECK, '{"answer": [[1, 36943215058793618.5]]}', content_type="application/json"
+    )
+    publish = client.post(
+        "/api/v1/chapters/II.7/publish",
+        '{"notes": "n", "x": 2448.00000000000001}',
+        content_type="application/json",
+        **erin_token,
+    )
+    said = {
+        put: ("/problems/0/solution/answer", "4110396818392708.2: float64 would read it as"),
+        check: ("/answer/0/1", "36943215058793618.5: float64 would read it as"),
+        publish: ("/x", "2448.00000000000001: float64 would read it as 2448.0, losing"),
+    }
+    for response, (where, words) in said.items():
+        assert response.status_code == 422, response.content
+        [item] = response.json()["errors"]
+        assert response.json()["detail"] == "a number in the body cannot be read as written"
+        assert item["pointer"] == where and item["detail"].startswith(words), item
+    assert Chapter.objects.get(code="II.7").problems.get(key="p1").solution.answer != 2.0
+
+
 def test_a_body_sent_without_a_content_type_is_said_so(client, shown):
     response = client.generic("POST", CHECK, b'{"answer": 1}', content_type="")
     [item] = response.json()["errors"]

@@ -7,7 +7,7 @@ import re
 import pytest
 
 import attention
-from curriculum.domain.chapter_files import ChapterFileError, JsonUnreadable
+from curriculum.domain.chapter_files import ChapterFileError, NumbersUnheld
 from curriculum.domain.chapter_files.json_form import json_read
 from curriculum.domain.chapter_files.yaml_form import load_yaml
 from curriculum.domain.practice import AnswerInvalid, answer_parse
@@ -47,19 +47,33 @@ def test_a_number_is_read_as_written_by_yaml_json_and_a_readers_typed_answer(wri
 
 
 @pytest.mark.parametrize(
-    "written", ["36943215058793618.5", "3.69432150587936171e16", "-9007199254740992.5"]
+    ("written", "read"),
+    [
+        ("36943215058793618.5", "3.694321505879362e+16"),
+        ("3.69432150587936171e16", "3.694321505879362e+16"),
+        ("-9007199254740992.5", "-9007199254740992.0"),
+        ("4110396818392708.2", "4110396818392708.0"),  # below 2**53, past its last fraction
+        ("2448.00000000000001", "2448.0"),
+    ],
 )
-def test_a_fraction_past_2_to_the_53_is_refused_where_it_stands_as_float64_holds_none(written):
+def test_a_fraction_float64_would_lose_is_refused_where_it_stands(written, read):
     """Read as a float it was the whole number beside it, which the database then kept as that
-    integer: an author's count written 36943215058793618.5 was verified as ...620, and a
-    feedback answer became the solution's, which the chapter's own export could not import."""
-    said = f"{written}: past 2**53 float64 holds whole numbers only, and this has a fraction"
+    integer: an author's count written 36943215058793618.5 was verified as ...620, one written
+    4110396818392708.2 as ...708, and a feedback answer became the solution's, which the
+    chapter's own export could not import."""
+    said = f"{written}: float64 would read it as {read}, losing its fraction"
     with pytest.raises(ChapterFileError) as refused:
         load_yaml(f"answer:\n  - {written}")
     assert refused.value.errors[0].startswith(f"line 2, column 5: {said}")
-    with pytest.raises(JsonUnreadable) as refused_json:
-        json_read(f'{{"answer": {written}}}'.encode())
-    assert refused_json.value.errors[0].startswith(f"body: {said}")
+    with pytest.raises(NumbersUnheld) as refused_json:
+        json_read(f'{{"answer": [1, {{"flops": {written}}}], "n": {written}}}'.encode())
+    assert [error.partition(": ")[0] for error in refused_json.value.errors] == [
+        "answer[1].flops",
+        "n",
+    ]
+    assert refused_json.value.errors[0] == f"answer[1].flops: {said}: write the whole number " + (
+        "meant, or fewer figures"
+    )
     with pytest.raises(AnswerInvalid, match=f"^line 1: {re.escape(said)}"):
         answer_parse(f"1 {written}")
     with pytest.raises(AnswerInvalid, match=f"^{re.escape(said)}"):
