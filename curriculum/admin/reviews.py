@@ -138,7 +138,7 @@ class ChapterReviews:
         status = self.review_status(chapter)
         schedule = status["schedule"]
         if kept is None and schedule and schedule.status == PublishSchedule.Status.UNRELEASED:
-            kept = {"notes": schedule.notes}  # the notes no release held: offered again
+            kept = dict.fromkeys(("notes", "schedule_notes"), schedule.notes)  # offered again
         kept = kept or {}
         return self._page(
             request,
@@ -214,8 +214,15 @@ class ChapterReviews:
         return self._back(chapter)
 
     def _unschedule(self, request, chapter):
-        cancelled = ScheduleCancel(chapter=chapter, user=request.user).execute()
-        said = "the scheduled publish is cancelled" if cancelled else "nothing was scheduled"
+        schedule = chapter_schedule(chapter)
+        ScheduleCancel(chapter=chapter, user=request.user).execute()
+        said = (
+            "nothing was scheduled"
+            if schedule is None
+            else "the notes no release held are cleared"
+            if schedule.status == PublishSchedule.Status.UNRELEASED
+            else "the scheduled publish is cancelled"
+        )
         self.message_user(request, f"{chapter.code}: {said}.")  # type: ignore[attr-defined]
         return self._back(chapter)
 
