@@ -1,6 +1,7 @@
 """Chapter documents as API JSON bodies and admin's JSON boxes: nesting is bounded before the
 parser (which recurses) sees them, and what they hold as chapter files are."""
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -75,12 +76,21 @@ def json_read(body: bytes) -> Any:
     except ValueError as error:
         raise JsonUnreadable([f"body: not valid JSON: {value_problem(error)}"]) from error
     if unheld:
-        raise NumbersUnheld([f"{path}: {why}" for path, why in _unheld_at(document)])
+        found = itertools.islice(_unheld_at(document), UNHELD_SHOWN)
+        said = [f"{path}: {why}" for path, why in found]
+        if len(unheld) > len(said):
+            said.append(f"body: {len(unheld) - len(said):,} more numbers like these")
+        raise NumbersUnheld(said)
     if SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(document):
         raise JsonUnreadable(
             ["body: text holds a lone surrogate (such as \\ud800), which is not a character"]
         )
     return document
+
+
+UNHELD_SHOWN = 10
+"""Numbers float64 cannot hold named one by one in a refusal; the rest are counted (a body of
+100,000 would have answered with a page for each)."""
 
 
 class _Unheld(str):

@@ -2,6 +2,7 @@
 an author's file (YAML or JSON) and by a reader's typed answer alike: float64 holds only some
 whole numbers there, and 18870291408000001.0 read as a float is its neighbour, the count."""
 
+import json
 import re
 
 import pytest
@@ -106,3 +107,12 @@ def test_a_count_one_off_is_reported_one_off_not_as_the_0_float64_makes_of_it():
     assert not off.ok and off.max_abs_error == 1.0
     assert off.max_rel_error == pytest.approx(1 / (FLOPS + 1))
     assert attention.compare(flops, FLOPS).max_abs_error == 0.0
+
+
+def test_a_body_of_many_such_numbers_names_ten_and_counts_the_rest():
+    body = json.dumps({"answer": ["X"] * 1000}).replace('"X"', "2448.00000000000001").encode()
+    with pytest.raises(NumbersUnheld) as refused:
+        json_read(body)
+    errors = refused.value.errors
+    assert [e.partition(": ")[0] for e in errors[:10]] == [f"answer[{n}]" for n in range(10)]
+    assert errors[10:] == ["body: 990 more numbers like these"]
