@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 
-from curriculum.models import Chapter, PublishSchedule, Release, Review
+from curriculum.models import Chapter, Release, Review
 from curriculum.models.course import code_book_mismatch
 from curriculum.models.fields import lf
 
@@ -41,6 +41,7 @@ from .publications import Publication, release_maker, release_unchanged
 from .references import chapters_for, reference_errors, release_reference_errors
 from .revisions import chapters_moved
 from .roles import PUBLISH_PERMISSION, Forbidden
+from .schedule_notices import schedule_ended
 from .selectors import chapters_with_parts
 from .snapshots import chapter_snapshot
 from .webhooks import chapter_published, chapter_visibility_told
@@ -221,17 +222,12 @@ class ChapterPublish(Action):
         made = not release_unchanged(snapshot=snapshot, latest=latest)
         notes = lf(self.notes).strip()  # every caller's: admin's browser and the API send CRLF
         loaded.state = Chapter.State.PUBLISHED
-        # published: its review request and any schedule are done with; a schedule's notes
-        # that no release held are still said until a release is made (or it is cancelled)
-        Review.objects.filter(chapter_id=loaded.pk).delete()
-        schedules = PublishSchedule.objects.filter(chapter_id=loaded.pk)
-        if not made:
-            schedules = schedules.exclude(status=PublishSchedule.Status.UNRELEASED)
-        schedules.delete()
+        Review.objects.filter(chapter_id=loaded.pk).delete()  # published: its review is done
         if made or shown_again:
             Chapter.objects.filter(pk=loaded.pk).update(state=Chapter.State.PUBLISHED)
             chapters_moved({loaded.pk})  # with those leaning on it: they show its released title
         if latest is not None and not made:
+            schedule_ended(chapter_id=loaded.pk, release=None, via=self.via)
             if shown_again:
                 chapter_visibility_told(chapter=loaded, shown=True)
             return Publication(
@@ -245,6 +241,7 @@ class ChapterPublish(Action):
             made_by=release_maker(user=self.user, via=self.via),
             notes=notes,
         )
+        schedule_ended(chapter_id=loaded.pk, release=release, via=self.via)
         chapter_published(code=loaded.code, release=release.number)
         pdfs_ask_for_release(release)  # the worker prints them once this commits
         return Publication(release=release, made=True)

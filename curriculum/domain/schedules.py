@@ -3,7 +3,7 @@ at that time the beat (`tasks.publish_due_chapters`) runs the same gate (`Chapte
 that Editor. A refusal is kept with the gate's reasons and shown on the chapter's page, until
 the Editor schedules again or cancels; a publish ends the schedule (and the review request).
 A run that makes no release (nothing readers see changed) with notes to record is kept too, as
-UNRELEASED: the notes go with the release they describe, and none was made to hold them.
+UNRELEASED, and so is a schedule another publish's release ends first (`schedule_notices`).
 
 A schedule goes with its Editor's account (never run as the system), and one whose Editor has
 lost the role is refused as a publish by them would be.
@@ -24,10 +24,10 @@ from .locks import chapter_lock
 from .publications import Publication
 from .reviews import ReviewAction
 from .roles import PUBLISH_PERMISSION, Forbidden
+from .schedule_notices import VIA, unreleased_kept
 
 SCHEDULE_FOR_EDITORS = "only Editors schedule a publish"
 SIGNED_IN = "a schedule runs as the Editor who sets it: set it signed in"
-VIA = "schedule"
 
 
 @dataclass(kw_only=True)
@@ -119,10 +119,7 @@ def _publish_due(chapter_id: int, now: datetime.datetime) -> ScheduledRun | None
             schedule.save(update_fields=["status", "reasons", "tried_at"])
             return ScheduledRun(code=chapter.code, publication=None, reasons=tuple(reasons))
         if publication.notes_unrecorded:  # the publish ended the schedule: kept to say so
-            schedule.status = PublishSchedule.Status.UNRELEASED
-            schedule.reasons = [publication.message]
-            schedule.tried_at = now
-            schedule.save(force_insert=True)
+            unreleased_kept(schedule, publication.message, now, made_again=True)
         return ScheduledRun(code=chapter.code, publication=publication)
 
 

@@ -113,8 +113,26 @@ def test_publishing_by_hand_or_cancelling_ends_the_schedule(ready, erin):
     schedule(ready, erin)
     ScheduleCancel(chapter=ready, user=erin).execute()
     assert not PublishSchedule.objects.exists()
-    schedule(ready, erin)
+    schedule(ready, erin, notes="")
     chapter_publish(chapter=ready, user=erin)
+    assert not PublishSchedule.objects.exists()
+
+
+def test_a_release_made_before_a_schedule_s_time_keeps_its_notes_to_say_so(ready, erin):
+    """Another publish's release ended the schedule, and its notes went without a word."""
+    schedule(ready, erin)
+    release = chapter_publish(chapter=ready, user=erin)
+    kept = PublishSchedule.objects.get(chapter=ready)
+    assert (kept.status, kept.notes) == ("unreleased", "Scheduled notes.")
+    [said] = kept.reasons
+    assert said.startswith(f"erin published release {release.number} at ")
+    assert said.endswith(
+        "before this publish's time, which ended it; that release carries its own notes, not these."
+    )
+    assert due_publishes_run(now=timezone.now() + 2 * HOUR) == []  # ended: it never runs
+    chapter_import(document=chapter_source(code="II.7") | {"thesis": "Changed."})
+    verify_now(ready)
+    chapter_publish(chapter=ready, user=erin)  # the next release ends the notice
     assert not PublishSchedule.objects.exists()
 
 
