@@ -21,7 +21,12 @@ def schedule_ended(*, chapter_id: int, release: Release | None, via: str) -> Non
     if release is None:  # no release: a notice of notes no release held stays
         schedules.exclude(status=PublishSchedule.Status.UNRELEASED).delete()
         return
-    waiting = schedules.filter(status=PublishSchedule.Status.WAITING).exclude(notes="").first()
+    waiting = (
+        schedules.filter(status=PublishSchedule.Status.WAITING)
+        .exclude(notes="")
+        .exclude(notes=release.notes)  # published early with these very notes: nothing lost
+        .first()
+    )
     if waiting is not None and via != VIA:
         when = f"{timezone.now():%Y-%m-%d %H:%M} UTC"
         said = (

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from curriculum.domain.chapter_files import chapter_import, chapter_source
-from curriculum.domain.gate import chapter_publish
+from curriculum.domain.gate import ChapterPublish, chapter_publish
 from curriculum.domain.reviews import ReviewRefused
 from curriculum.domain.roles import Forbidden
 from curriculum.domain.schedules import ScheduleCancel, SchedulePublish, due_publishes_run
@@ -133,6 +133,12 @@ def test_a_release_made_before_a_schedule_s_time_keeps_its_notes_to_say_so(ready
     chapter_import(document=chapter_source(code="II.7") | {"thesis": "Changed."})
     verify_now(ready)
     chapter_publish(chapter=ready, user=erin)  # the next release ends the notice
+    assert not PublishSchedule.objects.exists()
+
+
+def test_a_release_made_early_with_the_schedule_s_own_notes_just_ends_it(ready, erin):
+    schedule(ready, erin)
+    ChapterPublish(chapter=ready, user=erin, notes="Scheduled notes.").execute()
     assert not PublishSchedule.objects.exists()
 
 
