@@ -100,6 +100,24 @@ def references_in(text: str) -> Iterator[re.Match]:
     return REFERENCE.finditer(_code_blanked(text))
 
 
+CODE_LIKE = re.compile(r"(?<![\w@/\\])@(?:[IVXLC]+|0\.[A-Z]{2})\.[0-9]+(?![0-9])", re.IGNORECASE)
+"""What reads as a chapter's code after an @ in any case or with a leading zero (@ii.3, @II.04,
+@0.la.1): unless it is one, a typo that would stay plain text, never linked nor checked."""
+
+
+def codes_mistyped(text: str) -> list[str]:
+    """Each @code in the text (outside code, unescaped) that is not a chapter's code as written."""
+    if "@" not in text:
+        return []
+    blanked = _code_blanked(text)
+    found = []
+    for near in CODE_LIKE.finditer(blanked):
+        reference = REFERENCE.match(blanked, near.start())
+        if reference is None or reference["code"] != near.group()[1:]:
+            found.append(near.group())
+    return found
+
+
 EQUATION = re.compile(
     r"^(?P<open>[ \t]*\$\$)(?P<tex>(?:(?!\$\$)[\s\S])*?)\$\$[ \t]*\((?P<label>[^()$\n]*)\)[ \t]*$",
     re.MULTILINE,
@@ -305,6 +323,14 @@ def reference_errors(
         for found in references_in(text):
             if problem := _problem(found, index):
                 errors.append((path, f"reference {problem}"))
+        for mistyped in codes_mistyped(text):
+            errors.append(
+                (
+                    path,
+                    f"reference {mistyped}: a chapter's code is written as II.4 or 0.LA.01 "
+                    r"(capital numerals, no leading zero); to show it as text, write \@",
+                )
+            )
     return errors
 
 

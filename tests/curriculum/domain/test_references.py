@@ -342,3 +342,21 @@ def test_a_release_names_a_part_of_another_chapter_only_once_that_chapter_has_a_
     assert ("/chapters/II.3/releases/1/#prop-2", "II.3 Prop. 2") in [
         (href, text) for href, _, text in links("II.2")
     ]
+
+
+@pytest.mark.parametrize("written", ["@ii.3", "@II.03", "@0.la.01", "@Ii.3/prop:2"])
+def test_a_mistyped_code_is_refused_not_left_as_text(seeded, written):
+    """@ii.3 had stayed plain text, neither linked nor checked: a typo no one was told of."""
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_text(f"Compare {written}."))
+    (error,) = refused.value.errors
+    assert error == (
+        f"strands.basics.items[0].body: reference {written.partition('/')[0]}: a chapter's code "
+        r"is written as II.4 or 0.LA.01 (capital numerals, no leading zero); to show it as "
+        r"text, write \@"
+    )
+
+
+def test_a_code_in_code_or_escaped_or_in_an_address_is_no_reference(seeded):
+    chapter_import(document=with_text(r"Mail a@ii.3, `@ii.3`, \@II.03 and @II.3 stand."))
+    assert [link[0] for link in links("II.7")] == ["/chapters/II.3/"]
