@@ -413,10 +413,13 @@ def test_a_save_with_the_broker_unreachable_returns_quickly_and_stays_pending(
     # and the second is left for the sweep at once rather than waiting again.
     waited = [float(w) for w in saved.stdout.split("waited on the broker ")[1].split()]
     assert len(waited) == 2
-    assert waited[0] < broker_bound(), f"the first send waited {waited[0]} s on the broker {down}"
-    assert waited[1] < 0.1, f"the second send waited {waited[1]} s on the broker {down}"
+    # the log says what each send did: one tried the broker, the other left it to the sweep
     assert saved.stderr.count("could not enqueue verification") == 1
     assert saved.stderr.count("left for the sweep") == 1
+    assert waited[0] < broker_bound(), f"the first send waited {waited[0]} s on the broker {down}"
+    # and the second did not wait (a silent broker's connect alone is 1 s; the suite's load has
+    # stalled a process for 0.21 s, so a tenth of a second was too tight a bound)
+    assert waited[1] < 0.5, f"the second send waited {waited[1]} s on the broker {down}"
     assert [v.status for v in Verdict.objects.filter(solution__problem__chapter__code="II.9")] == [
         "pending",
         "pending",
