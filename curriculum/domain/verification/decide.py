@@ -72,7 +72,7 @@ def verdicts_decide(
         .select_related("verdict")
         .only(*CHECKED, "verdict__status", "verdict__fingerprint", "verdict__attempts")
     )
-    for solution in batch.filter(pk__in=wanted).order_by("pk"):  # events in the order made
+    for solution in batch.filter(pk__in=wanted):
         verdict = getattr(solution, "verdict", None)
         if verdict is None or verdict.status != Status.PENDING:
             continue

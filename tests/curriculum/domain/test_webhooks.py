@@ -167,7 +167,8 @@ def test_a_verdict_changed_event_is_sent_only_when_the_stored_status_changes(boo
     right = [uniform_problem("p1", [[2, 3], [2, 3]]), uniform_problem("p2", [[2, 3], [2, 3]])]
     ids = import_chapter(right)
     verdicts_decide(checks=[(sid, None) for sid in ids])
-    assert verdict_events() == [("p1", None, "verified"), ("p2", None, "verified")]
+    # one event each; their order is the batch's writes', which no one is promised
+    assert sorted(verdict_events()) == [("p1", None, "verified"), ("p2", None, "verified")]
 
     verdicts_force(solution_ids=ids)  # "Verify again": the same verdicts
     verdicts_decide(checks=[(sid, None) for sid in ids])
