@@ -25,8 +25,9 @@ from curriculum.domain.gate import (
 )
 from curriculum.domain.reviews import ReviewRefused, ReviewReturn, ReviewSubmit, review_queue
 from curriculum.domain.roles import PUBLISH_PERMISSION, Forbidden
+from curriculum.domain.schedule_notices import notes_unreleased
 from curriculum.domain.schedules import ScheduleCancel, SchedulePublish, chapter_schedule
-from curriculum.models import Chapter, PublishSchedule, Review
+from curriculum.models import Chapter, Review
 
 from .saves import ReadOnly
 
@@ -136,9 +137,9 @@ class ChapterReviews:
         action = ChapterPublish(chapter=chapter, user=request.user)
         reasons = action.check()
         status = self.review_status(chapter)
-        schedule = status["schedule"]
-        if kept is None and schedule and schedule.status == PublishSchedule.Status.UNRELEASED:
-            kept = dict.fromkeys(("notes", "schedule_notes"), schedule.notes)  # offered again
+        unreleased = notes_unreleased(status["schedule"])
+        if kept is None and unreleased is not None:
+            kept = dict.fromkeys(("notes", "schedule_notes"), unreleased)  # offered again
         kept = kept or {}
         return self._page(
             request,
@@ -220,7 +221,7 @@ class ChapterReviews:
             "nothing was scheduled"
             if schedule is None
             else "the notes no release held are cleared"
-            if schedule.status == PublishSchedule.Status.UNRELEASED
+            if notes_unreleased(schedule) is not None
             else "the scheduled publish is cancelled"
         )
         self.message_user(request, f"{chapter.code}: {said}.")  # type: ignore[attr-defined]

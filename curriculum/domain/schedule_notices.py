@@ -28,12 +28,13 @@ def schedule_ended(*, chapter_id: int, release: Release | None, via: str) -> Non
         .first()
     )
     if waiting is not None and via != VIA:
-        when = f"{timezone.now():%Y-%m-%d %H:%M} UTC"
+        now = timezone.now()
         said = (
-            f"{release.made_by} published release {release.number} at {when}, before this "
-            "publish's time, which ended it; that release carries its own notes, not these."
+            f"{release.made_by} published release {release.number} at {now:%Y-%m-%d %H:%M} "
+            "UTC, before this publish's time, which ended it; that release carries its own "
+            "notes, not these."
         )
-        unreleased_kept(waiting, said, timezone.now())
+        unreleased_kept(waiting, said, now)
         return
     schedules.delete()
 
@@ -47,3 +48,10 @@ def unreleased_kept(
     schedule.reasons = [said]
     schedule.tried_at = now
     schedule.save(force_insert=made_again)
+
+
+def notes_unreleased(schedule: PublishSchedule | None) -> str | None:
+    """The notes a schedule could not record, which the next publish may carry; else None."""
+    if schedule is not None and schedule.status == PublishSchedule.Status.UNRELEASED:
+        return schedule.notes
+    return None
