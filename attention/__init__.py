@@ -55,7 +55,7 @@ from attention.registry.table import (
 from attention.softmax import softmax
 from attention.work import evaluation_work, numbers_at_most
 
-ENGINE_VERSION = "1.4.3"
+ENGINE_VERSION = "1.4.4"
 """Version of the engine's numerical behaviour; recorded with each verdict."""
 
 __all__ = [

@@ -25,7 +25,9 @@ an error to fix, never a guess: a noise entry reading and rounding may leave fur
 than half a unit in the third figure of the inputs' smallest number or LARGEST_NOISE, a number
 reading its inputs or longdouble's roundings move past its third figure, and, past
 EXTENDED_WORK, where float64's value is held, an entry in doubt near its inputs' moves or one
-two screening runs find float64's roundings may move past its third figure. A number float64
+two screening runs find float64's roundings may move past its third figure. And an
+entry below float64's normal range, as float64 or the extended run computes it (e^-800 is 0
+in float64, e^-720 2.03e-313): no answer may write it. A number float64
 computes off, all within 2^-40 of its output's largest entry (the band an exact 0 there is
 given) and below SPECK, is noise: an accidental 7e-14 beside entries of 10.
 """
@@ -49,6 +51,7 @@ from attention.compare import (
 from attention.errors import EngineInputError, fail
 from attention.generated import expand_inputs
 from attention.reruns import EXTENDED_WORK, LONG, PATTERNS, READ, SHAKE, Runs
+from attention.tiny import SMALLEST, TOO_SMALL
 
 MOVED = 4.0
 """An entry whose extended value is within MOVED times how far reading its inputs may move it
@@ -115,6 +118,7 @@ def settled(
     for key, got in floats.items():
         if _counts(arrays[key]):
             continue
+        _refuse(key, _below_normal(got), "cannot settle {}", _too_small)
         doubt = (got == 0) | _in_doubt(got, among)
         exact = runs.extended(key, got.shape)
         if exact is None:  # float64's value is held: its own roundings, screened
@@ -122,9 +126,9 @@ def settled(
             doubt |= unsure[key] > half_unit(got, MIN_FIGURES)
             bounds[key] = _unextended(runs, key, got, doubt, least, bounds[key])
             continue
-        # below float64's normal range, float64's own value is as near
-        tiny = (exact != 0) & (np.abs(exact) < np.finfo(np.float64).smallest_normal)
-        exact = np.where(tiny, got, exact)
+        # a 0 float64 computed for a value below its normal range (the softmax weight of
+        # scores 800 apart, e^-800) is no more an answer than 2e-313 is
+        _refuse(key, _below_normal(exact), "cannot settle {}", _too_small)
         if runs.rounded():  # one moved run screens every entry for what reading moves
             doubt |= MOVED * runs.moved(key, exact, 1) > half_unit(got, MIN_FIGURES)
         bounds[key], noise, moved = _decided(
@@ -265,6 +269,17 @@ def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ..
         "value",
         f"the engine {what.format(entry)}: {why(first)}; choose smaller inputs, or ones whose "
         "terms do not cancel so far",
+    )
+
+
+def _below_normal(values: np.ndarray) -> np.ndarray:
+    return (values != 0) & (np.abs(values) < SMALLEST)
+
+
+def _too_small(at: tuple[int, ...]) -> str:
+    return (
+        f"it falls {TOO_SMALL}, so no answer can be held to it (a softmax weight of scores "
+        "more than about 708 apart, say)"
     )
 
 

@@ -154,6 +154,21 @@ def test_a_small_entry_beside_a_huge_one_is_no_zero_and_must_be_answered():
     assert not judged("softmax", rows, [[0.0, 0.0], [1.0, 0.0]]).ok
 
 
+@pytest.mark.parametrize("gap", [709.0, 720.0, 745.0, 800.0, 1000.0])
+def test_a_value_below_float64s_normal_range_is_refused_not_held(gap):
+    """e^-709 .. e^-1000 is a number no answer can write (2e-313 is refused as an answer) and
+    float64 keeps too few of its figures, or none: 0 for e^-800 had been verified, and 0 for
+    e^-720 told to write 2.03223e-313 (a hostile round)."""
+    for operation, inputs, ask in (
+        ("softmax", {"scores": [[-gap, 0.0]]}, {"output": "out"}),
+        ("softmax", {"scores": [[0.0, gap]]}, {"output": "out", "row": 0}),
+        ("cross_entropy", {"logits": [-gap, 0.0], "targets": 1}, {"output": "grad"}),
+    ):
+        with pytest.raises(attention.EngineInputError, match="falls below 2.23e-308"):
+            judged(operation, inputs, [[0.0, 1.0]], ask=ask)
+    assert judged("softmax", {"scores": [[-700.0, 0.0]]}, [[9.85968e-305, 1.0]]).ok
+
+
 def test_an_output_of_tiny_numbers_is_held_to_its_figures_not_taken_as_zeros():
     inputs = {"q": [[0.0]], "k": [[0.0], [0.0]], "v": [[8e-13, 6e-13], [8e-13, 6e-13]]}
     for wrong in ([[0.0, 0.0]], [[1e-13, 1e-13]]):
