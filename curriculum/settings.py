@@ -452,6 +452,9 @@ LIMIT_CLAIM_WORK = env.int("LIMIT_CLAIM_WORK", 10**8)  # engine work of one clai
 # runs (attention/work.py; instance 0 and, when generated, every reader instance): about 3 to 10 s
 # of one core at the limit.
 LIMIT_PROBLEM_WORK = env.int("LIMIT_PROBLEM_WORK", 2 * 10**10)
+# The engine work all of a chapter's problems may ask together, so one save or file cannot
+# hold a worker for long (20 problems each just under LIMIT_PROBLEM_WORK took 248 s of a core).
+LIMIT_CHAPTER_WORK = env.int("LIMIT_CHAPTER_WORK", 10 * LIMIT_PROBLEM_WORK)
 # The numbers one evaluation of a problem makes, every output of its operation together (what
 # it asks may be a part): a worker holds them, and a few times as many while it computes them.
 LIMIT_PROBLEM_VALUES = env.int("LIMIT_PROBLEM_VALUES", 2**25)

@@ -1,5 +1,6 @@
-"""A problem may ask at most LIMIT_PROBLEM_WORK of the verifier, and make at most
-LIMIT_PROBLEM_VALUES numbers at a time, known before anything runs.
+"""A problem may ask at most LIMIT_PROBLEM_WORK of the verifier, a chapter's problems together
+at most LIMIT_CHAPTER_WORK, and a problem make at most LIMIT_PROBLEM_VALUES numbers at a time,
+known before anything runs.
 
 The verifier evaluates a problem at instance 0 and, when its inputs are generated, at every
 reader instance (1..PRACTICE_INSTANCES): the work is the engine's estimate for one evaluation
@@ -31,6 +32,18 @@ def problem_work(*, operation: Any, inputs: Any) -> int | None:
         return None
     once = attention.evaluation_work(operation, inputs)
     return None if once is None else once * evaluations(inputs)
+
+
+def chapter_work_refusal(work: int) -> str | None:
+    """Why problems needing ``work`` together are too much for one chapter; None when not."""
+    if work <= settings.LIMIT_CHAPTER_WORK:
+        return None
+    return (
+        f"verifying the chapter's problems to here needs about {work:.2g} units of engine work, "
+        f"more than a chapter's may together (LIMIT_CHAPTER_WORK, "
+        f"{settings.LIMIT_CHAPTER_WORK:.2g}): make their inputs smaller, or move problems to "
+        "another chapter"
+    )
 
 
 @dataclass(frozen=True)

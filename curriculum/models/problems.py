@@ -17,7 +17,7 @@ from curriculum.domain.placeholders import (
     placeholder_errors,
 )
 from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
-from curriculum.domain.work_budget import work_refusal
+from curriculum.domain.work_budget import chapter_work_refusal, problem_work, work_refusal
 
 from .course import Chapter
 from .fields import LFTextField
@@ -104,6 +104,12 @@ class Problem(models.Model):
         """What a claim in its texts may read: its inputs and its operation's outputs."""
         return known_names({"operation": self.operation, "inputs": self.inputs})
 
+    def _chapter_work(self) -> int:
+        """The work of verifying this problem as it would be saved and its chapter's others."""
+        others = Problem.objects.filter(chapter_id=self.chapter_id).exclude(pk=self.pk)
+        rows = [(self.operation, self.inputs), *others.values_list("operation", "inputs")]
+        return sum(problem_work(operation=op, inputs=inputs) or 0 for op, inputs in rows)
+
     def clean(self) -> None:
         """The engine says whether the inputs fit the operation, before any worker sees them."""
         errors: dict[str, list[str]] = {}
@@ -125,6 +131,8 @@ class Problem(models.Model):
             )
         ):
             errors[too_much.field] = [f"{too_much.field}: {too_much.message}"]
+        elif not errors and (together := chapter_work_refusal(self._chapter_work())):
+            errors["inputs"] = [f"inputs: {together}"]
         computable = "inputs" not in errors and "operation" not in errors
         if computable and (
             found := placeholder_errors(

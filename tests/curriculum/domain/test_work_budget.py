@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 
 from curriculum.domain.chapter_files import ChapterFileError, chapter_import
 from curriculum.domain.verification import verdict_decide
+from curriculum.domain.work_budget import problem_work
 from curriculum.models import Problem, Solution, Verdict
 from tests.conftest import sketch
 
@@ -65,6 +66,46 @@ def test_the_limit_is_a_setting(books, settings):
     assert any(
         e.startswith("problems[0].inputs: ") and "(1e+04)" in e for e in refused.value.errors
     )
+
+
+def test_a_chapters_problems_together_over_the_chapter_budget_are_refused_where_they_pass_it(
+    books, settings
+):
+    """Each problem within LIMIT_PROBLEM_WORK, and 20 of them 248 s of a core (a hostile
+    round): the problem that takes the chapter past LIMIT_CHAPTER_WORK is refused, with its
+    path, and nothing is written."""
+    one = backward_pass("p0", seq=64)
+    each = problem_work(operation=one["operation"], inputs=one["inputs"])
+    settings.LIMIT_CHAPTER_WORK = 2 * each
+    problems = [backward_pass(f"p{i}", seq=64) for i in range(4)]
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=sketch("II.7", problems=problems))
+    over = [e for e in refused.value.errors if "LIMIT_CHAPTER_WORK" in e]
+    assert [e.split(":")[0] for e in over] == ["problems[2].inputs"]
+    assert "move problems to another chapter" in over[0]
+    assert not Problem.objects.filter(chapter__code="II.7").exists()
+    chapter_import(document=sketch("II.7", problems=problems[:2]))  # at the limit: stored
+    assert Problem.objects.filter(chapter__code="II.7").count() == 2
+
+
+def test_admins_problem_page_refuses_a_problem_taking_its_chapter_past_the_budget(books, settings):
+    chapter_import(document=sketch("II.7", problems=[backward_pass("p1", seq=64)]))
+    stored = Problem.objects.get(chapter__code="II.7", key="p1")
+    settings.LIMIT_CHAPTER_WORK = problem_work(operation=stored.operation, inputs=stored.inputs)
+    stored.full_clean()  # itself alone: within
+    second = Problem(
+        chapter=stored.chapter,
+        key="p2",
+        kind=stored.kind,
+        variant=stored.variant,
+        statement=stored.statement,
+        operation=stored.operation,
+        inputs=stored.inputs,
+        ask=stored.ask,
+    )
+    with pytest.raises(ValidationError) as refused:
+        second.clean()
+    assert "LIMIT_CHAPTER_WORK" in str(refused.value.message_dict["inputs"])
 
 
 def test_a_problem_stored_before_the_limit_gets_an_error_verdict_naming_it(books, settings):
