@@ -5,11 +5,14 @@ parts. The site and the API both read through here, so neither can leak what the
 """
 
 import functools
+import hashlib
+import hmac
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 from django.db.models import (
@@ -89,9 +92,13 @@ def chapter_freshness(*, code: str, staff: bool = False) -> Freshness:
 def _moved(row: Mapping[str, Any]) -> str:
     """The row's id, revision and the moment it moved (to the microsecond, moved with the
     revision): a database made again or restored from a backup counts revisions from where it
-    stood, and the cache kept beside it must never take one of its texts for another's."""
+    stood, and the cache kept beside it must never take one of its texts for another's. Sent
+    as a digest keyed by the site's secret: a release's tag moves with its working copy (its
+    links do), and its readers are not told how often, or when, that copy is edited."""
     moment = row["updated_at"]
-    return f"w{row['pk']}.{row['revision']}.{int(moment.timestamp() * 1_000_000):x}"
+    moved = f"{row['pk']}.{row['revision']}.{int(moment.timestamp() * 1_000_000):x}"
+    digest = hmac.new(settings.SECRET_KEY.encode(), moved.encode(), hashlib.blake2b)
+    return f"w{digest.hexdigest()[:20]}"
 
 
 def release_freshness(*, code: str, number: int, staff: bool = False) -> Freshness:
@@ -157,9 +164,9 @@ def _release_freshness(
     code: str, row: Mapping[str, Any], release: str, created: datetime
 ) -> Freshness:
     """A release's text is fixed, but which Book 0 entries it may link moves with the chapter's
-    revision (and its Last-Modified with the chapter's)."""
-    moved = f"{code}:{release}:{_moved(row)}"
-    return Freshness(moved, max(created, row["updated_at"]))
+    revision. Its Last-Modified is the release's own (only the ETag answers 304): the working
+    copy's would tell readers when it was last edited."""
+    return Freshness(f"{code}:{release}:{_moved(row)}", created)
 
 
 def _links_open(snapshot: dict[str, Any]) -> dict[str, Any]:

@@ -137,3 +137,25 @@ def test_a_database_restored_under_its_cache_never_serves_another_text(client, b
     again = client.get("/api/v1/chapters/II.7", HTTP_IF_NONE_MATCH=cached["ETag"])
     assert again.status_code == 200
     assert again.json()["title"] == "Written after the restore"
+
+
+@pytest.mark.parametrize("path", ["/api/v1/chapters/II.7", "/chapters/II.7/"])
+def test_a_release_tells_readers_nothing_of_how_often_or_when_its_working_copy_is_edited(
+    client, books, erin, path
+):
+    """A release's ETag moves with its working copy (its links do), but as a digest: it had
+    shown the copy's revision count and the microsecond of its last edit, and Last-Modified
+    that edit's time (a hostile round). Last-Modified is the release's own."""
+    chapter = released("II.7", erin)
+    first = client.get(path)
+    for title in ("Edited once, unreleased", "Edited twice, unreleased"):
+        chapter.refresh_from_db()
+        chapter.title = title
+        ChapterSave(chapter=chapter).execute()
+        again = client.get(path)
+        assert again["ETag"] != first["ETag"] and again["Last-Modified"] == first["Last-Modified"]
+        assert title.encode() not in again.content
+    chapter.refresh_from_db()
+    for shown in (str(chapter.revision), f"{int(chapter.updated_at.timestamp() * 1e6):x}"):
+        assert shown not in again["ETag"].split(":", 2)[2]
+    assert client.get(path, HTTP_IF_NONE_MATCH=again["ETag"]).status_code == 304
