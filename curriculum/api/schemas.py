@@ -178,6 +178,7 @@ class PropertyChecked(Open):
 
 class PropositionOut(PropositionDocument, Open):
     proof: str | None = Field(description="null until the proof is published.")
+    title_html: str
     statement_html: str
     proof_html: str
     checked: PropertyChecked | None = Field(None, description="Present when it carries a check.")

@@ -126,7 +126,7 @@ def _parts(snapshot: dict[str, Any]) -> Iterator[dict[str, str]]:
         texts = [t for row in snapshot["notation"] for t in (row, "symbol", row, "meaning")]
         yield _part("notation", "notation", "Notation", texts, title, rows=2)
     for p in snapshot["propositions"]:
-        heading = f"Prop. {p['number']} {p['title']}"
+        heading = f"Prop. {p['number']} {reader_text(p['title_html'])}"
         yield _part(
             "proposition", f"prop-{p['number']}", heading, [p, "statement", p, "proof"], title
         )

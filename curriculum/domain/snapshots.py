@@ -27,9 +27,10 @@ from .markup import render_many
 from .placeholders import Room, placeholders_expand
 from .references import chapters_for, references_linked
 from .svg import svg_inline
-from .texts import problem_context
+from .texts import chapter_slots
 
-SNAPSHOT_FORMAT = 2  # 2: answers rendered (answer_html); readers get figures without source
+SNAPSHOT_FORMAT = 3  # 2: answers rendered (answer_html), figures given without source;
+# 3: proposition titles rendered (title_html)
 ENFORCEMENT_SENTENCE = "The build enforces that from the day the chapter is marked published."
 
 
@@ -67,10 +68,13 @@ def snapshot_for_readers(snapshot: dict[str, Any]) -> dict[str, Any]:
     rebuilt from the allowlist), never the author's source, whose scripts and handlers would
     run in a client that embeds it. A release keeps the source (staff diff releases with it),
     so every release, made before this or after, is given out through here; one made before
-    answers were rendered with it (format 1) gets its answer tables, under the cap, here."""
-    if snapshot["format"] < 2:
+    answers were rendered with it (format 1) gets its answer tables, and one made before
+    proposition titles were (format 2) its titles, under the cap, here."""
+    if snapshot["format"] < SNAPSHOT_FORMAT:
         snapshot = copy.deepcopy(snapshot)
-        _render_answers(snapshot)
+        if snapshot["format"] < 2:
+            _render_answers(snapshot)
+        _render_titles(snapshot)
         _within_cap(snapshot)
     figures = [{k: v for k, v in figure.items() if k != "svg"} for figure in snapshot["figures"]]
     problems = [_with_words(problem) for problem in snapshot["problems"]]
@@ -188,24 +192,11 @@ def _derived(chapter: Chapter, counts: ChapterCounts) -> dict[str, Any]:
     }
 
 
-def _markdown_slots(snapshot: dict[str, Any]):
-    """Every (holder, key) whose value is author Markdown; HTML goes beside it as key_html."""
-    for key in ("thesis", "summary", "before_you_start", "problem_statement"):
-        yield snapshot, key
-    for strand in snapshot["strands"].values():
-        for item in strand.get("items", []):
-            yield item, "body"
-    for figure in snapshot["figures"]:
-        yield figure, "caption"
-    for row in snapshot["notation"]:
-        yield row, "meaning"
-    for proposition in snapshot["propositions"]:
-        yield proposition, "statement"
-        yield proposition, "proof"
-    for problem in snapshot["problems"]:
-        yield problem, "statement"
-        if "solution" in problem:
-            yield problem["solution"], "steps"
+def _markdown_slots(snapshot: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Every (holder, key) whose value is author Markdown (`texts`, the one list of a chapter's
+    texts); HTML goes beside it as key_html."""
+    for _, holder, key, _, _ in chapter_slots(snapshot):
+        yield holder, key
 
 
 def _shown(snapshot: dict[str, Any]) -> dict[int, str]:
@@ -220,35 +211,21 @@ def _shown(snapshot: dict[str, Any]) -> dict[int, str]:
     return shown
 
 
-def _contexts(snapshot: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """The problem each problem text belongs to, as its claims read it (`claims.found`)."""
-    contexts = {}
-    for problem in snapshot["problems"]:
-        context = problem_context(problem)
-        contexts[id(problem)] = context
-        if "solution" in problem:
-            contexts[id(problem["solution"])] = context
-    return contexts
-
-
 def _render(snapshot: dict[str, Any], states: dict[str, str]) -> None:
     """Every text rendered: claims carrying their verdicts (`states`, by fingerprint),
     placeholders typeset, references linked."""
-    slots = list(_markdown_slots(snapshot))
-    shown, chapters, contexts = _shown(snapshot), chapters_for(snapshot), _contexts(snapshot)
+    slots = [(holder, key, context) for _, holder, key, _, context in chapter_slots(snapshot)]
+    shown, chapters = _shown(snapshot), chapters_for(snapshot)
     sources = [
         references_linked(
-            claims_stated(
-                shown.get(id(holder), holder[key] or ""), contexts.get(id(holder)), states
-            ),
-            chapters,
+            claims_stated(shown.get(id(holder), holder[key] or ""), context, states), chapters
         )
-        for holder, key in slots
+        for holder, key, context in slots
     ]
     # a notation symbol is TeX without its dollars (d_k): typeset, it reads as the text does
     symbols = [f"${row['symbol'].strip('$')}$" for row in snapshot["notation"]]
     rendered = render_many(sources + symbols)
-    for (holder, key), html in zip(slots, rendered, strict=False):
+    for (holder, key, _), html in zip(slots, rendered, strict=False):
         holder[f"{key}_html"] = html
     for row, html in zip(snapshot["notation"], rendered[len(slots) :], strict=True):
         row["symbol_html"] = html
@@ -263,6 +240,16 @@ def _render_answers(snapshot: dict[str, Any]) -> None:
     for problem in snapshot["problems"]:
         if "solution" in problem:
             problem["solution"]["answer_html"] = answer_html(problem["solution"]["answer"])
+
+
+def _render_titles(snapshot: dict[str, Any]) -> None:
+    """A release made before titles were rendered showed them as typed, their claims never
+    checked nor their references validated: typeset now, each claim marked pending (none was
+    checked) and each reference as written (linking one unchecked could land anywhere)."""
+    propositions = [p for p in snapshot["propositions"] if "title_html" not in p]
+    titles = [claims_stated(p["title"] or "", None, {}) for p in propositions]
+    for proposition, html in zip(propositions, render_many(titles), strict=True):
+        proposition["title_html"] = html
 
 
 def _rendered(snapshot: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:

@@ -56,6 +56,13 @@ def test_a_chapter_code_with_dots_reads_its_working_copy_and_derived_counts(clie
     assert client.get("/api/v1/chapters/0.LA.01").json()["code"] == "0.LA.01"
 
 
+def test_a_propositions_title_comes_rendered_beside_its_markdown(client, seeded):
+    """As every other Markdown text of the chapter has its `*_html`; the title had none."""
+    proposition = client.get("/api/v1/chapters/II.3").json()["propositions"][0]
+    assert proposition["title"] == "Softmax ignores a common shift."
+    assert proposition["title_html"] == "<p>Softmax ignores a common shift.</p>\n"
+
+
 def test_each_problem_carries_its_verification_provenance(client, seeded):
     problem = client.get("/api/v1/chapters/II.3").json()["problems"][0]
     assert set(problem["verification"]) >= {

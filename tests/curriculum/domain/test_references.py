@@ -276,6 +276,23 @@ def test_propositions_without_a_number_are_numbered_in_order(books):
     assert [text for _, _, text in links("II.7")] == ["Prop. 1", "Prop. 6"]
 
 
+def test_a_reference_in_a_proposition_title_is_refused_with_its_path_or_linked(books):
+    """A title is Markdown as a statement is: its references had been neither checked nor
+    linked."""
+    titled = [SHIFT | {"title": "Softmax ignores a shift, as @prop:nope says."}]
+    with pytest.raises(ChapterFileError) as refused:
+        chapter_import(document=with_text("Means.", propositions=titled))
+    assert refused.value.errors == [
+        "propositions[0].title: reference @prop:nope: II.7 has no proposition nope "
+        "(it has: 2, shift)"
+    ]
+    titled = [SHIFT | {"title": "Softmax ignores a shift, as @problem:p2 shows."}]
+    chapter_import(document=with_text("Means.", propositions=titled))
+    html = chapter_for_reader(code="II.7").snapshot["propositions"][0]["title_html"]
+    assert '<a href="#problem-p2" rel="noopener noreferrer nofollow">Exercise 1</a>' in html
+    assert "@" not in html
+
+
 def with_practice_text(text: str, where: str) -> dict:
     """The sketch, with `text` as problem p2's first hint or its first feedback's words."""
     document = with_text("Means.")
@@ -342,6 +359,18 @@ def test_a_release_names_a_part_of_another_chapter_only_once_that_chapter_has_a_
     assert ("/chapters/II.3/releases/1/#prop-2", "II.3 Prop. 2") in [
         (href, text) for href, _, text in links("II.2")
     ]
+
+
+def test_a_title_names_a_part_of_another_chapter_only_once_that_chapter_has_a_release(seeded, erin):
+    """The gate's release rule holds in a proposition's title as in every other text."""
+    titled = [SHIFT | {"title": "A shift, as @II.3/prop:2 says."}]
+    chapter_import(document=with_text("Means.", code="II.2", propositions=titled))
+    chapter = Chapter.objects.get(code="II.2")
+    verify_now(chapter)
+    with pytest.raises(PublishRefused) as refused:
+        chapter_publish(chapter=chapter, user=erin)
+    assert [reason.split(":")[0] for reason in refused.value.reasons] == ["propositions[0].title"]
+    assert "reference @II.3/prop:2: II.3 has no release" in refused.value.reasons[0]
 
 
 @pytest.mark.parametrize("written", ["@ii.3", "@II.03", "@0.la.01", "@Ii.3/prop:2"])

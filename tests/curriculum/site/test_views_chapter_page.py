@@ -136,6 +136,30 @@ def test_each_verified_answer_says_how_it_was_checked_in_digits_mode_too(client,
     assert "(checked to 4 significant figures, engine" in text and "rtol ," not in text
 
 
+def proposition_head(html: str) -> str:
+    return html.split('class="proposition-head"')[1].split("</div></div>")[0]
+
+
+def test_a_propositions_title_is_typeset_never_shown_as_its_source(client, books, erin):
+    """A title is Markdown: the page had shown `$\\sqrt{d}$` and `**bold**` as typed, in a
+    release made before titles were rendered too."""
+    document = sketch("II.7")
+    title = r"Scores scale as $\sqrt{d}$ and **bold**"
+    document["propositions"] = [{"title": title, "statement": "They do."}]
+    chapter_import(document=document)
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    release = chapter_publish(chapter=chapter, user=erin)
+    del release.snapshot["propositions"][0]["title_html"]  # as releases were stored before
+    release.snapshot["format"] = 2
+    Release.objects.filter(pk=release.pk).update(snapshot=release.snapshot)
+    for page in ("/chapters/II.7/", "/chapters/II.7/releases/1/"):
+        head = proposition_head(client.get(page).content.decode())
+        assert "<strong>bold</strong>" in head and "<msqrt>" in head, head
+        shown = visible_text(head)
+        assert "Scores scale as" in shown and not any(s in shown for s in ("$", "**", "sqrt"))
+
+
 def test_an_earlier_release_stays_readable(client, released):
     assert client.get("/chapters/II.3/releases/1/").status_code == 200
     assert client.get("/chapters/II.3/releases/2/").status_code == 404

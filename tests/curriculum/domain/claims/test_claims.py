@@ -172,6 +172,19 @@ def test_a_claim_in_a_draft_part_blocks_nothing(books):
     assert row.state == "mismatch" and not row.visible
 
 
+def test_a_claim_in_a_proposition_title_is_listed_checked_and_shown_marked(books):
+    """A title is Markdown as a statement is: its claims were neither found nor checked."""
+    document = sketch()
+    document["propositions"] = [{"title": "Half is {{ 0.5 = 1/3 }}", "statement": "It is."}]
+    chapter = imported(document)
+    (row,) = claim_rows(code="II.7")
+    assert (row.path, row.state, row.visible) == ("propositions[0].title", "mismatch", True)
+    (reason,) = reasons(chapter)
+    assert reason.startswith("propositions[0].title: claim 0.5 = 1/3")
+    html = chapter_for_reader(code="II.7").snapshot["propositions"][0]["title_html"]
+    assert ">✗</span>" in html and "{{" not in html
+
+
 def test_an_edited_claim_is_decided_again_and_blocks_until_it_is(books):
     chapter = imported(with_claim(f"{{{{ {A10} = softmax(scores=[1, 0]).out[0] }}}}"))
     assert reasons(chapter) == []
