@@ -9,7 +9,7 @@ from curriculum.domain.terms import DEFINES_CHARS
 
 from .course import Chapter
 from .fields import LFTextField
-from .validators import validate_markdown, validate_svg, validate_terms
+from .validators import validate_markdown, validate_svg, validate_terms, validate_title
 
 # Mathematics has no items: its problems count.
 ITEM_STRAND_CHOICES = [(c, n) for c, n in STRAND_CHOICES if c != MATHEMATICS]
@@ -90,7 +90,7 @@ class Proposition(models.Model):
         db_index=False,
         help_text="What references call it (@prop:LABEL); empty: its number (@prop:2).",
     )
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=300, validators=[validate_title])
     statement = LFTextField(validators=[validate_markdown])
     proof = LFTextField(blank=True, null=True, validators=[validate_markdown])  # noqa: DJ001 - null is "no proof yet", as in chapter files
     proof_published = models.BooleanField(default=False)

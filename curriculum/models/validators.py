@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 
 from curriculum.domain.bibliography import library_errors
 from curriculum.domain.claims.syntax import claim_errors
+from curriculum.domain.markup import title_errors
 from curriculum.domain.markup_checks import markup_errors
 from curriculum.domain.svg import svg_errors
 from curriculum.domain.terms import defines_errors, terms_listed
@@ -11,6 +12,12 @@ from curriculum.domain.terms import defines_errors, terms_listed
 
 def validate_markdown(value: str) -> None:
     if errors := markup_errors(value) + claim_errors(value):
+        raise ValidationError(errors)
+
+
+def validate_title(value: str) -> None:
+    """A Markdown title is read on one line beside what it names (`markup.title_errors`)."""
+    if errors := markup_errors(value) + claim_errors(value) + title_errors(value or ""):
         raise ValidationError(errors)
 
 

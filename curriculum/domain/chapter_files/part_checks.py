@@ -8,6 +8,7 @@ from curriculum.models.course import is_apparatus_code
 
 from ..claims.properties import property_errors
 from ..ladder import LEVELS, MATHEMATICS, STRAND_CODES
+from ..markup import title_errors
 from ..svg import svg_errors
 from ..terms import defines_errors
 from .checker import Checker, kind_of
@@ -113,6 +114,8 @@ def propositions_checked(c: Checker, raws: list) -> list:
         for name in ("title", "statement"):
             c.filled(getattr(prop, name), f"{path}.{name}")
             c.markdown(getattr(prop, name), f"{path}.{name}")
+        for why in title_errors(prop.title):
+            c.error(f"{path}.title", why)
         if prop.check is not None:
             for where, message in property_errors(prop.check, f"{path}.check"):
                 c.error(where, message)

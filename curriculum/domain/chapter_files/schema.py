@@ -186,7 +186,13 @@ class PropositionDocument(Keys):
         max_length=width(Proposition, "label"),
         pattern=r"^[-a-zA-Z0-9_]*$",  # a slug, or empty for none
     )
-    title: str = rule("Markdown", "required", max_length=width(Proposition, "title"))
+    title: str = rule(
+        "Markdown",
+        'required; one line, read beside its number ("Prop. 2 ..."): no headings, lists, '
+        "quotes, tables, code blocks, display formulas, footnotes or blank lines; at most "
+        f"{width(Proposition, 'title')} characters",
+        max_length=width(Proposition, "title"),
+    )
     statement: str = rule("Markdown", "required")
     proof: str | None = rule("Markdown", "optional", None)
     proof_published: bool = rule(

@@ -12,7 +12,7 @@ mathematics typeset as MathML, fenced code highlighted, images from the media li
 `markup_checks` adds what needs the database (media names) to these checks.
 """
 
-from .constructs import construct_errors, media_names
+from .constructs import construct_errors, media_names, title_errors
 from .katex import (
     KATEX_DIR,
     MathTooLarge,
@@ -41,4 +41,5 @@ __all__ = [
     "render",
     "render_format",
     "render_many",
+    "title_errors",
 ]

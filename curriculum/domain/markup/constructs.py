@@ -2,8 +2,9 @@
 an image from elsewhere, without alt text or with a formula in it, a link the page would strip,
 `\\eqref`, a footnote that is not both marked and written or that marks another, quotes and lists
 nested past LIMIT_MARKDOWN_NESTING) is refused with a reason at import, in admin and through the
-API, so nothing an author wrote is dropped from the page without a word. What KaTeX refuses in
-a formula (`\\href`, `\\tag`...) is katex/render.js's to say."""
+API, so nothing an author wrote is dropped from the page without a word; a title is one line of
+it (`title_errors`). What KaTeX refuses in a formula (`\\href`, `\\tag`...) is katex/render.js's
+to say."""
 
 import re
 from urllib.parse import urlsplit
@@ -196,3 +197,24 @@ def media_names(source: str) -> set[str]:
         if token.type == "image"
     )
     return {name for name in found if name}
+
+
+LINE = {"paragraph_open", "inline", "paragraph_close"}
+OFF_THE_LINE = {"math_inline_double", "footnote_ref"}
+
+
+def title_errors(source: str) -> list[str]:
+    """A title is read on one line beside what it names ("Prop. 2 Scores scale as √d"), and as
+    one line in a search hit's heading: one paragraph of inline Markdown. A heading, list,
+    quote, table, code block, display formula, footnote or second paragraph would break that
+    line, and a display equation there would be numbered among the chapter's."""
+    tokens = parse(source)
+    blocks = [token for token in tokens if token.type not in LINE]
+    paragraphs = sum(token.type == "paragraph_open" for token in tokens)
+    inline = [child for token in tokens for child in token.children or []]
+    if blocks or paragraphs > 1 or any(child.type in OFF_THE_LINE for child in inline):
+        return [
+            "a title is one line of text: write it without headings, lists, quotes, tables, "
+            "code blocks, display formulas ($$...$$), footnotes or blank lines"
+        ]
+    return []

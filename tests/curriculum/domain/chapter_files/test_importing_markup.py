@@ -18,6 +18,10 @@ NESTED = (
     "page would drop what lies deeper; flatten them"
 )
 SHOWN_AS_TYPED = "would show as typed: links go to http(s), mailto or a page"
+ONE_LINE = (
+    "a title is one line of text: write it without headings, lists, quotes, tables, code "
+    "blocks, display formulas ($$...$$), footnotes or blank lines"
+)
 
 
 def refused(text: str) -> list[str]:
@@ -111,6 +115,34 @@ def test_quotes_and_lists_nested_past_the_limit_are_refused(books, text):
 )
 def test_markdown_the_page_would_drop_or_show_as_typed_is_refused(books, heads, text, said):
     assert refused(text) == [f"before_you_start: {said}"]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "# A heading",
+        "Two\n\nparagraphs",
+        "- a list",
+        "> a quote",
+        "A display $$ \\sqrt{d} $$ formula",
+        "$$ s = q k $$ (score)",
+        "A note[^1]\n\n[^1]: It.",
+        "| a | b |\n|--|--|\n| 1 | 2 |",
+    ],
+)
+def test_a_proposition_title_is_one_line_of_markdown(books, title):
+    """It is read beside its number, "Prop. 2 ...", and as a search hit's heading."""
+    document = sketch(propositions=[{"title": title, "statement": "It is."}])
+    with pytest.raises(ChapterFileError) as refusal:
+        file_import(text=yaml.safe_dump(document, sort_keys=False))
+    assert refusal.value.errors == [f"propositions[0].title: {ONE_LINE}"]
+
+
+def test_a_proposition_title_holds_inline_markdown(books):
+    title = "Scores scale as $\\sqrt{d}$, **bold**, `code` and [a link](https://example.org)"
+    document = sketch(propositions=[{"title": title, "statement": "It is."}])
+    file_import(text=yaml.safe_dump(document, sort_keys=False))
+    assert Chapter.objects.get(code="II.7").propositions.get().title == title
 
 
 def test_a_footnote_marking_a_footnote_is_refused(books):

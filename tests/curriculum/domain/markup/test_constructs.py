@@ -1,8 +1,10 @@
 """What the page would not show is refused with a reason that says what to write instead."""
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from curriculum.domain.markup import construct_errors, media_names
+from curriculum.models import Proposition
 
 
 @pytest.mark.parametrize(
@@ -50,3 +52,18 @@ def test_what_the_page_shows_is_not_refused(text):
 def test_media_names_are_read_from_images_only():
     text = "![a](media:heads.png) `![b](media:code.png)` [c](media:link.png) ![d](x.png)"
     assert media_names(text) == {"heads.png"}
+
+
+@pytest.mark.parametrize(
+    ("title", "said"),
+    [
+        ("Bold <b>this</b>", "raw HTML `<b>` is not shown on the page"),
+        ("Run [x](javascript:alert(1))", "link `javascript:alert(1)` would show as typed"),
+        ("# A heading", "a title is one line of text"),
+    ],
+)
+def test_admin_refuses_in_a_proposition_title_what_a_file_may_not_hold(title, said):
+    """The model's field had no validator: admin saved raw HTML in a title files refuse."""
+    with pytest.raises(ValidationError) as refused:
+        Proposition._meta.get_field("title").run_validators(title)
+    assert any(said in message for message in refused.value.messages), refused.value.messages
