@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curriculum', '0041_schedule_unreleased'),
+        ('curriculum', '0042_ask_again_where_a_value_fell_below_normal'),
     ]
 
     operations = [
