@@ -9,18 +9,29 @@ from typing import Any
 import yaml
 from django.conf import settings
 
-from attention.tiny import NotHeld, float_read
+from attention.tiny import EXACT_FLOATS, NotHeld, float_read
 
 from ..collection import collection_paused
-from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError, value_problem
+from .errors import FLOAT_LIMIT, TOO_LARGE, ChapterFileError
 from .extent import WIDTH, extent_check
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class _Refused(yaml.constructor.ConstructorError):
-    """Valid YAML that is not a chapter's: a tag YAML 1.2's core schema does not have, or a
-    number float64 cannot hold as written."""
+    """Valid YAML that is not a chapter's: a tag YAML 1.2's core schema does not have, one on a
+    value not written as its type (`!!int 1_000`), or a number float64 cannot hold as written."""
+
+
+_YAML_TAG = "tag:yaml.org,2002:"
+
+
+def _shown(tag: str) -> str:
+    """A tag as an author writes it: `!!int` for YAML's own, a local tag as written (`!foo`),
+    any other verbatim (`!<tag:example.com,2000:x>`)."""
+    if tag.startswith(_YAML_TAG):
+        return "!!" + tag.removeprefix(_YAML_TAG)
+    return tag if tag.startswith("!") else f"!<{tag}>"
 
 
 class _TooDeep(yaml.YAMLError):
@@ -59,6 +70,8 @@ class _Loader(_FAST):  # type: ignore[misc,valid-type]
     """
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if not isinstance(node, yaml.MappingNode):  # `!!map x`: PyYAML's refusal, where it stands
+            return super().construct_mapping(node, deep=deep)
         seen = set()
         for key_node, _ in node.value:
             if key_node.tag == MERGE_TAG:
@@ -92,6 +105,7 @@ def _construct_int(loader: Any, node: Any) -> int:
     """An integer as YAML 1.2 writes it (decimal, 0o17, 0x1F), refused past what a float can
     hold, with its line and column: the engine computes in floats, and a 0x... literal of
     thousands of digits would otherwise reach every message that names it."""
+    _tag_check(node)
     text = loader.construct_scalar(node)
     try:
         if text.startswith(("0o", "0x")):
@@ -119,17 +133,54 @@ _Loader.yaml_implicit_resolvers = {
     ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_Loader.add_implicit_resolver(
-    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
-)
-_Loader.add_implicit_resolver(
-    _FLOAT,
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+_CORE = {
+    _INT: re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z"),
+    _FLOAT: re.compile(
+        r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z"
     ),
-    list("-+0123456789."),
-)
+}
+"""What YAML 1.2's core schema reads as each type: a plain scalar so written is read as it, and
+a tagged one (`!!int 12`) must be so written (`_tag_check`). Matched from the start, to the very
+end (`$` would also end before a final line break)."""
+_Loader.add_implicit_resolver(_INT, _CORE[_INT], list("-+0123456789"))
+_Loader.add_implicit_resolver(_FLOAT, _CORE[_FLOAT], list("-+0123456789."))
+
+_WRITTEN = {
+    _INT: (_INT,),
+    _FLOAT: (_INT, _FLOAT),
+}
+"""The types whose written forms each tag honours: a float may be written as an integer."""
+
+_FORMS = {
+    _INT: "an integer as 12, -3, 0o17 or 0x1F",
+    _FLOAT: "a number as 12, -3, 0x1F, 0.5, 1e-6, .inf or .nan",
+}
+
+
+def _tag_check(node: Any) -> None:
+    """A tag skips the reading of plain scalars, and PyYAML's constructors read what it tags as
+    YAML 1.1 and Python do: `!!int 1_216`, `!!int "١٢١٦"` and `!!float " 1216 "` were 1216,
+    and `!!int 20:16` or `!!float 20:16` failed in words that were not the reason. So a tag is
+    honoured only on what YAML 1.2's core schema writes as its type, and refused where it
+    stands otherwise; a plain scalar, read as its form says, always passes."""
+    if isinstance(node, yaml.ScalarNode) and any(
+        _CORE[written].match(node.value) for written in _WRITTEN[node.tag]
+    ):
+        return
+    if isinstance(node, yaml.ScalarNode):
+        value = node.value if len(node.value) <= 40 else f"{node.value[:37]}..."
+        what = repr(value)
+    else:
+        what = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
+    raise _Refused(
+        None,
+        None,
+        f"the tag {_shown(node.tag)} does not fit {what}: YAML 1.2 writes {_FORMS[node.tag]}",
+        node.start_mark,
+    )
+
+
 _Loader.add_constructor(_INT, _construct_int)
 
 
@@ -137,7 +188,12 @@ def _construct_float(loader: Any, node: Any) -> float | int:
     """A float as PyYAML reads it (`.inf`, `.nan` and all), except where `float_read` reads it
     otherwise: one written nonzero is never read as 0 (1e-400 is refused where it stands, as
     1e-320 is), a whole number past 2**53 is read as the integer written, and a fraction
-    float64 would lose is refused where it stands."""
+    float64 would lose is refused where it stands. One written as an integer (`!!float 0x1F`) is
+    that integer, a float where float64 holds it exactly, as `float_read` reads one."""
+    _tag_check(node)
+    if _CORE[_INT].match(node.value):
+        whole = _construct_int(loader, node)
+        return float(whole) if abs(whole) < EXACT_FLOATS else whole
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
     if math.isfinite(value) and value.is_integer():  # 0, or a whole number: written so?
         try:
@@ -150,22 +206,17 @@ def _construct_float(loader: Any, node: Any) -> float | int:
 
 _Loader.add_constructor(_FLOAT, _construct_float)
 
-_YAML_TAG = "tag:yaml.org,2002:"
 _REFUSED_TAGS = ("binary", "set", "omap", "pairs", "timestamp")
 """PyYAML's safe tags beyond the core schema's: each would hand the checks bytes, a set, pairs
 or a date, which no key of the format holds."""
 
 
 def _refuse_tag(loader: Any, node: Any) -> Any:
-    tag = node.tag
-    shown = tag if tag.startswith("!") else f"!<{tag}>"  # a local tag as written, else verbatim
-    if tag.startswith(_YAML_TAG):
-        shown = "!!" + tag.removeprefix(_YAML_TAG)
     raise _Refused(
         None,
         None,
-        f"the tag {shown} is not allowed: a chapter file holds text, numbers, true or false, "
-        "null, lists and mappings",
+        f"the tag {_shown(node.tag)} is not allowed: a chapter file holds text, numbers, "
+        "true or false, null, lists and mappings",
         node.start_mark,
     )
 
@@ -226,8 +277,6 @@ def load_yaml(text: str) -> Any:
                 problem = f"nested more than {settings.LIMIT_YAML_DEPTH} deep (LIMIT_YAML_DEPTH)"
             said = "" if isinstance(error, _Refused) else "not valid YAML: "
             raise ChapterFileError([f"{where}: {said}{problem}"]) from error
-        except ValueError as error:  # a constructor's: `!!float x`
-            raise ChapterFileError([f"file: not valid YAML: {value_problem(error)}"]) from error
         extent_check(document, where="file")
     return document
 

@@ -61,3 +61,57 @@ def test_a_tag_outside_yaml_1_2_s_core_schema_is_refused_by_name_where_it_stands
         f"line 2, column 8: the tag {tag} is not allowed: a chapter file holds text, numbers, "
         "true or false, null, lists and mappings"
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "refusal"),
+    [
+        ("!!int 1_216", "the tag !!int does not fit '1_216'"),
+        ("!!float 1_216", "the tag !!float does not fit '1_216'"),
+        ('!!int "١٢١٦"', "the tag !!int does not fit '١٢١٦'"),
+        ('!!float " 1216 "', "the tag !!float does not fit ' 1216 '"),
+        ("!!int 0b10011000000", "the tag !!int does not fit '0b10011000000'"),
+        ("!!int 20:16", "the tag !!int does not fit '20:16'"),
+        ("!!float 20:16", "the tag !!float does not fit '20:16'"),
+        ("!!int 1.5", "the tag !!int does not fit '1.5'"),
+        ("!!int [1]", "the tag !!int does not fit a list"),
+    ],
+)
+def test_a_number_s_tag_on_what_yaml_1_2_does_not_write_as_one_is_refused_where_it_stands(
+    value, refusal
+):
+    """A tag skipped the reading of plain scalars: YAML 1.1's 1_216 and Python's Arabic-Indic
+    digits or spaces were read as 1216, and 20:16 or 0b... refused as too large, or in Python's
+    words with no line."""
+    integer = "an integer as 12, -3, 0o17 or 0x1F"
+    number = "a number as 12, -3, 0x1F, 0.5, 1e-6, .inf or .nan"
+    forms = integer if refusal.startswith("the tag !!int") else number
+    with pytest.raises(ChapterFileError) as refused:
+        load_yaml(f"code: II.7\nanswer: {value}\n")
+    assert refused.value.errors == [f"line 2, column 9: {refusal}: YAML 1.2 writes {forms}"]
+
+
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [
+        ("!!int 1216", 1216),
+        ("!!float 1216", 1216.0),
+        ("!!float 1.5", 1.5),
+        ('!!int "12"', 12),
+        ("!!int 0x1F", 31),
+        ("!!float 0o17", 15.0),
+        ("!!float -.inf", float("-inf")),
+        ("!!float 1e-6", 1e-6),
+    ],
+)
+def test_a_number_s_tag_on_a_number_as_yaml_1_2_writes_it_reads_it(value, read):
+    answer = load_yaml(f"answer: {value}\n")["answer"]
+    assert answer == read and type(answer) is type(read)
+
+
+def test_a_mapping_s_tag_on_a_scalar_is_refused_where_it_stands():
+    with pytest.raises(ChapterFileError) as refused:
+        load_yaml("code: II.7\ntitle: !!map x\n")
+    assert refused.value.errors == [
+        "line 2, column 8: not valid YAML: expected a mapping node, but found scalar"
+    ]
