@@ -120,20 +120,26 @@ def _construct_int(loader: Any, node: Any) -> int:
 
 
 _INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_BOOL, _NULL = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
 _TIMESTAMP, _VALUE = "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"
-# Numbers as YAML 1.2's core schema reads them. YAML 1.1 (PyYAML's own) read 010 as 8, 1:30 as
+# Values as YAML 1.2's core schema reads them. YAML 1.1 (PyYAML's own) read 010 as 8, 1:30 as
 # 90, 1_0 as 10 and 0b11 as 3, so an author's inputs changed without a word; those forms are
 # now text, which the file's checks refuse where a number belongs. (1e-6, a string in 1.1, is
-# the number authors mean.) The core schema has no timestamps either: `code: 2001-12-14` is
-# text, refused by the code's own rule, not a date no rule expects (nor is `=` YAML 1.1's
-# value key).
+# the number authors mean.) So are 1.1's yes, no, on, off (`causal: on` is refused, not read
+# as true; `label: no` is the text no). The core schema has no timestamps either:
+# `code: 2001-12-14` is text, refused by the code's own rule, not a date no rule expects (nor
+# is `=` YAML 1.1's value key).
 _Loader.yaml_implicit_resolvers = {
     first: [
-        (tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _TIMESTAMP, _VALUE)
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in (_INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP, _VALUE)
     ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _CORE = {
+    _NULL: re.compile(r"(?:null|Null|NULL|~|)\Z"),
+    _BOOL: re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z"),
     _INT: re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z"),
     _FLOAT: re.compile(
         r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
@@ -143,16 +149,22 @@ _CORE = {
 """What YAML 1.2's core schema reads as each type: a plain scalar so written is read as it, and
 a tagged one (`!!int 12`) must be so written (`_tag_check`). Matched from the start, to the very
 end (`$` would also end before a final line break)."""
+_Loader.add_implicit_resolver(_NULL, _CORE[_NULL], ["~", "n", "N", ""])  # "": nothing written
+_Loader.add_implicit_resolver(_BOOL, _CORE[_BOOL], list("tTfF"))
 _Loader.add_implicit_resolver(_INT, _CORE[_INT], list("-+0123456789"))
 _Loader.add_implicit_resolver(_FLOAT, _CORE[_FLOAT], list("-+0123456789."))
 
 _WRITTEN = {
+    _NULL: (_NULL,),
+    _BOOL: (_BOOL,),
     _INT: (_INT,),
     _FLOAT: (_INT, _FLOAT),
 }
 """The types whose written forms each tag honours: a float may be written as an integer."""
 
 _FORMS = {
+    _NULL: "null as null, Null, NULL, ~ or nothing at all",
+    _BOOL: "true or false as true, True, TRUE, false, False or FALSE",
     _INT: "an integer as 12, -3, 0o17 or 0x1F",
     _FLOAT: "a number as 12, -3, 0x1F, 0.5, 1e-6, .inf or .nan",
 }
@@ -161,9 +173,10 @@ _FORMS = {
 def _tag_check(node: Any) -> None:
     """A tag skips the reading of plain scalars, and PyYAML's constructors read what it tags as
     YAML 1.1 and Python do: `!!int 1_216`, `!!int "١٢١٦"` and `!!float " 1216 "` were 1216,
-    and `!!int 20:16` or `!!float 20:16` failed in words that were not the reason. So a tag is
-    honoured only on what YAML 1.2's core schema writes as its type, and refused where it
-    stands otherwise; a plain scalar, read as its form says, always passes."""
+    and `!!int 20:16` or `!!float 20:16` failed in words that were not the reason; `!!bool yes`
+    was true, `!!bool y` a KeyError (a 500), and `!!null x` null. So a tag is honoured only on
+    what YAML 1.2's core schema writes as its type, and refused where it stands otherwise; a
+    plain scalar, read as its form says, always passes."""
     if isinstance(node, yaml.ScalarNode) and any(
         _CORE[written].match(node.value) for written in _WRITTEN[node.tag]
     ):
@@ -205,6 +218,16 @@ def _construct_float(loader: Any, node: Any) -> float | int:
 
 
 _Loader.add_constructor(_FLOAT, _construct_float)
+
+
+def _construct_checked(loader: Any, node: Any) -> Any:
+    """True, false or null, as PyYAML reads them, once `_tag_check` has found them so written."""
+    _tag_check(node)
+    return yaml.SafeLoader.yaml_constructors[node.tag](loader, node)
+
+
+_Loader.add_constructor(_BOOL, _construct_checked)
+_Loader.add_constructor(_NULL, _construct_checked)
 
 _REFUSED_TAGS = ("binary", "set", "omap", "pairs", "timestamp")
 """PyYAML's safe tags beyond the core schema's: each would hand the checks bytes, a set, pairs

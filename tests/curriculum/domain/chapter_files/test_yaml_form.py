@@ -115,3 +115,43 @@ def test_a_mapping_s_tag_on_a_scalar_is_refused_where_it_stands():
     assert refused.value.errors == [
         "line 2, column 8: not valid YAML: expected a mapping node, but found scalar"
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "refusal"),
+    [
+        ("!!bool yes", "the tag !!bool does not fit 'yes'"),
+        ("!!bool y", "the tag !!bool does not fit 'y'"),
+        ("!!bool 1", "the tag !!bool does not fit '1'"),
+        ("!!null x", "the tag !!null does not fit 'x'"),
+        ("!!null [1]", "the tag !!null does not fit a list"),
+    ],
+)
+def test_a_tag_on_what_yaml_1_2_does_not_write_as_true_false_or_null_is_refused(value, refusal):
+    """`!!bool yes` was YAML 1.1's true, `!!bool y` a KeyError (a 500) and `!!null x` null."""
+    forms = (
+        "true or false as true, True, TRUE, false, False or FALSE"
+        if "!!bool" in refusal
+        else "null as null, Null, NULL, ~ or nothing at all"
+    )
+    with pytest.raises(ChapterFileError) as refused:
+        load_yaml(f"code: II.7\npublished: {value}\n")
+    assert refused.value.errors == [f"line 2, column 12: {refusal}: YAML 1.2 writes {forms}"]
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("yes", "yes"), ("No", "No"), ("on", "on"), ("OFF", "OFF"), ("y", "y")]
+    + [("True", True), ("FALSE", False), ("~", None), ("", None), ("NULL", None)]
+    + [("!!bool true", True), ("!!bool False", False), ("!!null ~", None), ("!!null", None)],
+)
+def test_true_false_and_null_are_read_as_yaml_1_2_writes_them(written, read):
+    """YAML 1.1's yes, no, on and off are text in YAML 1.2, as 1:30 and 1_000 are."""
+    assert load_yaml(f"a: {written}\n") == {"a": read}
+
+
+def test_a_yaml_1_1_boolean_is_refused_where_true_or_false_belongs(books):
+    text = dump_yaml(sketch()).replace("published: true", "published: yes", 1)
+    with pytest.raises(ChapterFileError) as refused:
+        file_import(text=text)
+    assert len(refused.value.errors) == 1 and "'yes'" in refused.value.errors[0]
