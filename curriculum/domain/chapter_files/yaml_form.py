@@ -48,9 +48,13 @@ _OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
-def _depth_check(text: str) -> None:
+def _events_check(text: str) -> None:
     """Count nesting on the parser's event stream, which never recurses, so a deep file is
-    refused before anything composes it (composing recurses once per level)."""
+    refused before anything composes it (composing recurses once per level).
+
+    A scalar tagged `!` is refused there too, the one place it is seen: YAML 1.2 makes `! 12`
+    and `! "12"` the text 12, but PyYAML and libyaml read the tag as no tag at all, and would
+    read both as the number, quotes and all."""
     depth, limit = 0, settings.LIMIT_YAML_DEPTH
     for event in yaml.parse(text, Loader=_FAST):
         if isinstance(event, _OPENS):
@@ -59,6 +63,14 @@ def _depth_check(text: str) -> None:
                 raise _TooDeep(event.start_mark, limit)
         elif isinstance(event, _CLOSES):
             depth -= 1
+        elif isinstance(event, yaml.ScalarEvent) and event.tag == "!":
+            raise _Refused(
+                None,
+                None,
+                "the tag ! is not read on a value: YAML 1.2 makes it text, the parser reads it "
+                "untagged; write text in quotes, without the tag",
+                event.start_mark,  # type: ignore[arg-type]  # libyaml's Mark, as good as PyYAML's
+            )
 
 
 class _Loader(_FAST):  # type: ignore[misc,valid-type]
@@ -290,7 +302,7 @@ def load_yaml(text: str) -> Any:
         )
     with collection_paused():
         try:
-            _depth_check(text)
+            _events_check(text)
             document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)

@@ -155,3 +155,18 @@ def test_a_yaml_1_1_boolean_is_refused_where_true_or_false_belongs(books):
     with pytest.raises(ChapterFileError) as refused:
         file_import(text=text)
     assert len(refused.value.errors) == 1 and "'yes'" in refused.value.errors[0]
+
+
+@pytest.mark.parametrize("value", ["! 12", '! "12"', "!<!> yes"])
+def test_the_non_specific_tag_on_a_value_is_refused_where_it_stands(value):
+    """YAML 1.2 makes `! 12` the text 12; PyYAML read it, quoted or not, as the number."""
+    with pytest.raises(ChapterFileError) as refused:
+        load_yaml(f"code: II.7\nlabel: {value}\n")
+    assert refused.value.errors == [
+        "line 2, column 8: the tag ! is not read on a value: YAML 1.2 makes it text, the parser "
+        "reads it untagged; write text in quotes, without the tag"
+    ]
+
+
+def test_the_non_specific_tag_on_a_list_or_mapping_is_read_as_one():
+    assert load_yaml("a: ! [1]\nb: ! {c: 2}\n") == {"a": [1], "b": {"c": 2}}
