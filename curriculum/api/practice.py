@@ -208,9 +208,9 @@ def instance_check(
     reader's check, kept as an attempt, needs the session's CSRF token (403 without it)."""
     practice, instance = _instance(request, code, key, n)
     try:
-        answer, flat = answer_given(body.answer)
+        answer, layout = answer_given(body.answer)
         reading, judged = answer_try_value(
-            practice=practice, instance=instance, answer=answer, flat=flat, reader=request.user
+            practice=practice, instance=instance, answer=answer, layout=layout, reader=request.user
         )
     except AnswerInvalid as error:
         raise ValidationError([{"loc": ["body", "body", "answer"], "msg": str(error)}]) from error

@@ -5,6 +5,7 @@ answers are checked at the instance they practise on, by the reader's rule (`jud
 tolerance, or the figures a page prints), through ``answer_check``.
 """
 
+import enum
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -75,6 +76,17 @@ def expected_shape(*, problem: Problem, instance: int) -> tuple[int, ...] | str 
     return attention.output_shape(problem.operation, problem.inputs, problem.ask, instance)
 
 
+class Layout(enum.Enum):
+    """How typed numbers were laid out, which decides the shape they are read in. The practice
+    page's rule: numbers separated by spaces, commas or new lines, one matrix row per line. So
+    one number per line is a vector unless a matrix is asked, and then each line is a row: a
+    column typed for a 1 × 2 matrix is 2 × 1, the wrong shape, never the row it was not."""
+
+    WRITTEN = "written"  # JSON, or rows of several numbers: the shape as written
+    LINE = "line"  # one line: takes the asked shape when its count fits (a matrix typed flat)
+    COLUMN = "column"  # one number per line: a vector, or a matrix's rows when one is asked
+
+
 def _reshaped(values: list, shape: tuple[int, ...]) -> Any:
     if len(shape) <= 1:
         return values if shape else values[0]
@@ -110,15 +122,21 @@ def _numbers_said(shape: tuple[int, ...] | None) -> str:
     return f"{names.get(len(shape), 'an array of')} {shape_words(shape)} {noun}"
 
 
-def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = False) -> Reading:
-    """Read `answer` as the asked output: numbers typed ``flat`` take the asked shape when their
-    count fits it; numbers of another shape, or no numbers, are refused. No engine run."""
+def answer_read(
+    *, problem: Problem, instance: int, answer: Any, layout: Layout = Layout.WRITTEN
+) -> Reading:
+    """Read `answer` as the asked output, as its `layout` says: one line of numbers takes the
+    asked shape when its count fits it, and one number per line is a matrix's rows when a
+    matrix is asked; numbers of another shape, or no numbers, are refused. No engine run."""
     if unread := answer_problems(answer):
         return Reading(answer, None, None, "", "; ".join(unread), numbers=False)
     expected = expected_shape(problem=problem, instance=instance)
     shown = expected if isinstance(expected, tuple) else None
-    if flat and shown is not None and isinstance(answer, list) and len(answer) == math.prod(shown):
-        answer = _reshaped(answer, shown)
+    if shown is not None and isinstance(answer, list):
+        if layout is Layout.LINE and len(answer) == math.prod(shown):
+            answer = _reshaped(answer, shown)
+        elif layout is Layout.COLUMN and len(shown) > 1:
+            answer = [[entry] for entry in answer]
     shape = _shape(answer)
     said = _said(answer, shape)
     if expected == NAMED and not isinstance(answer, dict):
@@ -129,15 +147,13 @@ def answer_read(*, problem: Problem, instance: int, answer: Any, flat: bool = Fa
     return Reading(answer, shape, shown, said)
 
 
-def answer_check(
-    *, problem: Problem, instance: int, answer: Any, flat: bool = False
-) -> CheckResult:
+def answer_check(*, problem: Problem, instance: int, answer: Any) -> CheckResult:
     """Whether ``answer`` is the engine's value for ``instance`` of ``problem`` by the reader's
     rule (`judging`: within the tolerance, or to the figures a page prints). The answer is read
     first (`answer_read`): one that cannot be judged is refused without an engine run, and
     nothing of the engine's value is said. Bad input of any kind is a failed check with a
     message, never a raise."""
-    reading = answer_read(problem=problem, instance=instance, answer=answer, flat=flat)
+    reading = answer_read(problem=problem, instance=instance, answer=answer)
     if not reading.numbers:
         return CheckResult(False, reading.refusal, None, None, read=False)
     if reading.refusal:

@@ -22,7 +22,7 @@ import attention
 from attention.tiny import NotHeld, float_read
 from curriculum.models import Problem
 
-from .answers import Reading, answer_check, answer_read
+from .answers import Layout, Reading, answer_check, answer_read
 from .attempts import attempt_record
 from .chapter_files.json_form import json_too_deep
 from .instance_values import instance_value
@@ -171,11 +171,12 @@ def instance_random(practice: Practice) -> int:
     return random.randint(1, practice.instances)  # noqa: S311 - a practice draw, not a secret
 
 
-def answer_parse(text: str) -> tuple[Any, bool]:
+def answer_parse(text: str) -> tuple[Any, Layout]:
     """Numbers as a reader types them: separated by spaces, commas or semicolons, one matrix row
-    per line, or JSON. Returns the value and whether it was written flat (one line, or one
-    number per line), which may then take the engine's shape. A line break is one character,
-    as the reader's text box counts it, though a browser sends it as two (CRLF)."""
+    per line, or JSON. Returns the value and its layout (`answers.Layout`: one line may take
+    the asked shape; one number per line is a vector, or a matrix's rows), which `answer_read`
+    applies. A line break is one character, as the reader's text box counts it, though a
+    browser sends it as two (CRLF)."""
     text = text.replace("\r\n", "\n").strip()
     if not text:
         raise AnswerInvalid("type the answer: a number, a vector or a matrix")
@@ -185,7 +186,7 @@ def answer_parse(text: str) -> tuple[Any, bool]:
         if json_too_deep(text.encode()):
             raise AnswerInvalid(f"the answer nests more than {settings.LIMIT_JSON_DEPTH} deep")
         try:  # numbers read as a file's are (`float_read`)
-            return json.loads(text, parse_float=float_read), False
+            return json.loads(text, parse_float=float_read), Layout.WRITTEN
         except NotHeld as error:
             raise AnswerInvalid(str(error)) from error
         except json.JSONDecodeError as error:
@@ -195,11 +196,10 @@ def answer_parse(text: str) -> tuple[Any, bool]:
         except ValueError as error:  # an integer of more digits than Python converts
             raise AnswerInvalid(f"the JSON does not parse: {str(error).split(':')[0]}") from error
     rows = [_numbers(line, n) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if all(len(row) == 1 for row in rows):
-        flat = [row[0] for row in rows]
-        return (flat[0] if len(flat) == 1 else flat), True
     if len(rows) == 1:
-        return rows[0], True
+        return (rows[0][0] if len(rows[0]) == 1 else rows[0]), Layout.LINE
+    if all(len(row) == 1 for row in rows):
+        return [row[0] for row in rows], Layout.COLUMN
     widths = {len(row) for row in rows}
     if len(widths) > 1:
         raise AnswerInvalid(
@@ -207,7 +207,7 @@ def answer_parse(text: str) -> tuple[Any, bool]:
             + ", ".join(f"row {n}: {len(row)}" for n, row in enumerate(rows, start=1))
             + "); a matrix needs the same number in every row"
         )
-    return rows, False
+    return rows, Layout.WRITTEN
 
 
 def _too_long(written: str) -> str:
@@ -217,8 +217,8 @@ def _too_long(written: str) -> str:
     )
 
 
-def answer_given(value: Any) -> tuple[Any, bool]:
-    """An API client's answer and whether it was written flat: text typed as on the site
+def answer_given(value: Any) -> tuple[Any, Layout]:
+    """An API client's answer and its layout: text typed as on the site
     (`answer_parse`), or JSON, held to the same LIMIT_ANSWER_CHARS written out compactly, so
     nothing reads an answer longer than a reader may type."""
     if isinstance(value, str):
@@ -227,7 +227,7 @@ def answer_given(value: Any) -> tuple[Any, bool]:
         raise AnswerInvalid('send the answer: {"answer": [[0.5, 0.5]]}')
     if len(json.dumps(value, separators=(",", ":"))) > settings.LIMIT_ANSWER_CHARS:
         raise AnswerInvalid(_too_long(" written as JSON"))
-    return value, False
+    return value, Layout.WRITTEN
 
 
 def _numbers(line: str, number: int) -> list[float | int]:
@@ -256,8 +256,8 @@ def answer_reading(*, practice: Practice, instance: int, text: str) -> Reading:
     """The first step: what the reader typed, read as numbers in the asked shape (no engine
     run). AnswerInvalid when it is not numbers at all; a Reading whose `refusal` says why when
     its shape cannot be the answer."""
-    answer, flat = answer_parse(text)
-    return answer_read(problem=practice.model(), instance=instance, answer=answer, flat=flat)
+    answer, layout = answer_parse(text)
+    return answer_read(problem=practice.model(), instance=instance, answer=answer, layout=layout)
 
 
 @dataclass(frozen=True)
@@ -296,12 +296,12 @@ def answer_judge(
 
 
 def answer_try_value(
-    *, practice: Practice, instance: int, answer: Any, flat: bool, reader: Any = None
+    *, practice: Practice, instance: int, answer: Any, layout: Layout, reader: Any = None
 ) -> tuple[Reading, Judgement | None]:
-    """Both steps for an API client: numbers typed flat are read in the asked shape when their
-    count matches it; what is not numbers is refused (AnswerInvalid) before the engine runs, and
-    a reading of another shape is returned unjudged."""
-    reading = answer_read(problem=practice.model(), instance=instance, answer=answer, flat=flat)
+    """Both steps for an API client: typed numbers are read as the page reads them
+    (`answer_read`, by their layout); what is not numbers is refused (AnswerInvalid) before the
+    engine runs, and a reading of another shape is returned unjudged."""
+    reading = answer_read(problem=practice.model(), instance=instance, answer=answer, layout=layout)
     if not reading.numbers:
         raise AnswerInvalid(reading.refusal)
     if reading.refusal:

@@ -105,6 +105,22 @@ def test_a_json_answer_within_the_limit_is_still_judged(client, practice):
     assert response.status_code == 200 and response.json()["ok"] is True
 
 
+def test_a_typed_column_for_a_matrix_is_read_as_its_rows_as_on_the_site(client, practice):
+    """ "0.2689\\n0.7311" for a 1 × 2 matrix had been read as "a matrix of 1 × 2" and judged
+    right: one matrix row per line makes it 2 × 1, refused as the page refuses it."""
+    row = "/api/v1/chapters/II.7/problems/p2/instances/0/check"
+    body = client.post(row, {"answer": "0.5\n0.5"}, content_type="application/json").json()
+    assert (body["ok"], body["judged"], body["read"]) == (False, False, "a matrix of 2 × 1 numbers")
+    assert body["message"] == "the answer is a matrix of 1 × 2 numbers"
+    assert (body["answer_shape"], body["expected_shape"]) == ([2, 1], [1, 2])
+    line = client.post(row, {"answer": "0.5 0.5"}, content_type="application/json").json()
+    assert line["ok"] is True
+    six = "\n".join(repr(v) for row in engine(4) for v in row)  # p3's 2 × 3, one per line
+    refused = client.post(f"{API}/4/check", {"answer": six}, content_type="application/json")
+    assert refused.json()["read"] == "a matrix of 6 × 1 numbers"
+    assert refused.json()["judged"] is False
+
+
 @pytest.mark.parametrize(
     ("body", "said"),
     [

@@ -2,6 +2,7 @@
 judged exactly, as an author's is."""
 
 import attention
+from curriculum.domain.answers import Layout
 from curriculum.domain.practice import answer_parse
 
 
@@ -9,12 +10,13 @@ def test_a_typed_whole_number_stays_whole_and_a_count_past_2_to_the_53_is_judged
     flops = attention.evaluate(
         "attention_cost", {"seq_len": 300000007, "width": 16, "heads": 4}, {"output": "flops"}
     )
-    right, flat = answer_parse("7920000981600018592")
+    right, layout = answer_parse("7920000981600018592")
     off, _ = answer_parse("7920000981600018092")
-    assert (right, flat) == (7920000981600018592, True) and type(right) is int
+    assert (right, layout) == (7920000981600018592, Layout.LINE) and type(right) is int
     assert attention.compare(flops, right, digits=3).ok
     assert not attention.compare(flops, off, digits=3).ok
-    assert answer_parse("1 2.5\n-3 4e2") == ([[1, 2.5], [-3, 400.0]], False)
+    assert answer_parse("1 2.5\n-3 4e2") == ([[1, 2.5], [-3, 400.0]], Layout.WRITTEN)
+    assert answer_parse("0.2689\n0.7311") == ([0.2689, 0.7311], Layout.COLUMN)
     assert [type(v) for v in answer_parse("1, 2.0")[0]] == [int, float]
 
 

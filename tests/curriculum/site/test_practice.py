@@ -137,6 +137,26 @@ def test_a_wrong_shape_names_both_shapes(client, practice):
     )
 
 
+def test_one_number_per_line_for_a_matrix_is_its_rows_and_refused_as_the_wrong_shape(
+    client, practice
+):
+    """One matrix row per line, as the page says: a column typed for p2's 1 × 2 matrix is
+    2 × 1, never the row it was not (it had been judged right); on one line it is the row."""
+    row = "/chapters/II.7/problems/p2/"
+    column = client.post(row, {"instance": 0, "answer": "0.5\n0.5", "step": "check"})
+    assert (
+        "Read as a matrix of 2 × 1 numbers</strong>, but the answer is a matrix of 1 × 2 "
+        "numbers: nothing was judged." in column.content.decode()
+    )
+    assert "Right." not in column.content.decode()
+    line = client.post(row, {"instance": 0, "answer": "0.5 0.5", "step": "check"})
+    assert "Right." in line.content.decode()
+    six = "\n".join(repr(v) for row in engine(3) for v in row)  # p3's 2 × 3, one per line
+    assert (
+        "Read as a matrix of 6 × 1 numbers</strong>, but" in check(client, 3, six).content.decode()
+    )
+
+
 @pytest.mark.parametrize(
     "typed, message",
     [

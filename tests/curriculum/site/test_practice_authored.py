@@ -82,3 +82,30 @@ def test_a_problem_key_as_long_as_the_model_allows_is_practised_through_the_api(
     assert read.status_code == 200, read.content
     too_long = client.get(f"/api/v1/chapters/II.7/problems/{long_key}k/instances/1")
     assert too_long.status_code == 422
+
+
+def test_one_number_per_line_is_a_vector_where_a_vector_is_asked(client, seeded, settings):
+    """Numbers separated by new lines, as the page says: a vector where one is asked (p3), a
+    matrix's rows where a matrix is (p4's 2 × 1 column); on the site and in the API alike."""
+    settings.PRACTICE_CHECK_RATE = "1000/min"
+    vector = attention.evaluate("softmax", {"scores": [0.0, 1.0]}, {"output": "out"}).tolist()
+    practice_chapter(
+        problem("p3", scores=[0.0, 1.0], answer=vector),
+        problem("p4", scores=[[0.0], [1.0]], answer=[[1.0], [1.0]]),
+    )
+    verify_now(Chapter.objects.get(code="II.7"))
+    for key, typed, said in (
+        ("p3", "\n".join(f"{v:.6g}" for v in vector), "a vector of 2 numbers"),
+        ("p4", "1\n1", "a matrix of 2 × 1 numbers"),
+    ):
+        page = client.post(
+            f"/chapters/II.7/problems/{key}/",
+            {"instance": 0, "answer": typed, "step": "check"},
+        ).content.decode()
+        assert f"Read as {said}:</strong>" in page and "Right." in page
+        checked = client.post(
+            f"/api/v1/chapters/II.7/problems/{key}/instances/0/check",
+            {"answer": typed},
+            content_type="application/json",
+        ).json()
+        assert (checked["ok"], checked["read"]) == (True, said)
