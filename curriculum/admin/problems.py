@@ -26,6 +26,7 @@ from curriculum.domain.previews import (
 )
 from curriculum.domain.problem_keys import next_problem
 from curriculum.domain.references import chapter_reference_errors
+from curriculum.domain.tolerances import FLOOR_WORDS
 from curriculum.domain.verification import Reverify, verdict_state, with_verdict_state
 from curriculum.models import Problem, Solution
 
@@ -176,7 +177,8 @@ class ProblemAdmin(Previewed, TypesetOnce, CheckedAgainWhenSaved, TextBoxes, Cho
                 "description": "Inputs and ask are JSON; an input may be a generator such as "
                 '{"generate": "normal", "shape": [3, 4], "seed": 7}, and the statement and steps '
                 "may show it as {{ inputs.x }} (docs/content-format.md). Tolerance: digits "
-                "(significant figures), or empty digits and rtol/atol; all three left empty: "
+                f"(significant figures), or empty digits and rtol/atol, {FLOOR_WORDS} at any "
+                "instance (the engine's floor); all three left empty: "
                 f"{DEFAULT_TOLERANCE_WORDS}, as in a file. Saving checks them against "
                 "the operation and marks the verdict pending until the verifier has run.",
             },

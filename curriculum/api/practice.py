@@ -25,6 +25,7 @@ from curriculum.domain.practice import (
     practice_for_reader,
     solution_for_instance,
 )
+from curriculum.domain.tolerances import FLOOR_WORDS
 from curriculum.models.problems import KEY_CHARS
 
 from .auth import READ_AUTH, READ_SECURITY, caller
@@ -78,8 +79,9 @@ class InstanceOut(Schema):
     tolerance: dict[str, Any]
     asks: str = Field(
         description="What a reader gives and how it is judged: 'Give 6 significant figures (as "
-        "many as the page prints): ...'. An entry is right within the tolerance or when it "
-        "agrees with the engine's value to the figures pages print; a count exactly."
+        "many as the page prints): ...'. An entry is right within the tolerance "
+        f"({FLOOR_WORDS}, whatever rtol and atol say) or when it agrees with the engine's "
+        "value to the figures pages print; a count exactly."
     )
     inputs: dict[str, Any]
     hints_total: int = Field(description="How many hints the problem has.")

@@ -18,6 +18,9 @@ from attention.tiny import EXACT_FLOATS, SMALLEST
 from .placeholders import MAX_DIGITS
 
 MIN_DIGITS = MIN_FIGURES
+FLOOR_WORDS = f"never looser than {MIN_DIGITS} significant figures"
+"""The floor in words, wherever a tolerance stated as rtol and atol is said (`tolerance_words`,
+admin's help): it binds whatever they say."""
 MAX_RTOL = 5e-4
 """rtol x |e| stays within half a unit in the third figure of any e (10**m <= |e| < 10**(m+1):
 half a unit is 5e-3 x 10**m, more than 5e-4 x |e|)."""
@@ -92,10 +95,16 @@ def tolerance_problems(
 
 def tolerance_words(tolerance: Mapping[str, Any]) -> str:
     """How an answer is compared, in words, from a tolerance as a file writes it ({digits} or
-    {rtol, atol}), the floor included: one stored or released before it reads as checked."""
+    {rtol, atol}), the floor included, since the engine holds every entry to it whatever is
+    stated (`attention.compare`): digits stored or released before it read as checked, and
+    rtol and atol are said with it, as an atol wide beside a small instance's value does not
+    take 460 for 417.5."""
     if tolerance.get("digits") is not None:
         return f"to {max(int(tolerance['digits']), MIN_DIGITS)} significant figures"
-    return f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g}"
+    return (
+        f"within rtol {float(tolerance['rtol']):g}, atol {float(tolerance['atol']):g} "
+        f"but {FLOOR_WORDS}"
+    )
 
 
 def compared_vacuously(left: Any, right: Any, atol: float) -> str | None:

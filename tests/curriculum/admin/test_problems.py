@@ -239,6 +239,16 @@ def test_saving_an_unchanged_problem_keeps_its_verdict(seeded, author):
     assert Verdict.objects.get(solution__problem=problem).status == Verdict.Status.VERIFIED
 
 
+def test_the_tolerance_help_says_rtol_and_atol_are_held_to_the_floor(seeded, author):
+    """At atol 50, 460 is not taken for an instance's 417.5: the author is told that rule."""
+    problem = Chapter.objects.get(code="II.3").problems.get(key="p1")
+    text = author.get(change_url(problem)).content.decode()
+    assert (
+        "or empty digits and rtol/atol, never looser than 3 significant figures at any instance"
+        in text
+    )
+
+
 def test_the_problem_page_shows_the_verdict_with_the_engine_value(seeded, author):
     chapter = Chapter.objects.get(code="II.3")
     verify_now(chapter)

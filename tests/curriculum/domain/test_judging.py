@@ -96,6 +96,19 @@ def test_the_page_says_how_many_figures_and_a_count_is_exact():
     assert "rtol" not in reader_asks(count) and "exactly" in reader_asks(count)
 
 
+def test_the_words_say_the_floor_the_rule_applies_whatever_rtol_and_atol_say():
+    """At rtol 0, atol 50 an instance whose value is 417.5 takes 417.6 and not 460 (the third
+    figure's half unit, 0.5, is tighter than 50): the reader is told that rule, not atol 50."""
+    wide = {"rtol": 0.0, "atol": 50.0}
+    assert not reader_right(np.array(417.5), 460, wide)
+    assert reader_right(np.array(417.5), 417.6, wide)
+    assert reader_asks({"operation": "softmax", "tolerance": wide}) == (
+        "Give 6 significant figures (as many as the page prints): every entry is checked within "
+        "rtol 0, atol 50 but never looser than 3 significant figures, or to the 6 significant "
+        "figures printed; an entry that is 0 is answered 0."
+    )
+
+
 def test_one_function_reads_a_tolerance_from_a_problem_a_snapshot_and_a_file():
     stored = Problem(operation="softmax", rtol=1e-6, atol=1e-9, digits=None)
     assert tolerance_of(stored) == tolerance_of({"tolerance": STRICT}) == tolerance_of(STRICT)

@@ -246,6 +246,8 @@ def test_a_count_is_said_to_be_checked_exactly_and_is(client, practised):
         if p.get("verification")
     }
     assert words["p5"] == words["p6"] == "exactly (a count)"
-    assert words["p4"] == "within rtol 1e-06, atol 1e-09"
+    assert (
+        words["p4"] == "within rtol 1e-06, atol 1e-09 but never looser than 3 significant figures"
+    )
     served = client.get("/api/v1/chapters/II.3").json()["problems"]
     assert {p["key"]: p["verification"]["checked_as"] for p in served if p["verification"]} == words

@@ -21,6 +21,7 @@ from tests.conftest import problem, sketch, verify_now
 
 SCORES = {"generate": "normal", "shape": [2, 3], "seed": 7}
 PAGE = "/chapters/II.7/problems/p3/"
+FLOOR = " but never looser than 3 significant figures"  # the engine's, whatever rtol and atol say
 API = "/api/v1/chapters/II.7/problems/p3/instances"
 
 
@@ -112,8 +113,23 @@ def test_an_answer_within_the_tolerance_is_accepted_and_one_outside_is_not(clien
     far = [[v + 1e-3 for v in row] for row in engine(8)]
     assert "Right." in check(client, 8, json.dumps(near)).content.decode()
     html = check(client, 8, json.dumps(far)).content.decode()
-    refused = "Not the engine&#x27;s value within rtol 1e-06, atol 1e-09, or to the 6 significant"
+    refused = (
+        "Not the engine&#x27;s value within rtol 1e-06, atol 1e-09 but never looser than 3 "
+        "significant figures, or to the 6 significant"
+    )
     assert "Not right." in html and refused in html
+
+
+def test_the_page_and_the_api_tell_the_reader_the_floor_the_check_applies(client, practice):
+    """rtol and atol never loosen a check past the third figure: the reader is told so where
+    the tolerance is said, on the page and in the API alike (one sentence, `reader_asks`)."""
+    said = (
+        f"every entry is checked within rtol 1e-06, atol 1e-09{FLOOR}, or to the 6 significant "
+        "figures printed; an entry that is 0 is answered 0."
+    )
+    page = client.get(PAGE, {"instance": 2}).content.decode().replace("&#x27;", "'")
+    assert said in page.split('id="answer-hint">')[1].split("</p>")[0]
+    assert said in client.get(f"{API}/2").json()["asks"]
 
 
 def test_the_answer_to_another_instance_is_wrong(client, practice):
@@ -328,7 +344,8 @@ def test_the_api_checks_an_answer_right_wrong_and_badly_written(client, practice
 
     assert post(engine(4)).json()["ok"] is True
     wrong = post(engine(5)).json()
-    assert wrong["ok"] is False and "within rtol 1e-06, atol 1e-09" in wrong["message"]
+    assert wrong["ok"] is False
+    assert f"within rtol 1e-06, atol 1e-09{FLOOR}, or to the 6" in wrong["message"]
     assert post(" ".join(repr(v) for row in engine(4) for v in row)).json()["ok"] is True
     shape = post([1, 2]).json()
     assert shape["answer_shape"] == [2] and shape["expected_shape"] == [2, 3]
