@@ -39,11 +39,6 @@ def answer_compare(
     return result, held
 
 
-def tolerance_text(problem: Problem) -> str:
-    """The tolerance as an author writes it in a file."""
-    return ", ".join(f"{key}={value:g}" for key, value in tolerance_of(problem).items())
-
-
 @dataclass(frozen=True)
 class CheckResult:
     """One answer checked against one instance: right or not, and a message that says nothing

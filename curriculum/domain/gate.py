@@ -30,11 +30,11 @@ from curriculum.models.course import code_book_mismatch
 from curriculum.models.fields import lf
 
 from .actions import Action, Reason
-from .answers import tolerance_text
 from .claims.reasons import claim_reasons
 from .counting import chapter_counts
 from .documents import chapter_document
 from .drafts import is_draft
+from .judging import checked_words
 from .locks import book_lock, chapter_lock
 from .printing import pdfs_ask_for_release
 from .publications import Publication, release_maker, release_unchanged
@@ -166,11 +166,8 @@ def notes_reasons(notes: str, *, name: str = "release notes") -> list[str]:
 def _detail(solution) -> str:
     verdict = solution.verdict
     if verdict.status == "mismatch" and verdict.max_abs_error is not None:
-        problem = solution.problem
-        return (
-            f": max abs error {verdict.max_abs_error:.3g}, beyond the tolerance "
-            f"{tolerance_text(problem)}"
-        )
+        checked = checked_words(solution.problem)  # the floor said, as the verdict applied it
+        return f": max abs error {verdict.max_abs_error:.3g}, checked {checked}"
     return f": {verdict.message}" if verdict.message else ""
 
 

@@ -96,8 +96,8 @@ def test_a_wrong_answer_is_a_reason_with_its_error(books):
     doc["problems"][2] = problem("p3", answer=[[0.6, 0.4]])
     found = reasons(imported(doc))
     assert (
-        "problem p3: its answer is not verified (mismatch: max abs error 0.1, beyond the "
-        "tolerance rtol=1e-06, atol=1e-09)"
+        "problem p3: its answer is not verified (mismatch: max abs error 0.1, checked within "
+        "rtol 1e-06, atol 1e-09 but never looser than 3 significant figures)"
     ) in found
     assert "exercises: 1 of 2 required at M1 are published and verified" in found
 
