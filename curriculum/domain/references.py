@@ -36,6 +36,7 @@ from curriculum.models.course import CODE_FORM
 
 from .bibliography import CITE_KEY
 from .citations import Cited, cite_problem, cite_target, cited_in
+from .claims.pattern import CLAIM
 from .documents import chapter_document
 from .glossary import Terms, definition_errors, term_problem, term_target, terms_for
 from .markup import EQUATION_NUMBER, PARSER, formulas
@@ -153,15 +154,16 @@ def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
     targets: dict[tuple[str, str], Target] = {}
     for prop in document.get("propositions") or []:
         target = Target(
-            f"Prop. {prop['number']}", prop.get("title") or "", f"prop-{prop['number']}"
+            f"Prop. {prop['number']}", _hover(prop.get("title") or ""), f"prop-{prop['number']}"
         )
         targets["prop", str(prop["number"])] = target
         if prop.get("label"):
             targets["prop", prop["label"]] = target
     for figure in document.get("figures") or []:
-        caption = " ".join((figure.get("caption") or "").split())
         targets["fig", str(figure["label"])] = Target(
-            f"Fig. {figure['label']}", caption[:120], f"fig-{figure['label']}"
+            f"Fig. {figure['label']}",
+            _hover(figure.get("caption") or "")[:120],
+            f"fig-{figure['label']}",
         )
     problems = document.get("problems") or []
     kinds = [{"key": p["key"], "kind": p.get("kind", "exercise")} for p in problems]
@@ -170,6 +172,13 @@ def targets_of(document: Mapping[str, Any]) -> dict[tuple[str, str], Target]:
     for label, number in _equations(document).items():
         targets["eq", label] = Target(f"Eq. ({number})", "", f"eq-{label}", number)
     return targets
+
+
+def _hover(text: str) -> str:
+    """A title or caption as a link's hover text: on one line, each claim as the number it
+    types. The claim's mark, placed later in the whole rendered text, had landed inside the
+    link's title attribute and broken it open (a hostile round)."""
+    return " ".join(CLAIM.sub(lambda found: found["typed"], text).split())
 
 
 def _equations(document: Mapping[str, Any]) -> dict[str, int]:

@@ -44,6 +44,16 @@ def test_a_reference_links_the_target_by_its_current_number(books):
     ]
 
 
+def test_a_link_hovers_a_title_holding_a_claim_as_its_number_and_stays_one_link(books):
+    """The claim's mark had been placed inside the link's title attribute, breaking it open:
+    readers saw `✓">Prop. 2` and the mark's attributes joined the link (a hostile round)."""
+    titled = SHIFT | {"title": "A shift of {{ 2 = 1 + 1 }} is *ignored*."}
+    chapter_import(document=with_text("By @prop:shift.", propositions=[titled]))
+    assert links("II.7") == [("#prop-2", "A shift of 2 is *ignored*.", "Prop. 2")]
+    html = chapter_for_reader(code="II.7").snapshot["strands"]["basics"]["items"][0]["body_html"]
+    assert html.count("<a ") == 1 and "claim" not in html
+
+
 def test_a_renumbering_changes_every_link_and_a_release_keeps_its_numbers(books):
     chapter_import(document=with_text("By @prop:shift."))
     chapter = Chapter.objects.get(code="II.7")
