@@ -8,6 +8,7 @@ MEASURED: dict[str, object] = {
     "warnings": [],
 }
 SMALLEST = 2.2250738585072014e-308  # float64's smallest normal number (attention.tiny)
+GELU = ("feed_forward", "transformer_block")  # the operations with a GELU (their default)
 
 
 def _zero_or_below_normal(value) -> bool:
@@ -26,12 +27,16 @@ def ask_again(apps, schema_editor):
     or answer: 1.4.3 held float64's own 0 or subnormal there (the softmax of [-800, 0] as
     [0, 1], verified; of [-720, 0] as [2.03e-313, 1], which no answer may write). Decided
     verdicts whose stored engine value holds a 0 or such a number go back to pending
-    (fingerprint, requested_at and decided_status kept: the sweep sends them); any other was
-    decided as 1.4.4 decides it."""
+    (fingerprint, requested_at and decided_status kept: the sweep sends them), as do those of
+    problems whose operation has a GELU; any other was decided as 1.4.4 decides it."""
     Verdict = apps.get_model("curriculum", "Verdict")
     rows = Verdict.objects.exclude(status="pending").exclude(engine_value__isnull=True)
     found = rows.only("pk", "engine_value").iterator(chunk_size=2000)
     again = [v.pk for v in found if _zero_or_below_normal(v.engine_value)]
+    # and 1.4.4 computes GELU without cancelling (erfc; the logistic form of 1 + tanh): 1.4.3
+    # gave 0 for -7.6e-23 at -10, and verified 0
+    decided = Verdict.objects.exclude(status="pending")
+    again += decided.filter(solution__problem__operation__in=GELU).values_list("pk", flat=True)
     Verdict.objects.filter(pk__in=again).update(
         **PENDING, engine_value=None, attempts=0, **MEASURED
     )

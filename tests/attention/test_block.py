@@ -41,6 +41,19 @@ def test_exact_gelu_uses_erf_and_differs_from_the_tanh_approximation():
     assert abs(exact - approx) > 1e-5
 
 
+@pytest.mark.parametrize("z", [-7.0, -8.0, -10.0, -20.0, -30.0])
+def test_gelu_of_a_very_negative_input_keeps_its_figures(z):
+    """0.5 z (1 + erf(z / sqrt 2)) cancels: at -10 it gave 0 for -7.6e-23, and 0 was verified
+    (a hostile round); the tanh form's 1 + tanh(u) likewise. Held to 1e-12 of the value."""
+    exact = z * 0.5 * math.erfc(-z / math.sqrt(2))
+    twice = 2 * math.sqrt(2 / math.pi) * (z + 0.044715 * z**3)  # negative: no overflow
+    tanh_form = z * math.exp(twice) / (1 + math.exp(twice))
+    one = ([[z]], [[1.0]], [0.0], [[1.0]], [0.0])
+    assert math.isclose(feed_forward(*one, activation="gelu")[0, 0], exact, rel_tol=1e-12)
+    got = feed_forward(*one, activation="gelu_tanh")[0, 0]
+    assert math.isclose(got, tanh_form, rel_tol=1e-12) and (got != 0 or z < -20)  # e^-1974
+
+
 @CASES
 @given(
     st.one_of(st.none(), st.integers(1, 2)),

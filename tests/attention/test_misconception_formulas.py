@@ -141,7 +141,7 @@ def test_norm_mistakes_match_their_formulas():
 
 
 def gelu(z):
-    return 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
+    return 0.5 * z * np.vectorize(math.erfc)(-z / math.sqrt(2))  # no cancelling below -8
 
 
 def test_feed_forward_mistakes_match_their_formulas():
