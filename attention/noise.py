@@ -118,17 +118,14 @@ def settled(
     for key, got in floats.items():
         if _counts(arrays[key]):
             continue
-        _refuse(key, _below_normal(got), "cannot settle {}", _too_small)
         doubt = (got == 0) | _in_doubt(got, among)
         exact = runs.extended(key, got.shape)
+        _below_normal_refused(key, got, exact)
         if exact is None:  # float64's value is held: its own roundings, screened
             unsure[key] = ROUNDINGS * runs.screened(key, got)
             doubt |= unsure[key] > half_unit(got, MIN_FIGURES)
             bounds[key] = _unextended(runs, key, got, doubt, least, bounds[key])
             continue
-        # a 0 float64 computed for a value below its normal range (the softmax weight of
-        # scores 800 apart, e^-800) is no more an answer than 2e-313 is
-        _refuse(key, _below_normal(exact), "cannot settle {}", _too_small)
         if runs.rounded():  # one moved run screens every entry for what reading moves
             doubt |= MOVED * runs.moved(key, exact, 1) > half_unit(got, MIN_FIGURES)
         bounds[key], noise, moved = _decided(
@@ -270,6 +267,32 @@ def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ..
         f"the engine {what.format(entry)}: {why(first)}; choose smaller inputs, or ones whose "
         "terms do not cancel so far",
     )
+
+
+def below_normal_refused(
+    operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0
+) -> None:
+    """EngineInputError at ``value`` where an entry falls below float64's normal range, as
+    float64 or (where float64 has a 0) the extended run computes it: ``settled``'s rule alone,
+    for a reader instance, which no answer is held against until a reader types one."""
+    arrays = value if isinstance(value, Mapping) else {"": value}
+    given = _given(inputs, instance)
+    runs = None if given is None else Runs(operation, given, ask, b"")
+    for key, found in arrays.items():
+        if _counts(found):
+            continue
+        got = np.asarray(found, dtype=np.float64)
+        zeros = runs is not None and bool((got == 0).any())
+        exact = runs.extended(key, got.shape) if runs is not None and zeros else None
+        _below_normal_refused(key, got, exact)
+
+
+def _below_normal_refused(key: str, got: np.ndarray, exact: np.ndarray | None) -> None:
+    """A float64 value below the normal range, or a 0 float64 made of one (the softmax weight
+    of scores 800 apart, e^-800), is no answer anyone may write: refused."""
+    _refuse(key, _below_normal(got), "cannot settle {}", _too_small)
+    if exact is not None:
+        _refuse(key, _below_normal(exact), "cannot settle {}", _too_small)
 
 
 def _below_normal(values: np.ndarray) -> np.ndarray:

@@ -174,7 +174,17 @@ def instances_checked(*, problem: Problem) -> tuple[dict[int, Any], str]:
     if not attention.is_generated(problem.inputs):
         return {}, ""
     instances = range(1, settings.PRACTICE_INSTANCES + 1)
-    return attention.instances_values(problem.operation, problem.inputs, problem.ask, instances)
+    values, why = attention.instances_values(
+        problem.operation, problem.inputs, problem.ask, instances
+    )
+    for instance, value in values.items():  # a reader's answer is held to it as instance 0's is
+        try:
+            attention.below_normal_refused(
+                problem.operation, problem.inputs, problem.ask, value, instance
+            )
+        except attention.EngineInputError as error:
+            return values, f"instance {instance}: {error}"
+    return values, why
 
 
 def mistake_warnings_of(problem: Problem, values: dict[int, Any]) -> list[str]:

@@ -66,6 +66,20 @@ def test_an_instance_that_cannot_be_computed_is_an_error_naming_it(books, monkey
     assert message.startswith("instance 3: inputs.scores: must be finite")
 
 
+@pytest.mark.parametrize("seed", [1, 2, 6])
+def test_a_reader_instance_below_float64s_normal_range_is_an_error_naming_it(books, seed):
+    """Scores drawn at scale 300: instance 0 computes, a later one weighs a score 885 below
+    its row's largest, e^-885, which float64 makes 0. The problem had been verified, and a
+    reader typing that instance's 0 told it was wrong (a hostile round)."""
+    scores = {"generate": "normal", "shape": [1, 2], "scale": 300, "round": 0, "seed": seed}
+    inputs = attention.expand_inputs({"scores": scores}, 0)
+    right = attention.evaluate("softmax", inputs, ASK).tolist()
+    [sid] = import_chapter([generated_problem(right, inputs={"scores": scores})])
+    assert verify_solution(sid) == "error"
+    message = Verdict.objects.get(solution_id=sid).message
+    assert message.startswith("instance ") and "falls below 2.23e-308" in message
+
+
 def test_instances_past_the_setting_are_not_checked(books, monkeypatch, settings):
     [sid] = import_chapter([generated_problem(six_figures(softmax_of(0)))])
     settings.PRACTICE_INSTANCES = 2
