@@ -189,7 +189,7 @@ class PropositionDocument(Keys):
     title: str = rule(
         "Markdown",
         'required; one line, read beside its number ("Prop. 2 ..."): no headings, lists, '
-        "quotes, tables, code blocks, display formulas, footnotes or blank lines; at most "
+        "quotes, tables, code blocks, display formulas, footnotes or line breaks; at most "
         f"{width(Proposition, 'title')} characters",
         max_length=width(Proposition, "title"),
     )

@@ -212,9 +212,10 @@ def title_errors(source: str) -> list[str]:
     blocks = [token for token in tokens if token.type not in LINE]
     paragraphs = sum(token.type == "paragraph_open" for token in tokens)
     inline = [child for token in tokens for child in token.children or []]
-    if blocks or paragraphs > 1 or any(child.type in OFF_THE_LINE for child in inline):
+    broken = len(source.splitlines()) > 1  # a line break of any kind: \n, \r, U+2028, NEL
+    if broken or blocks or paragraphs > 1 or any(child.type in OFF_THE_LINE for child in inline):
         return [
-            "a title is one line of text: write it without headings, lists, quotes, tables, "
-            "code blocks, display formulas ($$...$$), footnotes or blank lines"
+            "a title is one line of text: write it without line breaks, headings, lists, "
+            "quotes, tables, code blocks, display formulas ($$...$$) or footnotes"
         ]
     return []

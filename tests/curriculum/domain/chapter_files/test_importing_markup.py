@@ -19,8 +19,8 @@ NESTED = (
 )
 SHOWN_AS_TYPED = "would show as typed: links go to http(s), mailto or a page"
 ONE_LINE = (
-    "a title is one line of text: write it without headings, lists, quotes, tables, code "
-    "blocks, display formulas ($$...$$), footnotes or blank lines"
+    "a title is one line of text: write it without line breaks, headings, lists, quotes, "
+    "tables, code blocks, display formulas ($$...$$) or footnotes"
 )
 
 
@@ -128,6 +128,10 @@ def test_markdown_the_page_would_drop_or_show_as_typed_is_refused(books, heads, 
         "$$ s = q k $$ (score)",
         "A note[^1]\n\n[^1]: It.",
         "| a | b |\n|--|--|\n| 1 | 2 |",
+        "one\ntwo",  # a line break of any kind reached the link's hover text (a hostile round)
+        "one\rtwo",
+        "one\u2028two",
+        "one\x85two",
     ],
 )
 def test_a_proposition_title_is_one_line_of_markdown(books, title):
