@@ -127,6 +127,8 @@ def answer_read(
         return Reading(answer, None, None, "", "; ".join(unread), numbers=False)
     expected = expected_shape(problem=problem, instance=instance)
     shown = expected if isinstance(expected, tuple) else None
+    if shown and layout is Layout.LINE and not isinstance(answer, list | dict):
+        answer = [answer]  # one number on its line, for a vector or matrix of one: its shape
     if shown is not None and isinstance(answer, list):
         if layout is Layout.LINE and len(answer) == math.prod(shown):
             answer = _reshaped(answer, shown)

@@ -8,8 +8,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from curriculum.models import Attempt, PracticeTally
-from tests.curriculum.site.test_practice import engine
+from curriculum.domain.gate import chapter_publish
+from curriculum.models import Attempt, Chapter, PracticeTally
+from tests.conftest import problem, verify_now
+from tests.curriculum.site.test_practice import engine, practice_chapter
 
 API = "/api/v1/chapters/II.7/problems/p3/instances"
 
@@ -119,6 +121,22 @@ def test_a_typed_column_for_a_matrix_is_read_as_its_rows_as_on_the_site(client, 
     refused = client.post(f"{API}/4/check", {"answer": six}, content_type="application/json")
     assert refused.json()["read"] == "a matrix of 6 × 1 numbers"
     assert refused.json()["judged"] is False
+
+
+@pytest.mark.parametrize(("scores", "answer"), [([[3.0]], [[1.0]]), ([3.0], [1.0])])
+def test_one_number_typed_for_a_value_of_one_number_takes_its_shape(client, books, scores, answer):
+    """One line takes the asked shape when its count fits: "1" for a 1 × 1 matrix or a vector
+    of one had been read as a single number and refused, where only JSON was judged."""
+    practice_chapter(problem("p9", scores=scores, answer=answer))
+    chapter = Chapter.objects.get(code="II.7")
+    verify_now(chapter)
+    chapter_publish(chapter=chapter)
+    url = "/api/v1/chapters/II.7/problems/p9/instances/0/check"
+    for typed in ("1", "1.0", json.dumps(answer)):
+        body = client.post(url, {"answer": typed}, content_type="application/json").json()
+        assert body["ok"] is True, (typed, body)
+    wrong = client.post(url, {"answer": "0.5"}, content_type="application/json").json()
+    assert (wrong["ok"], wrong["judged"]) == (False, True)
 
 
 @pytest.mark.parametrize(
