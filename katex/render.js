@@ -17,6 +17,7 @@ const OPTIONS = {
   strict: "ignore",
   maxSize: 3, // em: a \rule or \kern can never cover the text around it
 };
+const SIZE_ATTRIBUTE = /\b(?:width|height|depth|lspace|rspace|voffset)="-?[0-9.]+em"/g;
 const GUARD = "\\curriculumTokenGuard";
 // The project numbers equations itself: a macro of the same name refuses each way an author
 // could number one, however reached; the number a labelled equation reads is set by
@@ -176,6 +177,17 @@ function typeset({ tex, display }, limits) {
       return describe(plain, limits);
     }
     return describe(error, limits);
+  }
+  const far = (html.match(SIZE_ATTRIBUTE) || []).find(
+    (found) => Math.abs(parseFloat(found.split('"')[1])) > OPTIONS.maxSize,
+  );
+  if (far) {
+    // maxSize caps a \rule's size, not a negative space nor a raise: \hspace{-1000em} or
+    // \raisebox{50em} would move the formula over the text around it
+    return {
+      error: `KaTeX parse error: a space or shift of ${far.split('"')[1]} is past ` +
+        `${OPTIONS.maxSize}em either way: a formula never moves over the text around it`,
+    };
   }
   const size = Buffer.byteLength(html);
   if (size > limits.html) {

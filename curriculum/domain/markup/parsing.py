@@ -21,7 +21,7 @@ from ..claims.pattern import MARK, claims_marked
 from .highlight import highlighted
 from .rules import RULES
 
-RENDER_FORMAT = "katex-0.16.47/12"  # part of every cache key: bump when the output changes
+RENDER_FORMAT = "katex-0.16.47/13"  # part of every cache key: bump when the output changes
 EQUATION_NUMBER = "\\curriculumEquationNumber"
 """The command that sets a labelled equation's number (`references`, katex/render.js), the one
 way a formula is numbered: an author's \\tag and \\label are refused, and so is this."""

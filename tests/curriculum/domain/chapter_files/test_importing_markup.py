@@ -50,6 +50,30 @@ def test_a_command_katex_does_not_trust_is_refused_by_name(books, text, said):
 
 
 @pytest.mark.parametrize(
+    ("tex", "size"),
+    [
+        (r"\hspace{-1000em} x", "-1000em"),
+        (r"\raisebox{50em}{x}", "50em"),
+        (r"\mkern-1000mu x", "-55.5556em"),
+        (r"\rule[-50em]{1em}{1em}", "-50em"),
+    ],
+)
+def test_a_space_or_shift_past_the_size_cap_is_refused(books, tex, size):
+    """KaTeX's maxSize caps a rule's size, not a negative space nor a raise, which moved a
+    formula over the page around it (a hostile round)."""
+    assert refused(f"${tex}$") == [
+        f"before_you_start: formula ${tex}$ does not parse: KaTeX parse error: a space or shift "
+        f"of {size} is past 3em either way: a formula never moves over the text around it"
+    ]
+
+
+def test_spaces_within_the_cap_are_typeset(books):
+    text = r"$a \qquad b \! c \kern3em d$"
+    file_import(text=yaml.safe_dump(sketch(before_you_start=text), sort_keys=False))
+    assert Chapter.objects.filter(code="II.7").exists()
+
+
+@pytest.mark.parametrize(
     ("tex", "said"),
     [
         (r"x \tag{9}", "\\tag"),
