@@ -26,7 +26,7 @@ from attention.generated import expand_inputs, generated_numbers, is_generated
 from attention.grouped import grouped_query_attention
 from attention.limits import MAX_BATCH, MAX_ELEMENTS, MAX_FLOPS, MAX_HEADS, MAX_SEQ_LEN, MAX_WIDTH
 from attention.losses import cross_entropy
-from attention.noise import below_normal_refused, noise_bounds, settled
+from attention.noise import noise_bounds, settled
 from attention.norms import layer_norm, rms_norm
 from attention.positions import rope, sinusoidal_positions
 from attention.registry.convert import KINDS
@@ -102,7 +102,6 @@ __all__ = [
     "check_planned",
     "compare",
     "compare_each",
-    "below_normal_refused",
     "noise_bounds",
     "settled",
     "cpu_budget",

@@ -269,24 +269,6 @@ def _refuse(key: str, where: np.ndarray, what: str, why: Callable[[tuple[int, ..
     )
 
 
-def below_normal_refused(
-    operation: Any, inputs: Any, ask: Any, value: Any, instance: int = 0
-) -> None:
-    """EngineInputError at ``value`` where an entry falls below float64's normal range, as
-    float64 or (where float64 has a 0) the extended run computes it: ``settled``'s rule alone,
-    for a reader instance, which no answer is held against until a reader types one."""
-    arrays = value if isinstance(value, Mapping) else {"": value}
-    given = _given(inputs, instance)
-    runs = None if given is None else Runs(operation, given, ask, b"")
-    for key, found in arrays.items():
-        if _counts(found):
-            continue
-        got = np.asarray(found, dtype=np.float64)
-        zeros = runs is not None and bool((got == 0).any())
-        exact = runs.extended(key, got.shape) if runs is not None and zeros else None
-        _below_normal_refused(key, got, exact)
-
-
 def _below_normal_refused(key: str, got: np.ndarray, exact: np.ndarray | None) -> None:
     """A float64 value below the normal range, or a 0 float64 made of one (the softmax weight
     of scores 800 apart, e^-800), is no answer anyone may write: refused."""

@@ -107,7 +107,10 @@ class CheckOut(Schema):
     """Right or not, and nothing of the engine's value: no error size, no entry of it."""
 
     ok: bool
-    judged: bool = Field(description="False: the answer's shape cannot be the answer.")
+    judged: bool = Field(
+        description="False: the answer's shape cannot be the answer, or the engine cannot "
+        "settle this instance's value (the message says which); nothing was judged."
+    )
     read: str = Field(
         description="What was read: 'a matrix of 2 × 2 numbers', 'a vector of 1 number'."
     )
@@ -219,7 +222,7 @@ def instance_check(
     mistake = judged.mistake if judged else None
     return {
         "ok": bool(judged and judged.ok),
-        "judged": judged is not None,
+        "judged": judged is not None and judged.decided,
         "read": reading.said,
         "message": judged.message if judged else reading.refusal,
         "mistake": {"name": mistake.name, "says": mistake.says} if mistake else None,

@@ -50,6 +50,15 @@ class CheckResult:
     expected_shape: tuple[int, ...] | None
     read: bool = True  # False: the answer is not numbers at all (the message says why)
     value: Any = None  # the engine's value, for feedback on the mistake; never shown
+    decided: bool = True  # False: the engine cannot settle this instance, so nothing is judged
+
+
+UNSETTLED = (
+    "this instance cannot be checked: the engine cannot settle its value to the tolerance the "
+    "exercise asks, so no answer is right or wrong here; try another instance"
+)
+"""What a reader is told where the engine refuses an instance's value (its authors are told
+why, in the problem's verdict): never "not right"."""
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
@@ -161,8 +170,8 @@ def answer_check(*, problem: Problem, instance: int, answer: Any) -> CheckResult
             operation=problem.operation, inputs=problem.inputs, ask=problem.ask, instance=instance
         )
         result = reader_compare(value, reading.answer, tolerance_of(problem), zero, unsure)
-    except attention.EngineInputError as error:
-        return CheckResult(False, str(error), reading.shape, reading.expected)
+    except attention.EngineInputError:
+        return CheckResult(False, UNSETTLED, reading.shape, reading.expected, decided=False)
     refused = f"not the engine's value {judged_words(problem)}"  # which rule, not how far
     return CheckResult(
         result.ok, "" if result.ok else refused, reading.shape, reading.expected, value=value
@@ -179,10 +188,10 @@ def instances_checked(*, problem: Problem) -> tuple[dict[int, Any], str]:
     values, why = attention.instances_values(
         problem.operation, problem.inputs, problem.ask, instances
     )
-    for instance, value in values.items():  # a reader's answer is held to it as instance 0's is
+    for instance, value in values.items():  # held as instance 0 is, or refused as it would be
         try:
-            attention.below_normal_refused(
-                problem.operation, problem.inputs, problem.ask, value, instance
+            attention.settled(
+                problem.operation, problem.inputs, problem.ask, value, instance, engine_salt()
             )
         except attention.EngineInputError as error:
             return values, f"instance {instance}: {error}"

@@ -265,6 +265,7 @@ class Judgement:
     ok: bool
     message: str
     mistake: Mistake | None  # the mistake that gives this wrong answer, when one is known
+    decided: bool = True  # False: the engine cannot settle the instance; no attempt is kept
 
 
 def answer_judge(
@@ -276,6 +277,8 @@ def answer_judge(
     if reading.refusal:
         raise AnswerInvalid(reading.refusal)
     result = answer_check(problem=practice.model(), instance=instance, answer=reading.answer)
+    if not result.decided:
+        return Judgement(False, result.message, None, decided=False)
     mistake = None
     if not result.ok and result.value is not None:
         right = result.value if isinstance(result.value, dict) else result.value.tolist()

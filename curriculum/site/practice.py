@@ -100,6 +100,10 @@ def _answered(request: HttpRequest, practice: Practice, instance: int, hints: in
     judged = answer_judge(
         practice=practice, instance=instance, reading=reading, reader=request.user, text=text
     )
+    if not judged.decided:
+        return _page(
+            request, practice, instance, hints=hints, outcome=outcome | {"unread": judged.message}
+        )
     outcome |= {"judged": True, "ok": judged.ok, "message": judged.message}
     if judged.mistake is not None:
         said = judged.mistake.says

@@ -80,6 +80,35 @@ def test_a_reader_instance_below_float64s_normal_range_is_an_error_naming_it(boo
     assert message.startswith("instance ") and "falls below 2.23e-308" in message
 
 
+NEAR_EQUAL = {  # queries of 1e6 drawn 1e-6 apart: some instances' scores cancel past reading
+    "q": {
+        "generate": "normal",
+        "shape": [1, 2],
+        "mean": 1e6,
+        "scale": 1e-6,
+        "round": 10,
+        "seed": 3,
+    },
+    "k": [[1.0, 0.0], [0.0, 1.0]],
+    "v": [[1.0], [-1.0]],
+}
+SDPA = "scaled_dot_product_attention"
+
+
+def test_a_reader_instance_the_engine_cannot_settle_is_an_error_naming_it(books):
+    """Instance 0 settles; instance 14 does not (reading its inputs into binary moves it past
+    its third figure). It had been verified and published, and readers told "not right"
+    whatever they typed (a hostile round)."""
+    value = attention.evaluate(SDPA, NEAR_EQUAL, ASK)
+    held = attention.settled(SDPA, NEAR_EQUAL, ASK, value)[0]
+    answer = [[float(f"{held[0][0]:.4g}")]]
+    changes = {"operation": SDPA, "inputs": NEAR_EQUAL, "tolerance": {"digits": 3}}
+    [sid] = import_chapter([generated_problem(answer, **changes)])
+    assert verify_solution(sid) == "error"
+    message = Verdict.objects.get(solution_id=sid).message
+    assert message.startswith("instance ") and "cannot" in message
+
+
 def test_instances_past_the_setting_are_not_checked(books, monkeypatch, settings):
     [sid] = import_chapter([generated_problem(six_figures(softmax_of(0)))])
     settings.PRACTICE_INSTANCES = 2
@@ -108,3 +137,20 @@ def test_a_reader_answer_is_checked_against_its_instance_with_the_problem_tolera
     assert (shaped.answer_shape, shaped.expected_shape) == ((2,), (2, 3))
     nonsense = answer_check(problem=problem, instance=4, answer="many")
     assert not nonsense.ok and not nonsense.read and "must be a number" in nonsense.message
+
+
+def test_a_reader_is_told_an_instance_the_engine_cannot_settle_cannot_be_checked(books):
+    """Not "not right", whatever was typed: nothing is judged there (a hostile round; such a
+    problem is now an error, but a release made before keeps it)."""
+    problem = Problem(operation=SDPA, inputs=NEAR_EQUAL, ask=ASK, digits=3)
+    held = attention.settled(SDPA, NEAR_EQUAL, ASK, attention.evaluate(SDPA, NEAR_EQUAL, ASK))
+    assert answer_check(problem=problem, instance=0, answer=held[0].tolist()).ok
+    unsettled = [
+        n
+        for n in range(1, 21)
+        if not answer_check(problem=problem, instance=n, answer=[[0.0]]).decided
+    ]
+    assert unsettled
+    checked = answer_check(problem=problem, instance=unsettled[0], answer=[[0.0]])
+    assert (checked.ok, checked.decided) == (False, False)
+    assert checked.message.startswith("this instance cannot be checked")
