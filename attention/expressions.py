@@ -369,9 +369,11 @@ class _Evaluator:
         self.charge(work + PER_CALL, node)
         try:  # in extended precision, as answers are held (2^30 * (2^30 + 1) - 2^60 is 2^30,
             # and float64 leaves 0); a moved run measures what reading moves in it
+            # an operation's own steps may underflow harmlessly (rms_norm squares 1e151): its
+            # value is refused below float64's normal range where it is held (`settled`), as
+            # a problem's is, not on the underflow of a step
             widened = extended_value(name, inputs, ask) if self.move else None
-            with underflow_refused(self.show(node)):
-                result = engine_evaluate(name, inputs, ask) if widened is None else widened
+            result = engine_evaluate(name, inputs, ask) if widened is None else widened
             if self.move is None and not isinstance(result, dict):
                 result = settled(name, inputs, ask, result, 0, self.salt)[0]
         except (EngineInputError, ArithmeticError, ValueError) as error:

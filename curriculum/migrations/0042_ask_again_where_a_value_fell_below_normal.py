@@ -40,6 +40,11 @@ def ask_again(apps, schema_editor):
     Verdict.objects.filter(pk__in=again).update(
         **PENDING, engine_value=None, attempts=0, **MEASURED
     )
+    # a claim's engine call is no longer refused when a step of it underflows (rms_norm squares
+    # 1e151 on its way to 1): only its value is, where it is held
+    ClaimVerdict = apps.get_model("curriculum", "ClaimVerdict")
+    refused = ClaimVerdict.objects.filter(status="error", message__contains="underflows")
+    refused.update(**PENDING, engine_value=None, attempts=0)
 
 
 class Migration(migrations.Migration):

@@ -28,8 +28,23 @@ def no_names(name: str):
     ],
 )
 def test_a_value_that_underflows_is_refused(text):
-    with pytest.raises(ExpressionError, match="underflows"):
+    """An engine call's value as a problem's is (`settled`), an expression's own steps here."""
+    with pytest.raises(ExpressionError, match="underflows|falls below 2.23e-308"):
         evaluate(parse(text), no_names)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("rms_norm(x=[1e151]).out[0]", 1.0),
+        ("rms_norm(x=[1e-155], eps=1).out[0]", 1e-155),
+        ("rms_norm(x=[1e160, 2e160, 3e160]).out[0]", (3 / 14) ** 0.5),  # 1 / rms(1, 2, 3)
+    ],
+)
+def test_an_operation_whose_steps_underflow_harmlessly_is_computed(text, value):
+    """rms_norm squares 1e151 on its way to 1: a claim had been refused as underflowing where
+    the same problem was verified (a hostile round)."""
+    assert float(evaluate(parse(text), no_names)) == pytest.approx(value, rel=1e-15)
 
 
 @pytest.mark.parametrize("text", ["1e-400", "5e-324", "7e-324 * 1e300", "2.2e-308"])
