@@ -12,6 +12,7 @@ over a limit, with its path; one stored before gets an error verdict.
 """
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,16 +35,20 @@ def problem_work(*, operation: Any, inputs: Any) -> int | None:
     return None if once is None else once * evaluations(inputs)
 
 
-def chapter_work_refusal(work: int) -> str | None:
-    """Why problems needing ``work`` together are too much for one chapter; None when not."""
-    if work <= settings.LIMIT_CHAPTER_WORK:
-        return None
-    return (
-        f"verifying the chapter's problems to here needs about {work:.2g} units of engine work, "
-        f"more than a chapter's may together (LIMIT_CHAPTER_WORK, "
-        f"{settings.LIMIT_CHAPTER_WORK:.2g}): make their inputs smaller, or move problems to "
-        "another chapter"
-    )
+def chapter_work_refusal(problems: Iterable[tuple[Any, Any, Any]]) -> tuple[Any, str] | None:
+    """The first of a chapter's problems, given as (where, operation, inputs), that takes their
+    work together past LIMIT_CHAPTER_WORK, and why; None when none does."""
+    work = 0
+    for where, operation, inputs in problems:
+        work += problem_work(operation=operation, inputs=inputs) or 0
+        if work > settings.LIMIT_CHAPTER_WORK:
+            return where, (
+                f"verifying the chapter's problems to here needs about {work:.2g} units of "
+                f"engine work, more than a chapter's may together (LIMIT_CHAPTER_WORK, "
+                f"{settings.LIMIT_CHAPTER_WORK:.2g}): make their inputs smaller, or move problems "
+                "to another chapter"
+            )
+    return None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """Problems, their solutions, and the verifier's verdict on each solution."""
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.db import models
 
@@ -17,7 +19,7 @@ from curriculum.domain.placeholders import (
     placeholder_errors,
 )
 from curriculum.domain.tolerances import MAX_RTOL, MIN_DIGITS, tolerance_problems
-from curriculum.domain.work_budget import chapter_work_refusal, problem_work, work_refusal
+from curriculum.domain.work_budget import chapter_work_refusal, work_refusal
 
 from .course import Chapter
 from .fields import LFTextField
@@ -104,11 +106,12 @@ class Problem(models.Model):
         """What a claim in its texts may read: its inputs and its operation's outputs."""
         return known_names({"operation": self.operation, "inputs": self.inputs})
 
-    def _chapter_work(self) -> int:
-        """The work of verifying this problem as it would be saved and its chapter's others."""
+    def _chapter_weighed(self) -> list[tuple[int, Any, Any]]:
+        """This problem as it would be saved, then its chapter's others, as
+        `chapter_work_refusal` weighs them."""
         others = Problem.objects.filter(chapter_id=self.chapter_id).exclude(pk=self.pk)
         rows = [(self.operation, self.inputs), *others.values_list("operation", "inputs")]
-        return sum(problem_work(operation=op, inputs=inputs) or 0 for op, inputs in rows)
+        return [(i, operation, inputs) for i, (operation, inputs) in enumerate(rows)]
 
     def clean(self) -> None:
         """The engine says whether the inputs fit the operation, before any worker sees them."""
@@ -131,8 +134,8 @@ class Problem(models.Model):
             )
         ):
             errors[too_much.field] = [f"{too_much.field}: {too_much.message}"]
-        elif not errors and (together := chapter_work_refusal(self._chapter_work())):
-            errors["inputs"] = [f"inputs: {together}"]
+        elif not errors and (over := chapter_work_refusal(self._chapter_weighed())):
+            errors["inputs"] = [f"inputs: {over[1]}"]
         computable = "inputs" not in errors and "operation" not in errors
         if computable and (
             found := placeholder_errors(

@@ -17,7 +17,7 @@ from ..hints import feedback_errors, hints_errors
 from ..judging import tolerance_of
 from ..placeholders import answer_shown_errors, placeholder_errors
 from ..tolerances import tolerance_problems
-from ..work_budget import chapter_work_refusal, problem_work, work_refusal
+from ..work_budget import chapter_work_refusal, work_refusal
 from .checker import Checker
 from .schema import ProblemDocument, Tolerance
 
@@ -27,7 +27,7 @@ UNUSED_ATOL = Problem._meta.get_field("atol").default
 
 
 def problems_checked(c: Checker, raws: list) -> list:
-    problems, keys_seen, drawn, work = [], set(), 0, 0
+    problems, keys_seen, drawn, weighed = [], set(), 0, []
     for i, raw in enumerate(raws):
         path = f"problems[{i}]"
         if (prob := c.structure(ProblemDocument, raw, path)) is None:
@@ -53,10 +53,7 @@ def problems_checked(c: Checker, raws: list) -> list:
         ):
             c.error(f"{path}.{too_much.field}", too_much.message)
         elif not found:
-            work += problem_work(operation=prob.operation, inputs=prob.inputs) or 0
-            if too_much_together := chapter_work_refusal(work):
-                c.error(f"{path}.inputs", too_much_together)
-                break
+            weighed.append((path, prob.operation, prob.inputs))
         names = known_names({"operation": prob.operation, "inputs": prob.inputs})
         solution = dict(prob.solution) if prob.solution else None  # the answer as given
         answer = solution["answer"] if solution else None
@@ -86,6 +83,8 @@ def problems_checked(c: Checker, raws: list) -> list:
         _placeholders(c, clean, path)
         _practice_texts(c, clean, path)
         problems.append(clean)
+    if over := chapter_work_refusal(weighed):
+        c.error(f"{over[0]}.inputs", over[1])
     return problems
 
 
