@@ -1,6 +1,8 @@
 """Chapter reads are cheap: validators answer conditional requests, and a read costs a fixed
 number of queries however many problems the chapter has."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -156,6 +158,8 @@ def test_a_release_tells_readers_nothing_of_how_often_or_when_its_working_copy_i
         assert again["ETag"] != first["ETag"] and again["Last-Modified"] == first["Last-Modified"]
         assert title.encode() not in again.content
     chapter.refresh_from_db()
+    # no word of the tag is the count or the moment (a digest may hold their digits by chance)
+    words = re.split(r"[^0-9a-zA-Z]+", again["ETag"])
     for shown in (str(chapter.revision), f"{int(chapter.updated_at.timestamp() * 1e6):x}"):
-        assert shown not in again["ETag"].split(":", 2)[2]
+        assert shown not in words
     assert client.get(path, HTTP_IF_NONE_MATCH=again["ETag"]).status_code == 304
