@@ -24,8 +24,11 @@ from tests.curriculum.site.test_practice import generated_chapter
 from tests.processes import RedisServer, Worker, manage, wait_for
 from tests.receiver import Receiver
 
-# Short enough that a lost task comes back within a test: visibility timeout and sweep.
+# Short enough that a lost task comes back within a test: visibility timeout and sweep. And
+# no Chromium: each release a test commits asks for its PDF and its book's, and the workers had
+# printed some 45 a run that no test reads (70 s of the suite's CPU); `printing_worker` prints.
 WORKER_ENV = {
+    "PDF_CHROMIUM": "/nonexistent/chromium",
     "WEBHOOK_BACKOFF_SECONDS": "1",
     "WEBHOOK_CONNECT_TIMEOUT_SECONDS": "1",
     "WEBHOOK_READ_TIMEOUT_SECONDS": "1",
@@ -74,6 +77,23 @@ def worker(verifier_worker, transactional_db):
     if verifier_worker.process.poll() is not None:
         verifier_worker.start()
     return verifier_worker
+
+
+@pytest.fixture
+def printing_worker(verifier_worker, transactional_db, tmp_path):
+    """A worker with Chromium, alone on this run's broker: the session's is stopped (the next
+    test that asks for it starts it again), so every PDF asked for is printed for real."""
+    verifier_worker.stop()
+    printer = Worker(
+        name="printer",
+        broker_url=settings.CELERY_BROKER_URL,
+        database_url=worker_database_url(),
+        logdir=tmp_path,
+        env=WORKER_ENV | {"PDF_CHROMIUM": settings.PDF_CHROMIUM},
+    )
+    printer.start()
+    yield printer
+    printer.stop()
 
 
 @pytest.fixture

@@ -190,7 +190,7 @@ def test_the_worker_keeps_its_database_connection_and_survives_losing_it(worker,
     reason="Chromium and pdftotext are installed by scripts/install-browser.sh",
 )
 def test_a_release_is_printed_by_the_worker_and_served_as_a_pdf(
-    worker, seeded_committed, client, tmp_path
+    printing_worker, seeded_committed, client, tmp_path
 ):
     release_ii3()  # its PDF and Book II's are asked for once this commits
     wait_for(
