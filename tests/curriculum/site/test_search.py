@@ -2,11 +2,7 @@
 highlighted snippet and a link to the exact place; drafts and unpublished parts are never found.
 Every test commits for real: the index is rebuilt after a writer's transaction commits."""
 
-import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from django.core.cache import cache
@@ -22,7 +18,6 @@ from curriculum.domain.verification import Reverify
 from curriculum.models import Chapter, ChapterRevision, SearchChapter, SearchEntry
 from tests.conftest import sketch, stored_as_before
 from tests.curriculum.site.test_views_chapter_page import visible_text
-from tests.processes import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -193,41 +188,6 @@ def answers(client, queries: list[str]) -> dict[str, list]:
         page = client.get("/api/v1/search", {"q": q, "limit": 50}).json()
         found[q] = [page["count"], [h["url"] + " " + h["heading"] for h in page["items"]]]
     return found
-
-
-def test_the_sqlite_fallback_answers_any_query_too_and_the_documented_ones_alike(
-    client, seeded_committed, tmp_path
-):
-    """The embedded default, fuzzed the same way in a process of its own; its answers to the
-    documented forms are PostgreSQL's, part for part and in the same order."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "CACHE_URL"))
-    }
-    env |= {
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        "API_ANON_RATE": "9999/min",
-        "DJANGO_SETTINGS_MODULE": "curriculum.settings",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.curriculum.site.search_on_sqlite"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "searched on sqlite" in done.stdout
-    chapter_import(document=sketch("II.7", thesis="Wombat attention claim."))
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("answers: ")]
-    on_sqlite = json.loads(line.removeprefix("answers: "))
-    on_postgresql = answers(client, AGREED)
-    assert on_postgresql["atention"][0] > 0 and on_postgresql['"soft lookup"'][0] == 2
-    assert all(on_postgresql[q][0] > 0 for q in ("sofmax wieghts", "qeury", "atetntion"))
-    assert on_postgresql["the"] == [0, []]
-    assert on_sqlite == on_postgresql
 
 
 def test_asking_for_verdicts_moves_the_chapter_but_rebuilds_no_index(seeded_committed):

@@ -6,66 +6,48 @@ test_search.py holds the searches that follow a writer's commit."""
 import re
 
 import pytest
-from django.test import TestCase
 from hypothesis import HealthCheck, example, given
 from hypothesis import settings as fuzzing
 from hypothesis import strategies as st
 
-from curriculum.domain.search_index import search_index_sync
 from curriculum.models import StrandItem
-from tests.conftest import rows_for_the_module, seed_import
 from tests.curriculum.site.test_search import api, site
 from tests.curriculum.site.test_views_chapter_page import visible_text
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(scope="module")
-def indexed_seed_world(django_db_setup, django_db_blocker):
-    with rows_for_the_module(django_db_blocker):
-        with TestCase.captureOnCommitCallbacks(execute=True):
-            seed_import()
-        assert search_index_sync() == 0  # built by the commit's own work, as a commit builds it
-        yield
-
-
-@pytest.fixture
-def seeded(indexed_seed_world, module_rows, settings):
-    """This module's seed: the one written for the module, read unthrottled."""
-    settings.API_ANON_RATE = "10000/min"
-
-
-def test_a_word_from_the_prose_is_found_with_a_link_to_its_section(client, seeded):
+def test_a_word_from_the_prose_is_found_with_a_link_to_its_section(client, indexed_seed):
     html = site(client, "coreference")
     assert 'href="/chapters/II.4/#problem"' in html
     assert "<mark>coreference</mark>" in html.lower()
     assert "1 result" in visible_text(html) or "results" in visible_text(html)
 
 
-def test_results_are_ranked_a_title_before_a_passing_mention(client, seeded):
+def test_results_are_ranked_a_title_before_a_passing_mention(client, indexed_seed):
     hits = api(client, "multi-head attention")
     assert hits[0]["code"] == "II.4" and hits[0]["kind"] == "chapter"
     assert hits[0]["url"] == "/chapters/II.4/"
 
 
-def test_the_api_links_a_proposition_and_a_notation_row(client, seeded):
+def test_the_api_links_a_proposition_and_a_notation_row(client, indexed_seed):
     urls = [h["url"] for h in api(client, "partitioning preserves")]
     assert "/chapters/II.4/" in urls
     assert "/chapters/II.4/#notation" in [h["url"] for h in api(client, "sequence length")]
 
 
-def test_a_problem_is_headed_as_readers_name_it_never_by_its_variant(client, seeded):
+def test_a_problem_is_headed_as_readers_name_it_never_by_its_variant(client, indexed_seed):
     hits = [h for h in api(client, "comparisons subtractions") if h["kind"] == "problem"]
     assert hits and all(re.fullmatch(r"(Worked problem|Exercise) \d+", h["heading"]) for h in hits)
     html = site(client, "comparisons subtractions")
     assert "cost-count" not in html and re.search(r"search-hit-heading.*Exercise \d+", html)
 
 
-def test_book_0_entries_are_found(client, seeded):
+def test_book_0_entries_are_found(client, indexed_seed):
     assert any(h["code"] == "0.LA.01" for h in api(client, "row-major"))
 
 
-def test_an_unpublished_strand_item_is_never_found_on_either_surface(client, seeded):
+def test_an_unpublished_strand_item_is_never_found_on_either_surface(client, indexed_seed):
     assert StrandItem.objects.filter(chapter__code="II.4", published=False).exists()
     hidden = StrandItem.objects.filter(chapter__code="II.4", published=False).first()
     word = max(re.findall(r"[A-Za-z]{6,}", hidden.title + " " + hidden.body), key=len)
@@ -74,7 +56,7 @@ def test_an_unpublished_strand_item_is_never_found_on_either_surface(client, see
     assert headings and hidden.title not in headings  # found elsewhere, never as itself
 
 
-def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
+def test_an_empty_or_overlong_query_gets_a_clear_message(client, indexed_seed):
     assert "Nothing found" not in visible_text(client.get("/search/").content.decode())
     long = client.get("/search/", {"q": "x" * 201})
     assert long.status_code == 400 and "at most 200 characters" in long.content.decode()
@@ -84,7 +66,7 @@ def test_an_empty_or_overlong_query_gets_a_clear_message(client, seeded):
     assert refused.status_code == 422 and "200" in refused.json()["errors"][0]["detail"]
 
 
-def test_control_characters_in_a_query_are_read_as_spaces(client, seeded):
+def test_control_characters_in_a_query_are_read_as_spaces(client, indexed_seed):
     assert any(h["code"] == "II.4" for h in api(client, "coreference\x00"))
     page = site(client, "\x00coreference\x07\x1b")
     assert "<mark>coreference</mark>" in page.lower()
@@ -99,7 +81,7 @@ def answer(client, q: str) -> dict:
     return response.json()
 
 
-def test_a_swap_of_two_letters_finds_what_the_word_would_and_says_so(client, seeded):
+def test_a_swap_of_two_letters_finds_what_the_word_would_and_says_so(client, indexed_seed):
     right, swapped = answer(client, "weights"), answer(client, "wieghts")
     assert swapped["count"] == right["count"] > 0 and swapped["items"] == right["items"]
     assert swapped["read_as"] == {"wieght": ["weight"]}
@@ -107,7 +89,7 @@ def test_a_swap_of_two_letters_finds_what_the_word_would_and_says_so(client, see
     assert "No chapter holds “wieght”: searched for “weight” instead." in page
 
 
-def test_two_misspelt_words_find_the_parts_holding_both(client, seeded):
+def test_two_misspelt_words_find_the_parts_holding_both(client, indexed_seed):
     both = answer(client, "sofmax wieghts")
     assert both["items"] == answer(client, "softmax weights")["items"] and both["items"]
     assert both["read_as"] == {"sofmax": ["softmax"], "wieght": ["weight"]}
@@ -115,14 +97,14 @@ def test_two_misspelt_words_find_the_parts_holding_both(client, seeded):
     assert {h["url"] for h in both["items"]} < softmax  # parts holding both, not either
 
 
-def test_a_swap_in_a_short_word_or_in_a_long_one_is_read_too(client, seeded):
+def test_a_swap_in_a_short_word_or_in_a_long_one_is_read_too(client, indexed_seed):
     for typo, word in [("qeury", "query"), ("atetntion", "attention")]:
         misspelt = answer(client, typo)
         assert misspelt["read_as"] == {typo: [word]}
         assert misspelt["items"] == answer(client, word)["items"] != []
 
 
-def test_a_word_far_from_every_course_word_finds_nothing(client, seeded):
+def test_a_word_far_from_every_course_word_finds_nothing(client, indexed_seed):
     for far in ["platypus", "zqxjv", "wombat quokka"]:
         assert answer(client, far) | {"next": None} == {
             "items": [],
@@ -135,7 +117,7 @@ def test_a_word_far_from_every_course_word_finds_nothing(client, seeded):
         }
 
 
-def test_a_word_the_course_holds_is_searched_as_itself_never_its_neighbours(client, seeded):
+def test_a_word_the_course_holds_is_searched_as_itself_never_its_neighbours(client, indexed_seed):
     held = answer(client, "weight")  # "height", one letter off, is held too
     assert held["read_as"] == {} and answer(client, "height")["items"]
     assert all("<mark>weight" in h["snippet_html"].lower() for h in held["items"])
@@ -209,11 +191,11 @@ def assert_answered(client, q: str) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-def test_any_query_is_answered_with_results_or_the_reason_it_was_refused(client, seeded, q):
+def test_any_query_is_answered_with_results_or_the_reason_it_was_refused(client, indexed_seed, q):
     assert_answered(client, q)
 
 
-def test_dashes_before_a_word_exclude_it_however_many(client, seeded):
+def test_dashes_before_a_word_exclude_it_however_many(client, indexed_seed):
     with_it = api(client, "attention coreference")
     without = api(client, "attention -coreference")
     assert with_it and without and not {h["url"] for h in with_it} & {h["url"] for h in without}
@@ -221,7 +203,7 @@ def test_dashes_before_a_word_exclude_it_however_many(client, seeded):
         assert api(client, f"attention {dashes}coreference") == without
 
 
-def test_a_query_of_too_many_words_is_refused_naming_the_limit(client, seeded, settings):
+def test_a_query_of_too_many_words_is_refused_naming_the_limit(client, indexed_seed, settings):
     settings.LIMIT_SEARCH_TERMS = 3
     assert api(client, "scaled dot product") is not None
     page = client.get("/search/", {"q": "scaled dot product attention"})
@@ -238,7 +220,7 @@ def test_a_query_of_too_many_words_is_refused_naming_the_limit(client, seeded, s
     ]
 
 
-def test_the_length_limit_is_the_setting(client, seeded, settings):
+def test_the_length_limit_is_the_setting(client, indexed_seed, settings):
     settings.LIMIT_SEARCH_CHARS = 20
     assert client.get("/search/", {"q": "x" * 20}).status_code == 200
     refused = client.get("/api/v1/search", {"q": "x" * 21})
@@ -251,6 +233,6 @@ def test_the_length_limit_is_the_setting(client, seeded, settings):
     ]
 
 
-def test_quoted_words_are_found_only_in_that_order(client, seeded):
+def test_quoted_words_are_found_only_in_that_order(client, indexed_seed):
     assert any(h["code"] == "II.4" for h in api(client, '"multi-head attention"'))
     assert api(client, '"attention multi-head zzz"') == []
