@@ -5,11 +5,13 @@ import re
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils.safestring import mark_safe
 
+from curriculum.domain.descriptions import description_html
 from curriculum.domain.ladder import MATURITY_CHOICES, STRAND_CHOICES
 
 from .fields import LFTextField
-from .validators import validate_bibliography, validate_markdown
+from .validators import validate_bibliography, validate_description, validate_markdown
 
 # Codes are ASCII: [0-9], never \d (which takes Arabic-Indic digits), and \Z, never $ (which
 # matches before a final newline). One rule for validation and the database's CHECK.
@@ -80,7 +82,11 @@ class Book(models.Model):
     )
     title = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
-    description = LFTextField(blank=True)
+    description = LFTextField(
+        blank=True,
+        help_text="Markdown, shown on the home page and the book's page; no claims.",
+        validators=[validate_description],
+    )
     bibliography = LFTextField(
         blank=True,
         help_text="The book's library, in BibTeX: its chapters cite a work by its key "
@@ -117,6 +123,11 @@ class Book(models.Model):
                     "book have releases, and their codes start with it"
                 }
             )
+
+    @property
+    def description_html(self) -> str:
+        """The description as readers see it (`descriptions.description_html`, sanitised)."""
+        return mark_safe(description_html(self.description))  # cleaned there
 
 
 class Chapter(models.Model):

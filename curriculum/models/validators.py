@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 
 from curriculum.domain.bibliography import library_errors
 from curriculum.domain.claims.syntax import claim_errors
+from curriculum.domain.descriptions import description_errors
 from curriculum.domain.markup import title_errors
 from curriculum.domain.markup_checks import markup_errors
 from curriculum.domain.svg import svg_errors
@@ -12,6 +13,12 @@ from curriculum.domain.terms import defines_errors, terms_listed
 
 def validate_markdown(value: str) -> None:
     if errors := markup_errors(value) + claim_errors(value):
+        raise ValidationError(errors)
+
+
+def validate_description(value: str) -> None:
+    """A book's description holds no claim: nothing checks it (`descriptions`)."""
+    if errors := description_errors(value):
         raise ValidationError(errors)
 
 

@@ -88,7 +88,13 @@ class BookDocument(Keys):
         max_length=width(Book, "slug"),
         expected="a slug",
     )
-    description: str = rule("Markdown", "optional", "")
+    description: str = rule(
+        "Markdown",
+        "optional; shown on the home page, the book's page and its printed edition. It holds "
+        "no claim (`{{ ... }}`): nothing checks a book's description, so a claim is stated in "
+        "a chapter. A reference (`@II.3`) is not linked there: it shows as written",
+        "",
+    )
     bibliography: str = rule(
         "BibTeX text",
         "optional; the book's library, which its chapters cite by key (Citations below)",

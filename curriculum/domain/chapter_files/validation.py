@@ -22,6 +22,7 @@ from curriculum.models.course import (
 from ..bibliography import library_errors
 from ..chapter_parts import document_parts, parts_refusal
 from ..claims.found import found_in
+from ..descriptions import description_errors
 from ..documents import exported_form
 from ..limits import nul_paths
 from ..markup import TooManyFormulas, math_prepared
@@ -169,7 +170,8 @@ def validate_book(document: Any, path: str = "") -> dict:
     book = c.structure(BookDocument, document, path)
     if book is not None:
         c.filled(book.title, f"{path}.title" if path else "title")
-        c.markdown(book.description, f"{path}.description" if path else "description")
+        for why in description_errors(book.description):
+            c.error(f"{path}.description" if path else "description", why)
         for why in library_errors(book.bibliography):
             c.error(f"{path}.bibliography" if path else "bibliography", why)
     if c.errors:

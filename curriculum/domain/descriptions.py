@@ -1,0 +1,31 @@
+"""A book's description: Markdown, typeset as a chapter's texts are, on the home page, the
+book's page and its printed edition. It is read outside every chapter, so no verifier checks a
+claim written in it: a claim there is refused, never shown with a mark that says it was checked."""
+
+from django.utils.html import escape
+
+from .claims.syntax import claim_errors, claims_in
+from .markup import render
+from .markup_checks import markup_errors
+
+CLAIMS_REFUSED = (
+    "a claim ({{ ... }}) is checked only in a chapter's texts, and nothing checks a book's "
+    "description: state it in a chapter"
+)
+
+
+def description_errors(source: str | None) -> list[str]:
+    """Each reason the description would not show as written, or would claim what nothing
+    checks."""
+    text = source or ""
+    return markup_errors(text) + claim_errors(text) + ([CLAIMS_REFUSED] if claims_in(text) else [])
+
+
+def description_html(source: str | None) -> str:
+    """The description typeset; one stored before its rules that breaks them is shown as
+    written, escaped, so readers never see a claim marked as checked."""
+    if not source:
+        return ""
+    if description_errors(source):
+        return f"<p>{escape(source)}</p>"
+    return render(source)
