@@ -61,6 +61,7 @@ def _books(request, numeral: str | None, maturity: str | None, state: str | None
                 "title": book.title,
                 "slug": book.slug,
                 "description": book.description,
+                "description_html": book.description_html,
                 "chapters": [asdict(summary) for summary in summaries],
             }
             for book, summaries in listing.build(page)

@@ -327,6 +327,7 @@ class BookOut(Schema):
     title: str
     slug: str
     description: str
+    description_html: str = Field(description="The description as readers see it, typeset.")
     chapters: list[ChapterSummary]
 
 

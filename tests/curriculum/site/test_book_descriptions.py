@@ -36,6 +36,9 @@ def test_a_description_is_typeset_on_the_home_page_and_the_books(client, books):
         description = shown(client, path)
         assert "<em>gathers</em>" in description and "<math" in description
         assert "*gathers*" not in description and "$" not in description
+    [book] = [b for b in client.get("/api/v1/books").json()["items"] if b["numeral"] == "II"]
+    assert book["description"].startswith("How a position *gathers*")
+    assert book["description_html"] == shown(client, "/books/II/")
 
 
 @pytest.mark.parametrize(
