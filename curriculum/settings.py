@@ -399,6 +399,8 @@ LIMIT_FORMULA_HTML_BYTES = env.int("LIMIT_FORMULA_HTML_BYTES", 100_000)  # one t
 LIMIT_MARKDOWN_NESTING = env.int("LIMIT_MARKDOWN_NESTING", 10)
 # All of a chapter's rendered text and figures together: its page and API body stay near this.
 LIMIT_CHAPTER_HTML_BYTES = env.int("LIMIT_CHAPTER_HTML_BYTES", 4 * 1024 * 1024)
+LIMIT_DESCRIPTION_CHARS = env.int("LIMIT_DESCRIPTION_CHARS", 5_000)  # a book's, before KaTeX
+LIMIT_DESCRIPTION_HTML_BYTES = env.int("LIMIT_DESCRIPTION_HTML_BYTES", 64 * 1024)  # as typeset
 # A chapter's strand items, figures, apparatus links, notation rows, propositions and problems
 # together: admin's chapter page shows and saves all of them as one form, within the timeout.
 LIMIT_CHAPTER_PARTS = env.int("LIMIT_CHAPTER_PARTS", 300)

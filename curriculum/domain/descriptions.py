@@ -2,6 +2,7 @@
 book's page and its printed edition. It is read outside every chapter, so no verifier checks a
 claim written in it: a claim there is refused, never shown with a mark that says it was checked."""
 
+from django.conf import settings
 from django.utils.html import escape
 
 from .claims.syntax import claim_errors, claims_in
@@ -15,10 +16,20 @@ CLAIMS_REFUSED = (
 
 
 def description_errors(source: str | None) -> list[str]:
-    """Each reason the description would not show as written, or would claim what nothing
-    checks."""
-    text = source or ""
-    return markup_errors(text) + claim_errors(text) + ([CLAIMS_REFUSED] if claims_in(text) else [])
+    """Each reason the description would not show as written, would claim what nothing checks,
+    or would be more than the home page should hold; its length first, before KaTeX runs."""
+    text, most = source or "", settings.LIMIT_DESCRIPTION_CHARS
+    if len(text) > most:
+        return [f"is {len(text):,} characters long; at most {most:,} (LIMIT_DESCRIPTION_CHARS)"]
+    errors = markup_errors(text) + claim_errors(text)
+    errors += [CLAIMS_REFUSED] if claims_in(text) else []
+    limit = settings.LIMIT_DESCRIPTION_HTML_BYTES
+    if not errors and (size := len(render(text).encode())) > limit:
+        errors.append(
+            f"typesets to {size:,} bytes of HTML; at most {limit:,} "
+            "(LIMIT_DESCRIPTION_HTML_BYTES): shorten it, or give its formulas to a chapter"
+        )
+    return errors
 
 
 def description_html(source: str | None) -> str:

@@ -79,3 +79,25 @@ def test_a_description_stored_before_the_rule_is_shown_as_written_never_marked_c
         assert description == (
             "<p>Half each: {{ 0.5 = softmax(scores=[0, 0]).out[0] }}. &lt;b&gt;bold&lt;/b&gt;</p>"
         )
+
+
+def test_a_description_past_its_limits_is_refused_naming_the_limit(books, settings):
+    """The home page shows every book's description: each is bounded in length, before KaTeX
+    runs on it, and as typeset."""
+    settings.LIMIT_DESCRIPTION_CHARS = 40
+    with pytest.raises(ChapterFileError) as refused:
+        file_import(text=book_file("x" * 41))
+    assert refused.value.errors == [
+        "books[0].description: is 41 characters long; at most 40 (LIMIT_DESCRIPTION_CHARS)"
+    ]
+    settings.LIMIT_DESCRIPTION_CHARS, settings.LIMIT_DESCRIPTION_HTML_BYTES = 5000, 2000
+    with pytest.raises(ChapterFileError) as refused:
+        file_import(text=book_file(" ".join([r"$\sum_i x_i$"] * 8)))
+    [error] = refused.value.errors
+    assert error.startswith("books[0].description: typesets to ")
+    assert error.endswith(
+        "at most 2,000 (LIMIT_DESCRIPTION_HTML_BYTES): shorten it, or give "
+        "its formulas to a chapter"
+    )
+    file_import(text=book_file(r"Within both: $\sum_i x_i$."))
+    assert "<math" in Book.objects.get(numeral="II").description_html
