@@ -15,21 +15,28 @@ CLAIMS_REFUSED = (
 )
 
 
-def description_errors(source: str | None) -> list[str]:
+def _checked(source: str | None) -> tuple[list[str], str]:
     """Each reason the description would not show as written, would claim what nothing checks,
-    or would be more than the home page should hold; its length first, before KaTeX runs."""
+    or would be more than the home page should hold (its length first, before KaTeX runs); and,
+    with none, its HTML, typeset once for both."""
     text, most = source or "", settings.LIMIT_DESCRIPTION_CHARS
     if len(text) > most:
-        return [f"is {len(text):,} characters long; at most {most:,} (LIMIT_DESCRIPTION_CHARS)"]
+        return [f"is {len(text):,} characters long; at most {most:,} (LIMIT_DESCRIPTION_CHARS)"], ""
     errors = markup_errors(text) + claim_errors(text)
     errors += [CLAIMS_REFUSED] if claims_in(text) else []
-    limit = settings.LIMIT_DESCRIPTION_HTML_BYTES
-    if not errors and (size := len(render(text).encode())) > limit:
-        errors.append(
+    if errors:
+        return errors, ""
+    html, limit = render(text), settings.LIMIT_DESCRIPTION_HTML_BYTES
+    if (size := len(html.encode())) > limit:
+        return [
             f"typesets to {size:,} bytes of HTML; at most {limit:,} "
             "(LIMIT_DESCRIPTION_HTML_BYTES): shorten it, or give its formulas to a chapter"
-        )
-    return errors
+        ], ""
+    return [], html
+
+
+def description_errors(source: str | None) -> list[str]:
+    return _checked(source)[0]
 
 
 def description_html(source: str | None) -> str:
@@ -37,6 +44,5 @@ def description_html(source: str | None) -> str:
     written, escaped, so readers never see a claim marked as checked."""
     if not source:
         return ""
-    if description_errors(source):
-        return f"<p>{escape(source)}</p>"
-    return render(source)
+    errors, html = _checked(source)
+    return f"<p>{escape(source)}</p>" if errors else html
